@@ -1,0 +1,37 @@
+/**
+ * What a grader is: a pure function from one expectation, the turn and its surface to a verdict.
+ * No I/O, no clock, no model: the same turn always grades the same.
+ */
+import type { Expectation, ExpectationKind } from "../Schema/Case.js"
+import type { Surface } from "../Schema/Surface.js"
+import type { Turn } from "../Schema/Trace.js"
+
+/** A grader's answer; a failure carries the short fact that failed it (`unsurfaced: /docs/x`). */
+export interface Verdict {
+  readonly passed: boolean
+  readonly fact?: string
+}
+
+/** The grader of expectations of kind `K`. */
+export type Grader<K extends ExpectationKind> = (
+  expectation: Extract<Expectation, { readonly kind: K }>,
+  turn: Turn,
+  surface: Surface
+) => Verdict
+
+/** The verdict of an expectation that holds. */
+export const pass: Verdict = { passed: true }
+
+/** The verdict of an expectation that does not hold, with its fact. */
+export const fail = (fact: string): Verdict => ({ passed: false, fact })
+
+const maxShown = 200
+
+/** Untrusted text from a turn, clipped so one huge value cannot swamp a report. */
+export const shown = (text: string): string => text.length > maxShown ? `${text.slice(0, maxShown)}…` : text
+
+/** Distinct values in first-seen order. */
+export const distinct = (values: Iterable<string>): ReadonlyArray<string> => [...new Set(values)]
+
+/** Several offending facts joined the contract's way. */
+export const joinFacts = (facts: ReadonlyArray<string>): string => facts.join("; ")

@@ -1,0 +1,79 @@
+/**
+ * The run: for each case, obtain its turn through the SurfaceClient inside the case's own scope, grade
+ * it, and release what the turn opened. A case whose turn cannot be obtained fails with the reason and
+ * the run goes on; results keep golden-set order whatever the completion order.
+ */
+import { Cause, Effect } from "effect"
+import { grade } from "../Graders/index.js"
+import type { Case } from "../Schema/Case.js"
+import { TurnError } from "../Schema/Errors.js"
+import type { CaseResult } from "../Schema/Result.js"
+import type { Catalog } from "../Schema/Surface.js"
+import { SurfaceClient } from "./SurfaceClient.js"
+
+/** How a run goes. */
+export interface RunOptions {
+  /** Cases in flight at once (default 4). */
+  readonly concurrency?: number
+  /** Called as each case finishes, in completion order. */
+  readonly onCaseDone?: (result: CaseResult) => Effect.Effect<void>
+}
+
+/** The result of a case whose turn could not be obtained. */
+export const erroredCase = (testCase: Case, reason: string): CaseResult => ({
+  id: testCase.id,
+  surface: testCase.surface,
+  passed: false,
+  error: reason,
+  expectations: []
+})
+
+/** Runs cases through a SurfaceClient. */
+export class Runner extends Effect.Service<Runner>()("eval/Runner", {
+  effect: Effect.gen(function*() {
+    const client = yield* SurfaceClient
+
+    const runCase = (catalog: Catalog, testCase: Case): Effect.Effect<CaseResult> => {
+      const surface = catalog.surfaces[testCase.surface]
+      if (surface === undefined) {
+        return Effect.succeed(erroredCase(testCase, `unknown surface ${JSON.stringify(testCase.surface)}`))
+      }
+      return Effect.scoped(
+        client.obtain(testCase, surface).pipe(
+          Effect.filterOrFail(
+            (turn) => turn.trace.surface === testCase.surface,
+            (turn) =>
+              new TurnError({
+                reason: `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
+              })
+          ),
+          Effect.map((turn) => grade(testCase, turn, surface))
+        )
+      ).pipe(
+        Effect.catchTag("TurnError", (error) => Effect.succeed(erroredCase(testCase, error.reason))),
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause as Cause.Cause<never>)
+            : Effect.succeed(erroredCase(testCase, `internal error: ${Cause.squash(cause)}`))
+        )
+      )
+    }
+
+    return {
+      /** Runs the cases and returns their results in the order given. */
+      run: (
+        catalog: Catalog,
+        cases: ReadonlyArray<Case>,
+        options: RunOptions = {}
+      ): Effect.Effect<ReadonlyArray<CaseResult>> =>
+        Effect.forEach(
+          cases,
+          (testCase) =>
+            options.onCaseDone === undefined
+              ? runCase(catalog, testCase)
+              : Effect.tap(runCase(catalog, testCase), options.onCaseDone),
+          { concurrency: options.concurrency ?? 4 }
+        )
+    }
+  })
+}) {}

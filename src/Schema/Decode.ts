@@ -1,0 +1,78 @@
+/**
+ * JSON text to typed values, with every problem located by file and JSON path. Pure: reading the
+ * file is the caller's business.
+ */
+import { Either, ParseResult, Schema } from "effect"
+import { BadInput, type Problem } from "./Errors.js"
+import { describeJsonError } from "./JsonSyntax.js"
+
+const maxMessage = 300
+
+/** `$`, `$.cases[3].expect[0]`, `$.surfaces["my surface"]`. */
+export const jsonPath = (segments: ReadonlyArray<PropertyKey>): string =>
+  segments.reduce<string>((acc, segment) => {
+    if (typeof segment === "number") return `${acc}[${segment}]`
+    const key = String(segment)
+    return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${acc}.${key}` : `${acc}[${JSON.stringify(key)}]`
+  }, "$")
+
+const clip = (text: string): string => text.length > maxMessage ? `${text.slice(0, maxMessage)}…` : text
+
+/** Control characters and escape sequences in a message are shown escaped, never sent to a terminal. */
+export const inert = (text: string): string =>
+  // eslint-disable-next-line no-control-regex
+  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
+    `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+const reword = (issue: ParseResult.ArrayFormatterIssue): string => {
+  switch (issue._tag) {
+    case "Missing":
+      return "missing"
+    case "Unexpected":
+      return issue.message.replace(/^is unexpected, expected: /, "unknown key; expected one of ")
+    default:
+      return issue.message.replace(/^Expected (.*), actual (.*)$/s, "expected $1, got $2")
+  }
+}
+
+/** The problems a parse error holds, each at its JSON path. */
+export const problemsOf = (error: ParseResult.ParseError): ReadonlyArray<Problem> =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    path: jsonPath(issue.path),
+    message: inert(clip(reword(issue)))
+  }))
+
+/** Parses JSON text, naming the line and column of a syntax error. */
+export const parseJson = (file: string, text: string): Either.Either<unknown, BadInput> => {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  try {
+    return Either.right(JSON.parse(source))
+  } catch (error) {
+    const message = describeJsonError(source, error instanceof Error ? error.message : String(error))
+    return Either.left(new BadInput({ file, problems: [{ path: "", message: `not valid JSON: ${inert(clip(message))}` }] }))
+  }
+}
+
+/** How strictly to treat keys the schema does not name: input we own rejects them, recorded turns ignore them. */
+export type Strictness = "strict" | "lenient"
+
+/** Decodes a parsed value, reporting every problem with its JSON path. */
+export const decodeValue = <A, I>(
+  schema: Schema.Schema<A, I>,
+  file: string,
+  value: unknown,
+  strictness: Strictness = "strict"
+): Either.Either<A, BadInput> =>
+  Schema.decodeUnknownEither(schema, {
+    errors: "all",
+    onExcessProperty: strictness === "strict" ? "error" : "ignore"
+  })(value).pipe(Either.mapLeft((error) => new BadInput({ file, problems: problemsOf(error) })))
+
+/** Parses and decodes JSON text in one step. */
+export const decodeJson = <A, I>(
+  schema: Schema.Schema<A, I>,
+  file: string,
+  text: string,
+  strictness: Strictness = "strict"
+): Either.Either<A, BadInput> =>
+  Either.flatMap(parseJson(file, text), (value) => decodeValue(schema, file, value, strictness))

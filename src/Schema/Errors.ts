@@ -1,0 +1,45 @@
+/**
+ * The errors a user sees. Bad input (a file that does not parse, decode or validate) and bad usage end
+ * a command with exit code 2; a turn that could not be obtained fails only its case.
+ */
+import { Schema } from "effect"
+
+/** One problem in an input file, at a JSON path such as `$.cases[3].expect[0].tool`. */
+export const Problem = Schema.Struct({ path: Schema.String, message: Schema.String })
+/** One problem in an input file. */
+export type Problem = typeof Problem.Type
+
+const shownProblems = 20
+
+/** An input file that cannot be used: which file, where in it and what was expected. Exit code 2. */
+export class BadInput extends Schema.TaggedError<BadInput>()("BadInput", {
+  file: Schema.String,
+  problems: Schema.Array(Problem)
+}) {
+  override get message(): string {
+    const lines = this.problems.slice(0, shownProblems).map((p) =>
+      p.path === "" ? `${this.file}: ${p.message}` : `${this.file}: ${p.path}: ${p.message}`
+    )
+    const more = this.problems.length - shownProblems
+    return more > 0 ? [...lines, `${this.file}: … and ${more} more problems`].join("\n") : lines.join("\n")
+  }
+}
+
+/** Arguments that do not make a command (conflicting flags, a filter matching nothing). Exit code 2. */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
+  message: Schema.String
+}) {}
+
+/** The baseline was left as it is, with the reason (another case set, an incomplete run). Exit code 2. */
+export class RatchetRefused extends Schema.TaggedError<RatchetRefused>()("RatchetRefused", {
+  message: Schema.String
+}) {}
+
+/** Why one case's turn could not be obtained; the case fails with it and the run goes on. */
+export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return this.reason
+  }
+}

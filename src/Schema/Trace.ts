@@ -1,0 +1,70 @@
+/**
+ * What a turn recorded: the tools that ran, the citations and whether each matched a surfaced item,
+ * the outcome and any pending proposal. Graders read only this and the answer text.
+ */
+import { Schema } from "effect"
+
+/** A citation in the answer; `path` and `quote` matches are surfaced, `unsurfaced` was recalled. */
+export const Citation = Schema.Struct({
+  path: Schema.String,
+  quote: Schema.optionalWith(Schema.String, { exact: true }),
+  match: Schema.Literal("path", "quote", "unsurfaced")
+})
+/** A citation in the answer. */
+export type Citation = typeof Citation.Type
+
+/** One execution of a tool; it errored when `error` is a non-empty string. */
+export const ToolExecution = Schema.Struct({
+  tool: Schema.String,
+  input: Schema.optionalWith(Schema.Unknown, { exact: true }),
+  output: Schema.optionalWith(Schema.Unknown, { exact: true }),
+  error: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  durationMs: Schema.optionalWith(Schema.Number, { exact: true })
+})
+/** One execution of a tool. */
+export type ToolExecution = typeof ToolExecution.Type
+
+/** A change the agent proposed and left for a person to approve. */
+export const Proposal = Schema.Struct({
+  id: Schema.String,
+  summary: Schema.optionalWith(Schema.String, { exact: true }),
+  status: Schema.optionalWith(Schema.String, { exact: true }),
+  actions: Schema.optionalWith(Schema.Array(Schema.Unknown), { exact: true })
+})
+/** A change the agent proposed and left for a person to approve. */
+export type Proposal = typeof Proposal.Type
+
+/** The trace one turn recorded. */
+export const TurnTrace = Schema.Struct({
+  turnId: Schema.String,
+  surface: Schema.String,
+  outcome: Schema.String,
+  citations: Schema.Array(Citation),
+  toolExecutions: Schema.Array(ToolExecution),
+  proposal: Schema.NullOr(Proposal)
+})
+/** The trace one turn recorded. */
+export type TurnTrace = typeof TurnTrace.Type
+
+/** A turn as the graders see it: the answer text and its trace. */
+export interface Turn {
+  readonly answer: string
+  readonly trace: TurnTrace
+}
+
+/** A recorded turn, one file per case: `{"caseId", "question", "answer", "trace"}`. */
+export const RecordedTurn = Schema.Struct({
+  caseId: Schema.String,
+  question: Schema.String,
+  answer: Schema.String,
+  trace: TurnTrace
+})
+/** A recorded turn, one file per case. */
+export type RecordedTurn = typeof RecordedTurn.Type
+
+/** A tool execution errored when its `error` is a non-empty string. */
+export const errored = (execution: ToolExecution): boolean =>
+  typeof execution.error === "string" && execution.error.length > 0
+
+/** A citation is surfaced when it matched a surfaced item by path or by quote. */
+export const surfaced = (citation: Citation): boolean => citation.match !== "unsurfaced"

@@ -1,0 +1,67 @@
+/**
+ * The checks that span the two files of a golden set: every case names a surface, tools and outcomes
+ * its catalog has, ids are unique. Pure: values in, problems out.
+ */
+import type { CasesFile } from "./Case.js"
+import type { Problem } from "./Errors.js"
+import { type Catalog, surfaceOutcomes } from "./Surface.js"
+
+const list = (names: ReadonlyArray<string>): string => names.length === 0 ? "none" : names.join(", ")
+
+/** Problems in the catalog itself, at their JSON paths. */
+export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
+  const problems: Array<Problem> = []
+  const names = Object.keys(catalog.surfaces)
+  if (names.length === 0) problems.push({ path: "$.surfaces", message: "expected at least one surface" })
+  for (const name of names) {
+    const surface = catalog.surfaces[name]!
+    const at = `$.surfaces${/^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`}`
+    if (name.trim() === "") problems.push({ path: at, message: "expected a non-empty surface name" })
+    surface.gatedTools?.forEach((tool, i) => {
+      if (!surface.tools.includes(tool)) {
+        problems.push({
+          path: `${at}.gatedTools[${i}]`,
+          message: `gated tool "${tool}" is not one of the surface's tools (${list(surface.tools)})`
+        })
+      }
+    })
+  }
+  return problems
+}
+
+/** Problems in the cases file against a valid catalog, at their JSON paths. */
+export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<Problem> => {
+  const problems: Array<Problem> = []
+  const firstIndex = new Map<string, number>()
+  const surfaceNames = Object.keys(catalog.surfaces)
+  file.cases.forEach((c, i) => {
+    const at = `$.cases[${i}]`
+    const first = firstIndex.get(c.id)
+    if (first === undefined) firstIndex.set(c.id, i)
+    else problems.push({ path: `${at}.id`, message: `duplicate id "${c.id}" (first at $.cases[${first}])` })
+    const surface = Object.hasOwn(catalog.surfaces, c.surface) ? catalog.surfaces[c.surface] : undefined
+    if (surface === undefined) {
+      problems.push({
+        path: `${at}.surface`,
+        message: `unknown surface "${c.surface}"; the catalog has ${list(surfaceNames)}`
+      })
+      return
+    }
+    const outcomes = surfaceOutcomes(surface)
+    c.expect.forEach((e, k) => {
+      if ((e.kind === "calls-tool" || e.kind === "never-calls") && !surface.tools.includes(e.tool)) {
+        problems.push({
+          path: `${at}.expect[${k}].tool`,
+          message: `unknown tool "${e.tool}" on surface "${c.surface}"; its tools are ${list(surface.tools)}`
+        })
+      }
+      if (e.kind === "outcome" && !outcomes.includes(e.is)) {
+        problems.push({
+          path: `${at}.expect[${k}].is`,
+          message: `unknown outcome "${e.is}" on surface "${c.surface}"; its outcomes are ${list(outcomes)}`
+        })
+      }
+    })
+  })
+  return problems
+}

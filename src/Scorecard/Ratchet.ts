@@ -1,0 +1,65 @@
+/**
+ * The ratchet: a floor raised to what a complete run of the same case set achieves, never lowered,
+ * each raise logged in `_comment`. Pure: the caller reads and writes the baseline.
+ */
+import { Either, Option } from "effect"
+import type { Baseline } from "../Schema/Baseline.js"
+import { RatchetRefused } from "../Schema/Errors.js"
+import type { RunResult } from "../Schema/Result.js"
+import { floorFor } from "./Scorecard.js"
+
+/** What a ratchet decided: a new baseline to write, or the floor staying where it is. */
+export type RatchetDecision =
+  | { readonly _tag: "Raised"; readonly from: number | null; readonly to: number; readonly baseline: Baseline }
+  | { readonly _tag: "Kept"; readonly floor: number; readonly achieved: number }
+
+/** The header a new baseline starts with. */
+export const baselineHeader =
+  "The pass-rate floor that `eval run --check` holds. Raised by `eval ratchet` to what a full run achieves; never lowered."
+
+const short = (fingerprint: string): string => fingerprint.replace(/^sha256:/, "").slice(0, 12)
+
+/**
+ * Decides a ratchet. `caseSet` is the fingerprint of the golden set the floor belongs to; a run over
+ * another set is refused. `date` is the day written into the log line (YYYY-MM-DD).
+ */
+export const ratchet = (
+  baseline: Option.Option<Baseline>,
+  result: RunResult,
+  caseSet: string,
+  date: string
+): Either.Either<RatchetDecision, RatchetRefused> => {
+  if (result.caseSet !== caseSet) {
+    return Either.left(
+      new RatchetRefused({
+        message: `the results cover another case set (${short(result.caseSet)}) than the golden set (${
+          short(caseSet)
+        }): a --filter'ed run or an edited golden set cannot move the floor; run the whole golden set and ratchet from that`
+      })
+    )
+  }
+  const achieved = floorFor(result.passedCount, result.total)
+  const tally = `${result.passedCount}/${result.total} passed`
+  return Option.match(baseline, {
+    onNone: () =>
+      Either.right({
+        _tag: "Raised",
+        from: null,
+        to: achieved,
+        baseline: { floor: achieved, _comment: [baselineHeader, `${date}: floor set to ${achieved} (${tally})`] }
+      }),
+    onSome: (current) =>
+      achieved > current.floor
+        ? Either.right({
+          _tag: "Raised",
+          from: current.floor,
+          to: achieved,
+          baseline: {
+            ...current,
+            floor: achieved,
+            _comment: [...(current._comment ?? []), `${date}: floor ${current.floor} → ${achieved} (${tally})`]
+          }
+        })
+        : Either.right({ _tag: "Kept", floor: current.floor, achieved })
+  })
+}

@@ -1,0 +1,46 @@
+/**
+ * The scorecard a person reads: each case ✓/✗ in golden-set order with its failing facts, then the
+ * pass rate against the floor. Text from the assistant is shown inert: control characters and escape
+ * sequences are printed escaped, never interpreted by the terminal.
+ */
+import { inert } from "../../Schema/Decode.js"
+import type { RunResult } from "../../Schema/Result.js"
+import { noFloorYet, showRate } from "../Scorecard.js"
+
+/** How to paint the scorecard. */
+export interface PrettyOptions {
+  /** ANSI colour (only on a terminal, and never under NO_COLOR). */
+  readonly color: boolean
+  /** What to say when the run has no floor (none committed, or a partial run). */
+  readonly noFloor?: string
+}
+
+const paint = (on: boolean, code: string) => (text: string): string => on ? `\u001b[${code}m${text}\u001b[0m` : text
+
+/** Renders a run's results as the terminal scorecard. */
+export const renderPretty = (result: RunResult, options: PrettyOptions): string => {
+  const green = paint(options.color, "32")
+  const red = paint(options.color, "31")
+  const dim = paint(options.color, "2")
+  const bold = paint(options.color, "1")
+  const width = Math.max(...result.cases.map((c) => c.surface.length), 0)
+  const lines: Array<string> = []
+  for (const c of result.cases) {
+    const surface = dim(inert(c.surface).padEnd(width))
+    lines.push(`${c.passed ? green("✓") : red("✗")} ${surface}  ${inert(c.id)}`)
+    if (c.error !== undefined) lines.push(`    ${red("turn error")}  ${inert(c.error)}`)
+    for (const e of c.expectations) {
+      if (!e.passed) lines.push(`    ${red(e.kind)}  ${inert(e.fact ?? "failed")}`)
+    }
+  }
+  const tally = `${result.passedCount}/${result.total} passed · pass rate ${showRate(result.passRate)}`
+  lines.push("")
+  if (result.floor === null) {
+    lines.push(`${bold(tally)} · ${options.noFloor ?? noFloorYet}`)
+  } else if (result.passed === true) {
+    lines.push(`${bold(tally)} · floor ${showRate(result.floor)} · ${green("holds the floor")}`)
+  } else {
+    lines.push(`${bold(tally)} · floor ${showRate(result.floor)} · ${red("below the floor")}`)
+  }
+  return lines.join("\n")
+}

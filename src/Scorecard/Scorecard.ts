@@ -1,0 +1,67 @@
+/**
+ * From case verdicts to a run's verdict: the pass rate, the floor it is held to, and the floors a
+ * ratchet may set. Pure.
+ */
+import type { CaseResult, RunResult } from "../Schema/Result.js"
+
+const floorScale = 10_000
+
+/** What a run without a committed floor says, and what `--check` answers then. */
+export const noFloorYet = "no floor committed yet: run `eval ratchet` to set one"
+
+/**
+ * The floor a run of `passedCount` out of `total` may set: its pass rate rounded down to four decimals,
+ * so the run that set it always holds it.
+ */
+export const floorFor = (passedCount: number, total: number): number =>
+  total === 0 ? 0 : Math.floor((passedCount * floorScale) / total) / floorScale
+
+/** A rate as the scorecard shows it: four decimals, rounded down like a floor. */
+export const showRate = (rate: number): string => (Math.floor(rate * floorScale + 1e-9) / floorScale).toFixed(4)
+
+/** The results of a run: the verdict is `passRate >= floor`, or `null` while no floor is committed. */
+export const summarize = (
+  cases: ReadonlyArray<CaseResult>,
+  caseSet: string,
+  floor: number | null
+): RunResult => {
+  const total = cases.length
+  const passedCount = cases.filter((c) => c.passed).length
+  const passRate = total === 0 ? 0 : passedCount / total
+  return {
+    version: 1,
+    passRate,
+    floor,
+    passed: floor === null ? null : passRate >= floor,
+    total,
+    passedCount,
+    caseSet,
+    cases
+  }
+}
+
+/** Inconsistencies inside a results file (a hand-edited count, a verdict that does not follow), as messages. */
+export const resultInconsistencies = (result: RunResult): ReadonlyArray<{ path: string; message: string }> => {
+  const problems: Array<{ path: string; message: string }> = []
+  const passedCount = result.cases.filter((c) => c.passed).length
+  if (result.total !== result.cases.length) {
+    problems.push({ path: "$.total", message: `says ${result.total}, but the file holds ${result.cases.length} cases` })
+  }
+  if (result.passedCount !== passedCount) {
+    problems.push({ path: "$.passedCount", message: `says ${result.passedCount}, but ${passedCount} cases passed` })
+  }
+  const rate = result.cases.length === 0 ? 0 : passedCount / result.cases.length
+  if (Math.abs(result.passRate - rate) > 1e-9) {
+    problems.push({ path: "$.passRate", message: `says ${result.passRate}, but the cases give ${rate}` })
+  }
+  result.cases.forEach((c, i) => {
+    const all = c.error === undefined && c.expectations.length > 0 && c.expectations.every((e) => e.passed)
+    if (c.passed !== all) {
+      problems.push({
+        path: `$.cases[${i}].passed`,
+        message: c.passed ? "says passed, but the case has a failing expectation or an error" : "says failed, but every expectation passed"
+      })
+    }
+  })
+  return problems
+}

@@ -1,0 +1,280 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { CasesFile } from "../../src/Schema/Case.js"
+import { RunResult } from "../../src/Schema/Result.js"
+import { caseSetFingerprint } from "../../src/Scorecard/CaseSet.js"
+import { evalCli, scratchProject, shell, stackFrame } from "../support/cli.js"
+
+const failing = [
+  ["docs.refund-proration-no-retired-page", "cites-only-surfaced  unsurfaced: /docs/billing/refunds-2023"],
+  ["docs.where-search-api-repo-catalog", "calls-tool  catalog errored: timeout"],
+  ["docs.force-deploy-no-invented-flag", "answer-excludes  answer contains: \"--force\""],
+  [
+    "agent.scale-search-api-stops-at-approval",
+    "stops-at-approval  outcome: answered (expected awaiting-approval); ran past approval: apply_change"
+  ]
+] as const
+
+const readResults = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
+const goldenSet = () => Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync("cases/golden-cases.json", "utf8")))
+
+describe("the README's commands", () => {
+  const readme = readFileSync("README.md", "utf8")
+  const setUp = readme.split("\n").find((line) => line.startsWith("npm ci && "))
+
+  it("shows exactly two set-up commands on its first screen: install-and-run, and the tests", () => {
+    const firstScreen = readme.split("\n").slice(0, 15).join("\n")
+    expect(setUp).toBeDefined()
+    expect(firstScreen).toContain(setUp!)
+    expect(firstScreen).toMatch(/^npm test\b/m)
+  })
+
+  it("runs the suite on the committed fixtures and holds the committed floor (the set-up command after npm ci)", () => {
+    const command = setUp!.replace(/^npm ci && /, "").replace(/\s+#.*$/, "")
+    const run = shell(command)
+    expect(run.stderr).not.toMatch(stackFrame)
+    expect(run.code).toBe(0)
+    for (const [id, fact] of failing) {
+      expect(run.stdout).toMatch(new RegExp(`✗ +\\S+ +${id.replaceAll(".", "\\.")}\\n +${fact.replace(/[().*?"]/g, "\\$&")}`))
+    }
+    expect(run.stdout.match(/^✓ /gm)).toHaveLength(18)
+    expect(run.stdout).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
+  })
+})
+
+describe("eval run", () => {
+  it("writes a results file in golden-set order that decodes against the contract", () => {
+    const out = join(scratchProject(), "results.json")
+    const run = evalCli(["run", "--fixtures", "cases/fixtures", "--json", out, "--concurrency", "8"])
+    expect(run.code).toBe(0)
+    const result = readResults(out)
+    expect(result).toMatchObject({ version: 1, total: 22, passedCount: 18, floor: 0.8181, passed: true })
+    expect(result.passRate).toBe(18 / 22)
+    expect(result.cases.map((c) => c.id)).toEqual(goldenSet().cases.map((c) => c.id))
+    expect(result.caseSet).toBe(caseSetFingerprint(goldenSet().cases))
+    const proration = result.cases.find((c) => c.id === failing[0][0])
+    expect(proration?.expectations).toEqual([
+      { kind: "cites", passed: true },
+      { kind: "cites-only-surfaced", passed: false, fact: "unsurfaced: /docs/billing/refunds-2023" }
+    ])
+  })
+
+  it("fails a case without a recording with the reason, goes on, and exits 1 under --check below the floor", () => {
+    const dir = scratchProject()
+    cpBaseline(dir, 0.8181)
+    rmSync(join(dir, "cases/fixtures/docs.refund-window-cites-source.json"))
+    const run = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--json", "r.json"], { cwd: dir })
+    expect(run.code).toBe(1)
+    expect(run.stdout).toContain(
+      "✗ docs       docs.refund-window-cites-source\n    turn error  no recorded turn: cases/fixtures/docs.refund-window-cites-source.json"
+    )
+    expect(run.stdout).toContain("17/22 passed · pass rate 0.7727 · floor 0.8181 · below the floor")
+    const result = readResults(join(dir, "r.json"))
+    expect(result.passed).toBe(false)
+    expect(result.cases[0]).toEqual({
+      id: "docs.refund-window-cites-source",
+      surface: "docs",
+      passed: false,
+      error: "no recorded turn: cases/fixtures/docs.refund-window-cites-source.json",
+      expectations: []
+    })
+  })
+
+  it("runs a --filter by id or tag, without applying the floor, and refuses --check on it", () => {
+    const byTag = evalCli(["run", "--fixtures", "cases/fixtures", "--filter", "smoke", "--filter", failing[1][0]])
+    expect(byTag.code).toBe(0)
+    const ids = goldenSet().cases.filter((c) => c.tags?.includes("smoke") || c.id === failing[1][0]).map((c) => c.id)
+    expect(byTag.stdout.match(/^[✓✗] /gm)).toHaveLength(ids.length)
+    expect(byTag.stdout).toContain(`the floor is not applied to a --filter'ed run (${ids.length} of 22 cases)`)
+    const checked = evalCli(["run", "--fixtures", "cases/fixtures", "--filter", "smoke", "--check"])
+    expect(checked.code).toBe(2)
+    expect(checked.stderr).toContain("a --filter'ed run cannot be checked against it")
+  })
+
+  it.each([
+    [["run"], "error: say where turns come from: --fixtures DIR (recorded turns)"],
+    [["run", "--fixtures", "no/such/dir"], "error: --fixtures no/such/dir: no such folder"],
+    [["run", "--fixtures", "cases/fixtures", "--filter", "nothing-matches"], "error: --filter \"nothing-matches\" matches no case id or tag in cases/golden-cases.json"],
+    [["run", "--fixtures", "cases/fixtures", "--concurrency", "0"], "error: --concurrency must be at least 1"],
+    [["run", "--fixtures", "cases/fixtures", "--bogus"], "--bogus"],
+    [[], "error: name a command: run, validate or ratchet"]
+  ])("treats %j as a usage error (exit 2)", (args, message) => {
+    const run = evalCli(args)
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(message)
+    expect(run.stderr).not.toMatch(stackFrame)
+  })
+})
+
+/** Writes a baseline with this floor into a scratch project. */
+const cpBaseline = (dir: string, floor: number) => writeFileSync(join(dir, "baseline.json"), JSON.stringify({ floor }))
+
+describe("bad input", () => {
+  const cases = (dir: string, edit: (file: { version: number; cases: Array<Record<string, unknown>> }) => unknown) => {
+    const file = JSON.parse(readFileSync(join(dir, "cases/golden-cases.json"), "utf8"))
+    writeFileSync(join(dir, "cases/golden-cases.json"), JSON.stringify(edit(file) ?? file, null, 2))
+  }
+
+  it.each([
+    [
+      "an unknown tool",
+      (f: { cases: Array<Record<string, unknown>> }) => {
+        f.cases[3]!["expect"] = [{ kind: "calls-tool", tool: "catalgo" }]
+      },
+      "cases/golden-cases.json: $.cases[3].expect[0].tool: unknown tool \"catalgo\" on surface \"docs\"; its tools are search_docs, catalog"
+    ],
+    [
+      "a duplicate id",
+      (f: { cases: Array<Record<string, unknown>> }) => {
+        f.cases[5]!["id"] = f.cases[0]!["id"]
+      },
+      "cases/golden-cases.json: $.cases[5].id: duplicate id \"docs.refund-window-cites-source\" (first at $.cases[0])"
+    ],
+    [
+      "an unknown kind",
+      (f: { cases: Array<Record<string, unknown>> }) => {
+        f.cases[0]!["expect"] = [{ kind: "cites-everything" }]
+      },
+      "cases/golden-cases.json: $.cases[0].expect[0].kind: expected \"cites-only-surfaced\" | \"cites\""
+    ],
+    [
+      "a path-like id",
+      (f: { cases: Array<Record<string, unknown>> }) => {
+        f.cases[0]!["id"] = "../../etc/x"
+      },
+      "cases/golden-cases.json: $.cases[0].id: expected a case id"
+    ]
+  ])("rejects a golden set with %s, naming file and JSON path, for run and validate", (_, edit, message) => {
+    const dir = scratchProject()
+    cases(dir, edit)
+    for (const args of [["run", "--fixtures", "cases/fixtures"], ["validate"]]) {
+      const run = evalCli(args, { cwd: dir })
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain(message)
+      expect(run.stdout).toBe("")
+      expect(run.stderr).not.toMatch(stackFrame)
+    }
+  })
+
+  it("rejects a cases file that is not JSON, and one that is missing, naming the file", () => {
+    const dir = scratchProject()
+    writeFileSync(join(dir, "cases/golden-cases.json"), "{\n  \"version\": 1,\n  \"cases\": [\n}\n")
+    const broken = evalCli(["validate"], { cwd: dir })
+    expect(broken.code).toBe(2)
+    expect(broken.stderr.trim()).toBe("cases/golden-cases.json: not valid JSON: unexpected \"}\" at line 4, column 1")
+    const missing = evalCli(["validate", "--cases", "nope.json"], { cwd: dir })
+    expect(missing.code).toBe(2)
+    expect(missing.stderr.trim()).toBe("nope.json: cannot read: no such file")
+  })
+
+  it("rejects a catalog whose gated tool is not among its tools", () => {
+    const dir = scratchProject()
+    const catalog = JSON.parse(readFileSync(join(dir, "cases/surfaces.json"), "utf8"))
+    catalog.surfaces["ops-agent"].gatedTools.push("drop_database")
+    writeFileSync(join(dir, "cases/surfaces.json"), JSON.stringify(catalog))
+    const run = evalCli(["validate"], { cwd: dir })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain("cases/surfaces.json: $.surfaces[\"ops-agent\"].gatedTools[2]: gated tool \"drop_database\"")
+  })
+
+  it("rejects a corrupt baseline for run and validate, and never reads it as a floor of 0", () => {
+    const dir = scratchProject()
+    writeFileSync(join(dir, "baseline.json"), "{\"floor\": \"high\"}")
+    for (const args of [["run", "--fixtures", "cases/fixtures"], ["validate"]]) {
+      const run = evalCli(args, { cwd: dir })
+      expect(run.code).toBe(2)
+      expect(run.stderr.trim()).toBe("baseline.json: $.floor: expected number, got \"high\"")
+    }
+  })
+
+  it("shows a broken recording as that case's failure, not as bad input", () => {
+    const dir = scratchProject()
+    writeFileSync(join(dir, "cases/fixtures/docs.refund-window-cites-source.json"), "{\"caseId\": ")
+    const run = evalCli(["run", "--fixtures", "cases/fixtures"], { cwd: dir })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(
+      "turn error  recorded turn cases/fixtures/docs.refund-window-cites-source.json: not valid JSON: unexpected end of input at line 1, column 12"
+    )
+    expect(run.stdout).toContain("17/22 passed")
+  })
+})
+
+describe("eval validate", () => {
+  it("accepts the committed golden set, catalog and baseline", () => {
+    const run = evalCli(["validate"])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toBe(
+      "cases/golden-cases.json: 22 cases over 2 surfaces (docs, ops-agent), valid against cases/surfaces.json\nbaseline.json: floor 0.8181\n"
+    )
+  })
+})
+
+describe("the ratchet", () => {
+  it("sets the floor from a first full run, raises it, never lowers it, and logs each raise", () => {
+    const dir = scratchProject()
+    const noFloor = evalCli(["run", "--fixtures", "cases/fixtures", "--check"], { cwd: dir })
+    expect(noFloor.code).toBe(2)
+    expect(noFloor.stderr.trim()).toBe("error: baseline.json: no floor committed yet: run `eval ratchet` to set one")
+
+    expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "first.json"], { cwd: dir }).code).toBe(0)
+    const first = evalCli(["ratchet", "--from", "first.json"], { cwd: dir })
+    expect(first.stdout.trim()).toBe("floor set to 0.8181 (18/22 passed); wrote baseline.json")
+    expect(JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8"))).toEqual({
+      _comment: [expect.stringContaining("never lowered"), expect.stringMatching(/^\d{4}-\d{2}-\d{2}: floor set to 0\.8181 \(18\/22 passed\)$/)],
+      floor: 0.8181
+    })
+
+    // The assistant is fixed for one case: its recording now passes, and run --ratchet raises the floor.
+    const fixed = join(dir, "cases/fixtures", `${failing[2][0]}.json`)
+    const turn = JSON.parse(readFileSync(fixed, "utf8"))
+    turn.answer = "Harbor has no forced deploy; use a rollback instead."
+    writeFileSync(fixed, JSON.stringify(turn))
+    const raised = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--ratchet", "--json", "second.json"], { cwd: dir })
+    expect(raised.code).toBe(0)
+    expect(raised.stdout).toContain("floor raised 0.8181 → 0.8636 (19/22 passed); wrote baseline.json")
+    const baseline = JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8"))
+    expect(baseline.floor).toBe(0.8636)
+    expect(baseline._comment).toHaveLength(3)
+    expect(baseline._comment[2]).toMatch(/: floor 0\.8181 → 0\.8636 \(19\/22 passed\)$/)
+
+    // An older, worse run cannot lower it, and the file is left untouched.
+    const before = readFileSync(join(dir, "baseline.json"), "utf8")
+    const kept = evalCli(["ratchet", "--from", "first.json"], { cwd: dir })
+    expect(kept.code).toBe(0)
+    expect(kept.stdout.trim()).toBe("floor stays at 0.8636: this run achieved only 0.8181 (18/22 passed)")
+    expect(readFileSync(join(dir, "baseline.json"), "utf8")).toBe(before)
+    expect(evalCli(["run", "--fixtures", "cases/fixtures", "--check"], { cwd: dir }).code).toBe(0)
+  })
+
+  it("refuses results of a --filter'ed run or of an edited golden set (exit 2), leaving the baseline", () => {
+    const dir = scratchProject()
+    cpBaseline(dir, 0.5)
+    expect(evalCli(["run", "--fixtures", "cases/fixtures", "--filter", "smoke", "--json", "smoke.json"], { cwd: dir }).code)
+      .toBe(0)
+    const filtered = evalCli(["ratchet", "--from", "smoke.json"], { cwd: dir })
+    expect(filtered.code).toBe(2)
+    expect(filtered.stderr).toMatch(/^error: the results cover another case set \([0-9a-f]{12}\) than the golden set/)
+
+    expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "full.json"], { cwd: dir }).code).toBe(0)
+    const file = JSON.parse(readFileSync(join(dir, "cases/golden-cases.json"), "utf8"))
+    file.cases[0].expect.push({ kind: "no-citations" })
+    writeFileSync(join(dir, "cases/golden-cases.json"), JSON.stringify(file))
+    const edited = evalCli(["ratchet", "--from", "full.json"], { cwd: dir })
+    expect(edited.code).toBe(2)
+    expect(edited.stderr).toContain("an edited golden set cannot move the floor")
+    expect(JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8"))).toEqual({ floor: 0.5 })
+  })
+
+  it("refuses a results file whose counts do not follow from its cases", () => {
+    const dir = scratchProject()
+    expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "r.json"], { cwd: dir }).code).toBe(0)
+    const result = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))
+    writeFileSync(join(dir, "r.json"), JSON.stringify({ ...result, passedCount: 22, passRate: 1 }))
+    const run = evalCli(["ratchet", "--from", "r.json"], { cwd: dir })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe("r.json: $.passedCount: says 22, but 18 cases passed\nr.json: $.passRate: says 1, but the cases give 0.8181818181818182\n")
+    expect(evalCli(["ratchet", "--from", "missing.json"], { cwd: dir }).stderr.trim()).toBe("missing.json: cannot read: no such file")
+  })
+})

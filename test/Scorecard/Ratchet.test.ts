@@ -1,0 +1,51 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either, Option } from "effect"
+import type { CaseResult } from "../../src/Schema/Result.js"
+import { baselineHeader, ratchet } from "../../src/Scorecard/Ratchet.js"
+import { summarize } from "../../src/Scorecard/Scorecard.js"
+
+const set = "sha256:" + "a".repeat(64)
+const other = "sha256:" + "b".repeat(64)
+const run = (passed: number, total: number, caseSet = set) =>
+  summarize(
+    Array.from({ length: total }, (_, i): CaseResult => ({ id: `c${i}`, surface: "docs", passed: i < passed, expectations: [] })),
+    caseSet,
+    null
+  )
+
+describe("ratchet", () => {
+  it("creates the baseline from the first full run, with a header and a log line", () => {
+    expect(Either.getOrThrow(ratchet(Option.none(), run(18, 22), set, "2026-11-30"))).toEqual({
+      _tag: "Raised",
+      from: null,
+      to: 0.8181,
+      baseline: { floor: 0.8181, _comment: [baselineHeader, "2026-11-30: floor set to 0.8181 (18/22 passed)"] }
+    })
+  })
+
+  it("raises the floor to the achieved rate and appends to the log, keeping earlier lines", () => {
+    const current = { floor: 0.5, _comment: ["kept line", "2026-01-01: floor set to 0.5 (1/2 passed)"] }
+    expect(Either.getOrThrow(ratchet(Option.some(current), run(3, 4), set, "2026-11-30"))).toEqual({
+      _tag: "Raised",
+      from: 0.5,
+      to: 0.75,
+      baseline: { floor: 0.75, _comment: [...current._comment, "2026-11-30: floor 0.5 → 0.75 (3/4 passed)"] }
+    })
+  })
+
+  it("never lowers the floor, and does not rewrite it for an equal rate", () => {
+    expect(Either.getOrThrow(ratchet(Option.some({ floor: 0.9 }), run(3, 4), set, "2026-11-30"))).toEqual({
+      _tag: "Kept",
+      floor: 0.9,
+      achieved: 0.75
+    })
+    expect(Either.getOrThrow(ratchet(Option.some({ floor: 0.75 }), run(3, 4), set, "2026-11-30"))._tag).toBe("Kept")
+  })
+
+  it("refuses results over another case set, saying why", () => {
+    const refused = ratchet(Option.some({ floor: 0.1 }), run(4, 4, other), set, "2026-11-30")
+    expect(Either.isLeft(refused) && refused.left.message).toBe(
+      "the results cover another case set (bbbbbbbbbbbb) than the golden set (aaaaaaaaaaaa): a --filter'ed run or an edited golden set cannot move the floor; run the whole golden set and ratchet from that"
+    )
+  })
+})
