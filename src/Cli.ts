@@ -29,22 +29,27 @@ export class BelowFloor {
 // Options
 
 const casesOption = Options.text("cases").pipe(
+  Options.withPseudoName("FILE"),
   Options.withDefault(defaultCasesFile),
   Options.withDescription("The golden set: a cases file, version 1.")
 )
 const surfacesOption = Options.text("surfaces").pipe(
+  Options.withPseudoName("FILE"),
   Options.withDefault(defaultSurfacesFile),
   Options.withDescription("The surface catalog the cases are checked against.")
 )
 const baselineOption = Options.text("baseline").pipe(
+  Options.withPseudoName("FILE"),
   Options.withDefault(defaultBaselineFile),
   Options.withDescription("The committed floor the pass rate must hold.")
 )
 const fixturesOption = Options.text("fixtures").pipe(
+  Options.withPseudoName("DIR"),
   Options.optional,
   Options.withDescription("Grade recorded turns offline: a folder of <case id>.json files.")
 )
 const jsonOption = Options.text("json").pipe(
+  Options.withPseudoName("FILE"),
   Options.optional,
   Options.withDescription("Also write the results file (JSON, version 1) here.")
 )
@@ -55,14 +60,17 @@ const ratchetOption = Options.boolean("ratchet").pipe(
   Options.withDescription("After the run, raise the floor to the pass rate it achieved (never lowers it).")
 )
 const filterOption = Options.text("filter").pipe(
+  Options.withPseudoName("ID-or-TAG"),
   Options.repeated,
   Options.withDescription("Run only the cases with this id or tag (repeatable); a filter matching nothing is an error.")
 )
 const concurrencyOption = Options.integer("concurrency").pipe(
+  Options.withPseudoName("N"),
   Options.withDefault(4),
   Options.withDescription("Cases obtained at once.")
 )
 const fromOption = Options.text("from").pipe(
+  Options.withPseudoName("FILE"),
   Options.withDescription("The results file of a full run (`eval run --json`).")
 )
 
@@ -70,6 +78,17 @@ const fromOption = Options.text("from").pipe(
 // Handlers
 
 const useColor = (): boolean => process.stdout.isTTY === true && (process.env["NO_COLOR"] ?? "") === ""
+
+// eslint-disable-next-line no-control-regex
+const ansi = /\u001b\[[0-9;]*m/g
+const plain = (args: ReadonlyArray<unknown>) => args.map((a) => typeof a === "string" ? a.replace(ansi, "") : a)
+
+/** The console with ANSI styling removed: the help text is styled whatever the output is. */
+const plainConsole = (console: Console.Console): Console.Console => ({
+  ...console,
+  log: (...args) => console.log(...plain(args)),
+  error: (...args) => console.error(...plain(args))
+})
 
 const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
 
@@ -249,4 +268,8 @@ const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
 export const main = (
   argv: ReadonlyArray<string>
 ): Effect.Effect<number, never, FileSystem.FileSystem | Path.Path | Terminal.Terminal> =>
-  cli(argv).pipe(Effect.as(0), Effect.catchAllCause(finish))
+  cli(argv).pipe(
+    Effect.as(0),
+    Effect.catchAllCause(finish),
+    (program) => useColor() ? program : Console.consoleWith((console) => Console.withConsole(program, plainConsole(console)))
+  )

@@ -201,6 +201,17 @@ describe("bad input", () => {
   })
 })
 
+describe("eval --help", () => {
+  it("lists every command with an example, without terminal styling when not on a terminal", () => {
+    const run = evalCli(["--help"], { env: { NO_COLOR: "" } })
+    expect(run.code).toBe(0)
+    expect(run.stdout).not.toContain("\u001b")
+    for (const command of ["run", "validate", "ratchet"]) {
+      expect(run.stdout).toMatch(new RegExp(`- ${command} .*Example: eval ${command}`))
+    }
+  })
+})
+
 describe("eval validate", () => {
   it("accepts the committed golden set, catalog and baseline", () => {
     const run = evalCli(["validate"])
