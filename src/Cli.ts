@@ -1,29 +1,21 @@
 /**
- * The `eval` command tree: `run`, `validate` and `ratchet`, and the mapping of their outcomes to exit
- * codes (0 pass, 1 below the floor under `--check`, 2 bad input or usage, 70 internal error).
+ * The `eval` command tree — `run`, `validate`, `ratchet`, `standin`, `demo` — and the mapping of how a
+ * command ended to its exit code: 0 done, 1 below the floor under `--check`, 2 bad input or usage
+ * (or a rejected session), 70 internal error.
  */
 import { Command, Options, ValidationError } from "@effect/cli"
-import { FileSystem, type Path, type Terminal } from "@effect/platform"
-import { Cause, Clock, Console, Effect, Layer, Option } from "effect"
-import { readJson, writeAtomically } from "./Files.js"
-import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet, selectCases } from "./Runner/GoldenSet.js"
-import { Runner } from "./Runner/Runner.js"
-import { SurfaceClient } from "./Runner/SurfaceClient.js"
-import { BadInput, RatchetRefused, UsageError } from "./Schema/Errors.js"
-import { RunResult } from "./Schema/Result.js"
-import { defaultBaselineFile, readBaseline, writeBaseline } from "./Scorecard/BaselineStore.js"
-import { caseSetFingerprint } from "./Scorecard/CaseSet.js"
-import { ratchet } from "./Scorecard/Ratchet.js"
-import { renderPretty } from "./Scorecard/Render/Pretty.js"
-import { noFloorYet, resultInconsistencies, showRate, summarize } from "./Scorecard/Scorecard.js"
+import type { FileSystem, Path, Terminal } from "@effect/platform"
+import { Cause, Console, Effect, Option } from "effect"
+import { ratchetHandler } from "./Commands/Ratchet.js"
+import { BelowFloor, runHandler, useColor } from "./Commands/Run.js"
+import { demoHandler, standInHandler } from "./Commands/StandIn.js"
+import { validateHandler } from "./Commands/Validate.js"
+import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
+import { BadInput, RatchetRefused, SessionRejected, UsageError } from "./Schema/Errors.js"
+import { defaultBaselineFile } from "./Scorecard/BaselineStore.js"
 
 /** The version the CLI reports. */
 export const version = "0.1.0"
-
-/** A `--check` run whose pass rate is below the floor (exit code 1); the scorecard already said so. */
-export class BelowFloor {
-  readonly _tag = "BelowFloor"
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Options
@@ -47,6 +39,31 @@ const fixturesOption = Options.text("fixtures").pipe(
   Options.withPseudoName("DIR"),
   Options.optional,
   Options.withDescription("Grade recorded turns offline: a folder of <case id>.json files.")
+)
+const baseUrlOption = Options.text("base-url").pipe(
+  Options.withPseudoName("URL"),
+  Options.optional,
+  Options.withDescription("Grade live turns from the app at this URL (a path in it prefixes every route).")
+)
+const cookieOption = Options.redacted("cookie").pipe(
+  Options.withPseudoName("NAME=VALUE"),
+  Options.optional,
+  Options.withDescription(
+    "The session cookie of a live run. Prefer the EVAL_COOKIE environment variable: arguments are visible to other users."
+  )
+)
+const keepOption = Options.boolean("keep").pipe(
+  Options.withDescription("Leave each live conversation in the account and print its id, for the turn inspector.")
+)
+const timeoutOption = Options.float("timeout").pipe(
+  Options.withPseudoName("SECONDS"),
+  Options.withDefault(120),
+  Options.withDescription("Bounds obtaining one live turn, retries included.")
+)
+const recordOption = Options.text("record").pipe(
+  Options.withPseudoName("DIR"),
+  Options.optional,
+  Options.withDescription("Also write every obtained turn as a recorded turn, to replay with --fixtures DIR.")
 )
 const jsonOption = Options.text("json").pipe(
   Options.withPseudoName("FILE"),
@@ -73,132 +90,33 @@ const fromOption = Options.text("from").pipe(
   Options.withPseudoName("FILE"),
   Options.withDescription("The results file of a full run (`eval run --json`).")
 )
-
-// ---------------------------------------------------------------------------------------------------
-// Handlers
-
-const useColor = (): boolean => process.stdout.isTTY === true && (process.env["NO_COLOR"] ?? "") === ""
-
-// eslint-disable-next-line no-control-regex
-const ansi = /\u001b\[[0-9;]*m/g
-const plain = (args: ReadonlyArray<unknown>) => args.map((a) => typeof a === "string" ? a.replace(ansi, "") : a)
-
-/** The console with ANSI styling removed: the help text is styled whatever the output is. */
-const plainConsole = (console: Console.Console): Console.Console => ({
-  ...console,
-  log: (...args) => console.log(...plain(args)),
-  error: (...args) => console.error(...plain(args))
-})
-
-const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
-
-/** Applies the ratchet for a run over `set`, writing the baseline when the floor rises. */
-const applyRatchet = (set: GoldenSet, baselineFile: string, result: RunResult) =>
-  Effect.gen(function*() {
-    const current = yield* readBaseline(baselineFile)
-    const decision = yield* ratchet(current, result, caseSetFingerprint(set.cases), yield* today)
-    if (decision._tag === "Kept") {
-      const how = decision.achieved === decision.floor ? "it" : `only ${showRate(decision.achieved)}`
-      yield* Console.log(
-        `floor stays at ${showRate(decision.floor)}: this run achieved ${how} (${result.passedCount}/${result.total} passed)`
-      )
-      return
-    }
-    yield* writeBaseline(baselineFile, decision.baseline)
-    yield* Console.log(
-      decision.from === null
-        ? `floor set to ${showRate(decision.to)} (${result.passedCount}/${result.total} passed); wrote ${baselineFile}`
-        : `floor raised ${showRate(decision.from)} → ${
-          showRate(decision.to)
-        } (${result.passedCount}/${result.total} passed); wrote ${baselineFile}`
-    )
-  })
-
-interface RunArgs {
-  readonly cases: string
-  readonly surfaces: string
-  readonly baseline: string
-  readonly fixtures: Option.Option<string>
-  readonly json: Option.Option<string>
-  readonly check: boolean
-  readonly ratchet: boolean
-  readonly filter: ReadonlyArray<string>
-  readonly concurrency: number
-}
-
-/** Grades the selected cases through whichever SurfaceClient is provided, then holds the floor. */
-const gradeRun = (args: RunArgs) =>
-  Effect.gen(function*() {
-    const set = yield* loadGoldenSet(args.cases, args.surfaces)
-    const cases = yield* selectCases(set, args.filter)
-    const partial = cases.length < set.cases.length
-    if (partial && args.check) {
-      return yield* new UsageError({
-        message: "--check holds the floor of the whole golden set; a --filter'ed run cannot be checked against it"
-      })
-    }
-    const baseline = yield* readBaseline(args.baseline)
-    if (args.check && Option.isNone(baseline)) {
-      return yield* new UsageError({ message: `${args.baseline}: ${noFloorYet}` })
-    }
-    const runner = yield* Runner
-    const results = yield* runner.run(set.catalog, cases, { concurrency: args.concurrency })
-    const floor = partial ? null : Option.match(baseline, { onNone: () => null, onSome: (b) => b.floor })
-    const result = summarize(results, caseSetFingerprint(cases), floor)
-    const noFloor = partial ? `the floor is not applied to a --filter'ed run (${cases.length} of ${set.cases.length} cases)` : noFloorYet
-    yield* Console.log(renderPretty(result, { color: useColor(), noFloor }))
-    if (Option.isSome(args.json)) {
-      yield* writeAtomically(args.json.value, `${JSON.stringify(result, null, 2)}\n`)
-    }
-    if (args.ratchet) yield* applyRatchet(set, args.baseline, result)
-    if (args.check && result.passed === false) return yield* Effect.fail(new BelowFloor())
-  })
-
-/** `eval run`: obtain every selected case's turn, grade it, print the scorecard, hold the floor. */
-export const runHandler = (args: RunArgs) =>
-  Effect.gen(function*() {
-    if (args.concurrency < 1) return yield* new UsageError({ message: "--concurrency must be at least 1" })
-    if (Option.isNone(args.fixtures)) {
-      return yield* new UsageError({ message: "say where turns come from: --fixtures DIR (recorded turns)" })
-    }
-    const dir = args.fixtures.value
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* Effect.option(fs.stat(dir))
-    if (Option.isNone(info) || info.value.type !== "Directory") {
-      return yield* new UsageError({ message: `--fixtures ${dir}: no such folder` })
-    }
-    const client = SurfaceClient.Fixture(dir)
-    return yield* gradeRun(args).pipe(Effect.provide(Runner.Default.pipe(Layer.provide(client))))
-  })
-
-/** `eval validate`: the catalog, the golden set against it, and the baseline when there is one. */
-export const validateHandler = (args: { cases: string; surfaces: string; baseline: string }) =>
-  Effect.gen(function*() {
-    const set = yield* loadGoldenSet(args.cases, args.surfaces)
-    const baseline = yield* readBaseline(args.baseline)
-    const surfaces = [...new Set(set.cases.map((c) => c.surface))]
-    yield* Console.log(
-      `${set.casesFile}: ${set.cases.length} cases over ${surfaces.length} surfaces (${
-        surfaces.join(", ")
-      }), valid against ${set.surfacesFile}`
-    )
-    yield* Console.log(
-      Option.match(baseline, {
-        onNone: () => `${args.baseline}: ${noFloorYet}`,
-        onSome: (b) => `${args.baseline}: floor ${showRate(b.floor)}`
-      })
-    )
-  })
-
-/** `eval ratchet`: raise the floor to what a full run achieved, from its results file. */
-export const ratchetHandler = (args: { from: string; cases: string; surfaces: string; baseline: string }) =>
-  Effect.gen(function*() {
-    const set = yield* loadGoldenSet(args.cases, args.surfaces)
-    const result = yield* readJson(RunResult, args.from)
-    const inconsistent = resultInconsistencies(result)
-    if (inconsistent.length > 0) return yield* new BadInput({ file: args.from, problems: inconsistent })
-    yield* applyRatchet(set, args.baseline, result)
-  })
+const hostOption = Options.text("host").pipe(
+  Options.withPseudoName("ADDRESS"),
+  Options.withDefault("127.0.0.1"),
+  Options.withDescription("The loopback address to listen on.")
+)
+const portOption = Options.integer("port").pipe(
+  Options.withPseudoName("PORT"),
+  Options.withDefault(8787),
+  Options.withDescription("The port to listen on (0: any free port).")
+)
+const latencyOption = Options.integer("latency").pipe(
+  Options.withPseudoName("MS"),
+  Options.withDefault(0),
+  Options.withDescription("Milliseconds the ask route waits before answering.")
+)
+const maxConversationsOption = Options.integer("max-conversations").pipe(
+  Options.withPseudoName("N"),
+  Options.withDefault(16),
+  Options.withDescription("Open conversations an account may hold; asks past it are answered 429.")
+)
+const faultOption = Options.text("fault").pipe(
+  Options.withPseudoName("ROUTE:FAULT[@RATE]"),
+  Options.repeated,
+  Options.withDescription(
+    "Inject a fault (repeatable): ROUTE ask, conversation, trace or delete; FAULT an HTTP status (503, 503/2 with Retry-After), hang, reset, not-json, wrong-shape, huge or redirect=ORIGIN; RATE the fraction of questions hit."
+  )
+)
 
 // ---------------------------------------------------------------------------------------------------
 // Commands
@@ -208,6 +126,11 @@ const runCommand = Command.make("run", {
   surfaces: surfacesOption,
   baseline: baselineOption,
   fixtures: fixturesOption,
+  baseUrl: baseUrlOption,
+  cookie: cookieOption,
+  keep: keepOption,
+  timeout: timeoutOption,
+  record: recordOption,
   json: jsonOption,
   check: checkOption,
   ratchet: ratchetOption,
@@ -215,7 +138,7 @@ const runCommand = Command.make("run", {
   concurrency: concurrencyOption
 }, runHandler).pipe(
   Command.withDescription(
-    "Grade every case's turn and print the scorecard. Example: eval run --fixtures cases/fixtures --check"
+    "Grade every case's turn and print the scorecard. Example: eval run --fixtures cases/fixtures --check, or live: EVAL_COOKIE='session=…' eval run --base-url http://127.0.0.1:5173 --check"
   )
 )
 
@@ -238,13 +161,43 @@ const ratchetCommand = Command.make("ratchet", {
   )
 )
 
+const standInCommand = Command.make("standin", {
+  cases: casesOption,
+  surfaces: surfacesOption,
+  host: hostOption,
+  port: portOption,
+  latency: latencyOption,
+  maxConversations: maxConversationsOption,
+  fault: faultOption
+}, standInHandler).pipe(
+  Command.withDescription(
+    "Serve the stand-in assistant (the catalog's surfaces, over the surface protocol) on loopback until stopped. Example: eval standin --port 8787 --fault trace:503@0.2"
+  )
+)
+
+const demoCommand = Command.make("demo", {
+  cases: casesOption,
+  surfaces: surfacesOption,
+  baseline: baselineOption,
+  concurrency: concurrencyOption
+}, demoHandler).pipe(
+  Command.withDescription(
+    "Start the stand-in on an ephemeral port and run the golden set live against it with --check (npm start). Example: eval demo"
+  )
+)
+
 const evalCommand = Command.make("eval", {}, () =>
-  Effect.fail(new UsageError({ message: "name a command: run, validate or ratchet (eval --help lists them)" }))).pipe(
+  Effect.fail(
+    new UsageError({ message: "name a command: run, validate, ratchet, standin or demo (eval --help lists them)" })
+  )).pipe(
     Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
-    Command.withSubcommands([runCommand, validateCommand, ratchetCommand])
+    Command.withSubcommands([runCommand, validateCommand, ratchetCommand, standInCommand, demoCommand])
   )
 
 const cli = Command.run(evalCommand, { name: "eval", version, executable: "eval" })
+
+// ---------------------------------------------------------------------------------------------------
+// Exit codes
 
 /** The exit code a command's end maps to, printing what the user must read on stderr. */
 const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
@@ -255,7 +208,7 @@ const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
     if (error instanceof BelowFloor) return Effect.succeed(1)
     if (ValidationError.isValidationError(error)) return Effect.succeed(2)
     if (error instanceof BadInput) return Effect.as(Console.error(error.message), 2)
-    if (error instanceof UsageError || error instanceof RatchetRefused) {
+    if (error instanceof UsageError || error instanceof RatchetRefused || error instanceof SessionRejected) {
       return Effect.as(Console.error(`error: ${error.message}`), 2)
     }
   }
@@ -263,6 +216,17 @@ const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
   const message = squashed instanceof Error ? squashed.message : String(squashed)
   return Effect.as(Console.error(`internal error: ${message}`), 70)
 }
+
+// eslint-disable-next-line no-control-regex
+const ansi = /\u001b\[[0-9;]*m/g
+const plain = (args: ReadonlyArray<unknown>) => args.map((a) => typeof a === "string" ? a.replace(ansi, "") : a)
+
+/** The console with ANSI styling removed: the help text is styled whatever the output is. */
+const plainConsole = (console: Console.Console): Console.Console => ({
+  ...console,
+  log: (...args) => console.log(...plain(args)),
+  error: (...args) => console.error(...plain(args))
+})
 
 /** Runs the CLI on `argv` (with the node and script paths first) and returns the exit code. */
 export const main = (

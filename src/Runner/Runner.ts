@@ -1,12 +1,13 @@
 /**
  * The run: for each case, obtain its turn through the SurfaceClient inside the case's own scope, grade
  * it, and release what the turn opened. A case whose turn cannot be obtained fails with the reason and
- * the run goes on; results keep golden-set order whatever the completion order.
+ * the run goes on; results keep golden-set order whatever the completion order. A rejected session
+ * stops the run: no further case starts, and the scopes of those in flight close.
  */
-import { Cause, Effect } from "effect"
+import { Deferred, Effect, Exit, Fiber } from "effect"
 import { grade } from "../Graders/index.js"
 import type { Case } from "../Schema/Case.js"
-import { TurnError } from "../Schema/Errors.js"
+import { type SessionRejected, TurnError } from "../Schema/Errors.js"
 import type { CaseResult } from "../Schema/Result.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { SurfaceClient } from "./SurfaceClient.js"
@@ -33,7 +34,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
   effect: Effect.gen(function*() {
     const client = yield* SurfaceClient
 
-    const runCase = (catalog: Catalog, testCase: Case): Effect.Effect<CaseResult> => {
+    const runCase = (catalog: Catalog, testCase: Case): Effect.Effect<CaseResult, SessionRejected> => {
       const surface = catalog.surfaces[testCase.surface]
       if (surface === undefined) {
         return Effect.succeed(erroredCase(testCase, `unknown surface ${JSON.stringify(testCase.surface)}`))
@@ -51,11 +52,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         )
       ).pipe(
         Effect.catchTag("TurnError", (error) => Effect.succeed(erroredCase(testCase, error.reason))),
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause as Cause.Cause<never>)
-            : Effect.succeed(erroredCase(testCase, `internal error: ${Cause.squash(cause)}`))
-        )
+        Effect.catchAllDefect((defect) => Effect.succeed(erroredCase(testCase, `internal error: ${String(defect)}`)))
       )
     }
 
@@ -65,15 +62,29 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         catalog: Catalog,
         cases: ReadonlyArray<Case>,
         options: RunOptions = {}
-      ): Effect.Effect<ReadonlyArray<CaseResult>> =>
-        Effect.forEach(
-          cases,
-          (testCase) =>
-            options.onCaseDone === undefined
-              ? runCase(catalog, testCase)
-              : Effect.tap(runCase(catalog, testCase), options.onCaseDone),
-          { concurrency: options.concurrency ?? 4 }
-        )
+      ): Effect.Effect<ReadonlyArray<CaseResult>, SessionRejected> =>
+        Effect.gen(function*() {
+          // No case fails inside forEach: a rejected session is signalled here instead, and the whole
+          // forEach is interrupted and awaited, so every in-flight case's scope has closed (its
+          // conversation deleted) before the run ends. (forEach's own fail-fast path can return
+          // while a sibling is still running its finalizers.)
+          const rejected = yield* Deferred.make<never, SessionRejected>()
+          const all = Effect.forEach(
+            cases,
+            (testCase) =>
+              runCase(catalog, testCase).pipe(
+                Effect.tap((result) => options.onCaseDone?.(result) ?? Effect.void),
+                Effect.catchTag("SessionRejected", (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never))
+              ),
+            { concurrency: options.concurrency ?? 4 }
+          )
+          return yield* Effect.uninterruptibleMask((restore) =>
+            Effect.flatMap(Effect.fork(Effect.interruptible(all)), (running) =>
+              restore(Effect.raceFirst(Fiber.join(running), Deferred.await(rejected))).pipe(
+                Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Fiber.interrupt(running))
+              ))
+          )
+        })
     }
   })
 }) {}

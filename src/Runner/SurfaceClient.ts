@@ -3,19 +3,25 @@
  * (`Fixture`), a table in tests (`fromTable`), or a live app over HTTP. Obtaining is scoped: whatever a
  * turn opened (a conversation) is released when the case's scope closes.
  */
-import { FileSystem, Path } from "@effect/platform"
+import { FileSystem, type HttpClient, Path } from "@effect/platform"
 import { Context, Effect, Either, Layer, type Scope } from "effect"
-import { describeFileError } from "../Files.js"
+import { describeFileError, writeAtomically } from "../Files.js"
 import type { Case } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
-import { TurnError } from "../Schema/Errors.js"
+import { type SessionRejected, TurnError } from "../Schema/Errors.js"
 import type { Surface } from "../Schema/Surface.js"
 import { RecordedTurn, type Turn } from "../Schema/Trace.js"
+import { type LeftBehind, type LiveConfig, makeLive } from "./LiveClient.js"
 
 /** What a SurfaceClient can do. */
 export interface SurfaceClientShape {
-  /** Obtains the turn for a case's question; resources it opens live as long as the scope. */
-  readonly obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError, Scope.Scope>
+  /**
+   * Obtains the turn for a case's question; resources it opens live as long as the scope. A turn that
+   * cannot be obtained fails its case; a rejected session stops the run.
+   */
+  readonly obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | SessionRejected, Scope.Scope>
+  /** The conversations left in the app's account so far (live clients only). */
+  readonly leftBehind?: Effect.Effect<LeftBehind>
 }
 
 /** The path of a case's recorded turn in a fixtures folder. */
@@ -74,6 +80,46 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
   /** Recorded turns from a fixtures folder. */
   static readonly Fixture = (dir: string): Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path> =>
     Layer.effect(SurfaceClient, makeFixture(dir))
+
+  /** Turns from a live app over HTTP, as a signed-in user; needs an `HttpClient`. */
+  static readonly Live = (config: LiveConfig): Layer.Layer<SurfaceClient, never, HttpClient.HttpClient> =>
+    Layer.effect(
+      SurfaceClient,
+      Effect.map(makeLive(config), (live) => ({
+        obtain: (testCase: Case, surface: Surface) => live.obtain(testCase, surface.endpoint),
+        leftBehind: live.leftBehind
+      }))
+    )
+
+  /**
+   * Wraps another client so each turn it obtains is also written to `dir` as a recorded turn, to be
+   * replayed offline with `Fixture(dir)`. A turn that cannot be written fails its case.
+   */
+  static readonly recording = <E, R>(
+    dir: string,
+    inner: Layer.Layer<SurfaceClient, E, R>
+  ): Layer.Layer<SurfaceClient, E, R | FileSystem.FileSystem | Path.Path> =>
+    Layer.effect(
+      SurfaceClient,
+      Effect.gen(function*() {
+        const client = yield* SurfaceClient
+        const fs = yield* FileSystem.FileSystem
+        const path = yield* Path.Path
+        const record = (testCase: Case, turn: Turn) => {
+          const file = fixturePath(path, dir, testCase.id)
+          const recorded: RecordedTurn = { caseId: testCase.id, question: testCase.question, ...turn }
+          return writeAtomically(file, `${JSON.stringify(recorded, null, 2)}\n`).pipe(
+            Effect.mapError((error) => new TurnError({ reason: `record: ${error.message}` })),
+            Effect.provideService(FileSystem.FileSystem, fs)
+          )
+        }
+        return {
+          ...client,
+          obtain: (testCase: Case, surface: Surface) =>
+            Effect.tap(client.obtain(testCase, surface), (turn) => record(testCase, turn))
+        }
+      })
+    ).pipe(Layer.provide(inner))
 
   /** Turns from an in-memory table by case id; a case missing from it fails with a reason. For tests and embedding. */
   static readonly fromTable = (turns: ReadonlyMap<string, Turn>): Layer.Layer<SurfaceClient> =>

@@ -43,3 +43,10 @@ export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
     return this.reason
   }
 }
+
+/** The app answered 401: the session cookie is not (or no longer) valid. Stops the whole run (exit code 2). */
+export class SessionRejected extends Schema.TaggedError<SessionRejected>()("SessionRejected", {}) {
+  override get message(): string {
+    return "session rejected: sign in again"
+  }
+}

@@ -23,17 +23,30 @@ const goldenSet = () => Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileS
 describe("the README's commands", () => {
   const readme = readFileSync("README.md", "utf8")
   const setUp = readme.split("\n").find((line) => line.startsWith("npm ci && "))
+  const offline = readme.split("\n").find((line) => line.startsWith("npm run eval -- run --fixtures"))
 
   it("shows exactly two set-up commands on its first screen: install-and-run, and the tests", () => {
     const firstScreen = readme.split("\n").slice(0, 15).join("\n")
     expect(setUp).toBeDefined()
     expect(firstScreen).toContain(setUp!)
     expect(firstScreen).toMatch(/^npm test\b/m)
+    expect(firstScreen.match(/^npm /gm)).toHaveLength(2)
   })
 
-  it("runs the suite on the committed fixtures and holds the committed floor (the set-up command after npm ci)", () => {
+  it("runs the golden set live against the stand-in and holds the floor (the set-up command after npm ci)", () => {
     const command = setUp!.replace(/^npm ci && /, "").replace(/\s+#.*$/, "")
+    expect(command).toBe("npm start")
     const run = shell(command)
+    expect(run.stderr).not.toMatch(stackFrame)
+    expect(run.code).toBe(0)
+    expect(run.stdout.match(/^✓ /gm)).toHaveLength(22)
+    expect(run.stdout).toContain("22/22 passed · pass rate 1.0000 · floor 0.8181 · holds the floor")
+    expect(run.stdout).toContain("22 conversations opened, 22 deleted, 0 left")
+  })
+
+  it("grades the committed recorded turns offline, four of them failing with their facts", () => {
+    expect(offline).toBe("npm run eval -- run --fixtures cases/fixtures --check")
+    const run = shell(offline!)
     expect(run.stderr).not.toMatch(stackFrame)
     expect(run.code).toBe(0)
     for (const [id, fact] of failing) {
@@ -99,7 +112,7 @@ describe("eval run", () => {
     [["run", "--fixtures", "cases/fixtures", "--filter", "nothing-matches"], "error: --filter \"nothing-matches\" matches no case id or tag in cases/golden-cases.json"],
     [["run", "--fixtures", "cases/fixtures", "--concurrency", "0"], "error: --concurrency must be at least 1"],
     [["run", "--fixtures", "cases/fixtures", "--bogus"], "--bogus"],
-    [[], "error: name a command: run, validate or ratchet"]
+    [[], "error: name a command: run, validate, ratchet, standin or demo"]
   ])("treats %j as a usage error (exit 2)", (args, message) => {
     const run = evalCli(args)
     expect(run.code).toBe(2)
@@ -206,7 +219,7 @@ describe("eval --help", () => {
     const run = evalCli(["--help"], { env: { NO_COLOR: "" } })
     expect(run.code).toBe(0)
     expect(run.stdout).not.toContain("\u001b")
-    for (const command of ["run", "validate", "ratchet"]) {
+    for (const command of ["run", "validate", "ratchet", "standin", "demo"]) {
       expect(run.stdout).toMatch(new RegExp(`- ${command} .*Example: eval ${command}`))
     }
   })

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { Runner } from "../../src/Runner/Runner.js"
 import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import type { Case } from "../../src/Schema/Case.js"
-import { TurnError } from "../../src/Schema/Errors.js"
+import { SessionRejected, TurnError } from "../../src/Schema/Errors.js"
 import type { Catalog } from "../../src/Schema/Surface.js"
 import type { Turn } from "../../src/Schema/Trace.js"
 import { call, cite, docsSurface, turn } from "../support/turns.js"
@@ -191,6 +191,27 @@ describe("Runner scopes", () => {
       const fiber = yield* Effect.fork(runWith(client, Array.from({ length: 10 }, (_, i) => docsCase(`c${i}`)), 4))
       yield* Deferred.await(allOpen)
       yield* Fiber.interrupt(fiber)
+      expect(yield* Ref.get(opened)).toBe(4)
+      expect(yield* Ref.get(closed)).toBe(4)
+    }))
+
+  it.live("stops at a rejected session only after every in-flight case's scope has closed", () =>
+    Effect.gen(function*() {
+      const opened = yield* Ref.make(0)
+      const closed = yield* Ref.make(0)
+      // Closing a scope takes a while (a delete over HTTP); the rejection comes while cases are still queued.
+      const client = Layer.succeed(SurfaceClient, {
+        obtain: (c) =>
+          Effect.acquireRelease(
+            Ref.update(opened, (n) => n + 1),
+            () => Effect.zipRight(Effect.sleep("100 millis"), Ref.update(closed, (n) => n + 1))
+          ).pipe(
+            Effect.zipRight(Effect.sleep(c.id === "c0" ? "50 millis" : "2 seconds")),
+            Effect.zipRight(c.id === "c0" ? Effect.fail(new SessionRejected()) : Effect.succeed(good))
+          )
+      })
+      const exit = yield* Effect.exit(runWith(client, Array.from({ length: 12 }, (_, i) => docsCase(`c${i}`)), 4))
+      expect(String(exit)).toContain("SessionRejected")
       expect(yield* Ref.get(opened)).toBe(4)
       expect(yield* Ref.get(closed)).toBe(4)
     }))

@@ -1,5 +1,5 @@
 /** Runs the built `eval` bin as a subprocess, the way a user or a CI job does. */
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { cpSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -36,3 +36,41 @@ export const scratchProject = (): string => {
 
 /** A stack trace's frame lines, which a user must never see. */
 export const stackFrame = /^\s+at .+[(:]\d+/m
+
+/** A running CLI subprocess: its output so far, a way to signal it, and its end. */
+export interface CliProcess {
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly signal: (signal: NodeJS.Signals) => void
+  readonly done: Promise<CliRun>
+}
+
+/**
+ * Starts the CLI without blocking the test's event loop, so a server in the test process (the
+ * stand-in) can answer it.
+ */
+export const startCli = (
+  args: ReadonlyArray<string>,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}
+): CliProcess => {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, NO_COLOR: "1", EVAL_COOKIE: "", ...options.env }
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+  const done = new Promise<CliRun>((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+  return { stdout: () => stdout, stderr: () => stderr, signal: (s) => void child.kill(s), done }
+}
+
+/** Runs the CLI to its end without blocking the event loop. */
+export const evalCliAsync = (args: ReadonlyArray<string>, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
+  startCli(args, options).done

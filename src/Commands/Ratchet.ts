@@ -1,0 +1,49 @@
+/** `eval ratchet`, and the ratchet step `run --ratchet` shares with it. */
+import type { FileSystem } from "@effect/platform"
+import { Clock, Console, Effect } from "effect"
+import { readJson } from "../Files.js"
+import { loadGoldenSet, type GoldenSet } from "../Runner/GoldenSet.js"
+import { BadInput } from "../Schema/Errors.js"
+import { RunResult } from "../Schema/Result.js"
+import { readBaseline, writeBaseline } from "../Scorecard/BaselineStore.js"
+import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
+import { ratchet } from "../Scorecard/Ratchet.js"
+import { resultInconsistencies, showRate } from "../Scorecard/Scorecard.js"
+
+const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
+
+/** Applies the ratchet for a run over `set`, writing the baseline when the floor rises. */
+export const applyRatchet = (set: GoldenSet, baselineFile: string, result: RunResult) =>
+  Effect.gen(function*() {
+    const current = yield* readBaseline(baselineFile)
+    const decision = yield* ratchet(current, result, caseSetFingerprint(set.cases), yield* today)
+    const tally = `${result.passedCount}/${result.total} passed`
+    if (decision._tag === "Kept") {
+      const how = decision.achieved === decision.floor ? "it" : `only ${showRate(decision.achieved)}`
+      return yield* Console.log(`floor stays at ${showRate(decision.floor)}: this run achieved ${how} (${tally})`)
+    }
+    yield* writeBaseline(baselineFile, decision.baseline)
+    yield* Console.log(
+      decision.from === null
+        ? `floor set to ${showRate(decision.to)} (${tally}); wrote ${baselineFile}`
+        : `floor raised ${showRate(decision.from)} → ${showRate(decision.to)} (${tally}); wrote ${baselineFile}`
+    )
+  })
+
+/** The arguments of `eval ratchet`. */
+export interface RatchetArgs {
+  readonly from: string
+  readonly cases: string
+  readonly surfaces: string
+  readonly baseline: string
+}
+
+/** `eval ratchet`: raise the floor to what a full run achieved, from its results file. */
+export const ratchetHandler = (args: RatchetArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const set = yield* loadGoldenSet(args.cases, args.surfaces)
+    const result = yield* readJson(RunResult, args.from)
+    const inconsistent = resultInconsistencies(result)
+    if (inconsistent.length > 0) return yield* new BadInput({ file: args.from, problems: inconsistent })
+    yield* applyRatchet(set, args.baseline, result)
+  })

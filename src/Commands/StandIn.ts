@@ -1,0 +1,101 @@
+/**
+ * `eval standin` serves the stand-in assistant until stopped; `eval demo` (`npm start`) starts it on
+ * an ephemeral loopback port and runs the golden set live against it with `--check`.
+ */
+import type { FileSystem, Path } from "@effect/platform"
+import { Console, Effect, Either, Option, Redacted } from "effect"
+import { loadGoldenSet } from "../Runner/GoldenSet.js"
+import { UsageError } from "../Schema/Errors.js"
+import { parseFault } from "../StandIn/Faults.js"
+import { type Fault, start } from "../StandIn/Server.js"
+import { clientFor, gradeRun, parseBaseUrl } from "./Run.js"
+
+/** The arguments of `eval standin`. */
+export interface StandInArgs {
+  readonly surfaces: string
+  readonly cases: string
+  readonly host: string
+  readonly port: number
+  readonly latency: number
+  readonly maxConversations: number
+  readonly fault: ReadonlyArray<string>
+}
+
+const loopback = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/
+
+/** `eval standin`: serve the stand-in on loopback until interrupted. */
+export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      if (!loopback.test(args.host)) {
+        return yield* new UsageError({ message: `--host ${args.host}: the stand-in listens on loopback only (127.0.0.1, ::1)` })
+      }
+      if (args.maxConversations < 1) return yield* new UsageError({ message: "--max-conversations must be at least 1" })
+      if (args.latency < 0) return yield* new UsageError({ message: "--latency must not be negative" })
+      const faults: Array<Fault> = []
+      for (const spec of args.fault) {
+        faults.push(yield* Either.match(parseFault(spec), {
+          onLeft: (message) => Effect.fail(new UsageError({ message })),
+          onRight: Effect.succeed
+        }))
+      }
+      const set = yield* loadGoldenSet(args.cases, args.surfaces)
+      const standIn = yield* start({
+        catalog: set.catalog,
+        host: args.host,
+        port: args.port,
+        latency: { ask: args.latency },
+        maxConversations: args.maxConversations,
+        faults
+      }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot listen on ${args.host}:${args.port}: ${error.message}` })))
+      yield* Console.log(
+        [
+          `stand-in assistant listening on ${standIn.url} (surfaces: ${Object.keys(set.catalog.surfaces).join(", ")})`,
+          `sign in:   export EVAL_COOKIE='${Redacted.value(standIn.cookie())}'`,
+          `then run:  npm run eval -- run --base-url ${standIn.url}`,
+          "Ctrl-C stops it."
+        ].join("\n")
+      )
+      return yield* Effect.never
+    })
+  )
+
+/** The arguments of `eval demo`. */
+export interface DemoArgs {
+  readonly cases: string
+  readonly surfaces: string
+  readonly baseline: string
+  readonly concurrency: number
+}
+
+/** `eval demo`: the golden set, live over HTTP, against a stand-in started in this process. */
+export const demoHandler = (args: DemoArgs): Effect.Effect<void, unknown, FileSystem.FileSystem | Path.Path> =>
+  Effect.scoped(
+    Effect.gen(function*() {
+      const set = yield* loadGoldenSet(args.cases, args.surfaces)
+      const standIn = yield* start({ catalog: set.catalog })
+      yield* Console.log(`stand-in assistant on ${standIn.url}; asking it the golden set live (eval run --base-url … --check)\n`)
+      const run = {
+        ...args,
+        fixtures: Option.none(),
+        baseUrl: Option.some(standIn.url),
+        cookie: Option.some(standIn.cookie()),
+        keep: false,
+        timeout: 30,
+        record: Option.none(),
+        json: Option.none(),
+        check: true,
+        ratchet: false,
+        filter: []
+      }
+      const source = { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), cookie: standIn.cookie() } as const
+      yield* gradeRun(run, set, clientFor(source, set, run)).pipe(
+        Effect.ensuring(Effect.suspend(() => {
+          const stats = standIn.stats()
+          return Console.log(
+            `\nstand-in: ${stats.requests.ask} questions, ${stats.requests.conversation} conversation reads, ${stats.requests.trace} trace reads, ${stats.created} conversations opened, ${stats.deleted} deleted, ${standIn.conversations().length} left`
+          )
+        }))
+      )
+    })
+  )

@@ -1,0 +1,32 @@
+/** `eval validate`: the committed inputs, checked without grading anything. */
+import type { FileSystem } from "@effect/platform"
+import { Console, Effect, Option } from "effect"
+import { loadGoldenSet } from "../Runner/GoldenSet.js"
+import { readBaseline } from "../Scorecard/BaselineStore.js"
+import { noFloorYet, showRate } from "../Scorecard/Scorecard.js"
+
+/** The arguments of `eval validate`. */
+export interface ValidateArgs {
+  readonly cases: string
+  readonly surfaces: string
+  readonly baseline: string
+}
+
+/** Checks the catalog, the golden set against it, and the baseline when there is one. */
+export const validateHandler = (args: ValidateArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const set = yield* loadGoldenSet(args.cases, args.surfaces)
+    const baseline = yield* readBaseline(args.baseline)
+    const surfaces = [...new Set(set.cases.map((c) => c.surface))]
+    yield* Console.log(
+      `${set.casesFile}: ${set.cases.length} cases over ${surfaces.length} surfaces (${
+        surfaces.join(", ")
+      }), valid against ${set.surfacesFile}`
+    )
+    yield* Console.log(
+      Option.match(baseline, {
+        onNone: () => `${args.baseline}: ${noFloorYet}`,
+        onSome: (b) => `${args.baseline}: floor ${showRate(b.floor)}`
+      })
+    )
+  })

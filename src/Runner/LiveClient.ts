@@ -1,0 +1,373 @@
+/**
+ * Obtaining turns from a live app over HTTP, as a signed-in user: ask the question in a new
+ * conversation, read the answer and the trace, and delete the conversation when the case's scope
+ * closes — after grading, after a failure, or when the run is interrupted.
+ *
+ * The session cookie is sent only to the app's own origin: a redirect elsewhere is not followed.
+ */
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import type { HttpClientError } from "@effect/platform/HttpClientError"
+import { Duration, Effect, Either, Fiber, Option, Redacted, Ref, type Schema, type Scope, Stream } from "effect"
+import type { Case } from "../Schema/Case.js"
+import { decodeValue } from "../Schema/Decode.js"
+import { SessionRejected, TurnError } from "../Schema/Errors.js"
+import { AskIds, Conversation, fillRoute, type Route } from "../Schema/Protocol.js"
+import type { Routes } from "../Schema/Surface.js"
+import { type Turn, TurnTrace } from "../Schema/Trace.js"
+
+/** How to reach the app and how patient to be with it. */
+export interface LiveConfig {
+  /** The app's base URL; a path in it prefixes every route. */
+  readonly baseUrl: URL
+  /** The session cookie, `name=value`. */
+  readonly cookie: Redacted.Redacted<string>
+  /** Route templates (the catalog's, over the defaults). */
+  readonly routes: Required<Routes>
+  /** Bounds obtaining one turn: the ask and the reads, retries included. */
+  readonly timeout: Duration.Duration
+  /** Bounds deleting one conversation, retries included. */
+  readonly deleteTimeout: Duration.Duration
+  /** Leave conversations in the account instead of deleting them. */
+  readonly keep: boolean
+  /** Retries of a retryable answer (default 4). */
+  readonly retries?: number
+  /** The first retry's delay, doubled for each further retry (default 250 ms). */
+  readonly retryDelay?: Duration.Duration
+  /** The largest body read from any route (default 32 MiB). */
+  readonly maxBodyBytes?: number
+  /** How long an ask cut short may still take to say which conversation it opened (default 5 s). */
+  readonly askGrace?: Duration.Duration
+}
+
+/** A conversation left in the account: kept on request, or one whose delete failed (with why). */
+export interface LeftConversation {
+  readonly caseId: string
+  readonly conversationId: string
+  readonly reason?: string
+}
+
+/** The conversations a live run left behind. */
+export interface LeftBehind {
+  readonly kept: ReadonlyArray<LeftConversation>
+  readonly undeleted: ReadonlyArray<LeftConversation>
+}
+
+const maxRedirects = 5
+const maxRetryAfter = Duration.seconds(60)
+
+/** `2s`, `1500ms`. */
+export const showDuration = (duration: Duration.Duration): string => {
+  const ms = Duration.toMillis(duration)
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
+}
+
+/** The delay a `Retry-After` header asks for (seconds or an HTTP date), if it is readable. */
+export const retryAfter = (header: string | undefined, now: number): Option.Option<Duration.Duration> => {
+  if (header === undefined) return Option.none()
+  const trimmed = header.trim()
+  const millis = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed) - now
+  return Number.isFinite(millis) ? Option.some(Duration.min(Duration.millis(Math.max(0, millis)), maxRetryAfter)) : Option.none()
+}
+
+const codeOf = (error: unknown, depth = 0): string | undefined => {
+  if (depth > 5 || error === null || typeof error !== "object") return undefined
+  const code = (error as { code?: unknown }).code
+  return typeof code === "string" ? code : codeOf((error as { cause?: unknown }).cause, depth + 1)
+}
+
+/** A transport failure in a few words, never with request details. */
+const describeTransport = (error: HttpClientError): string => {
+  const code = codeOf(error.cause)
+  switch (code) {
+    case "ECONNREFUSED":
+      return "connection refused"
+    case "ECONNRESET":
+    case "UND_ERR_SOCKET":
+    case "EPIPE":
+      return "connection reset"
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "host not found"
+    case "UND_ERR_BODY_TIMEOUT":
+    case "UND_ERR_HEADERS_TIMEOUT":
+      return "the app stopped answering"
+    default:
+      return code === undefined ? "connection failed" : `connection failed (${code})`
+  }
+}
+
+type Failure = TurnError | SessionRejected
+
+/**
+ * Runs cleanup to its end in a fiber of its own, bounded by `limit`: the interruption that closes a
+ * case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the limit can.
+ */
+const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Duration, onTimeout: () => E) =>
+  Effect.flatMap(
+    Effect.forkDaemon(Effect.timeoutFail(Effect.interruptible(effect), { duration: limit, onTimeout })),
+    Fiber.join
+  )
+
+const failure = (route: Route, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
+
+/** Builds the live client's operations over an HttpClient. */
+export const makeLive = (config: LiveConfig) =>
+  Effect.gen(function*() {
+    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
+    const origin = config.baseUrl.origin
+    const prefix = config.baseUrl.pathname.replace(/\/+$/, "")
+    const retries = config.retries ?? 4
+    const retryDelay = config.retryDelay ?? Duration.millis(250)
+    const maxBody = config.maxBodyBytes ?? 32 * 1024 * 1024
+    const askGrace = config.askGrace ?? Duration.seconds(5)
+    const left = yield* Ref.make<LeftBehind>({ kept: [], undeleted: [] })
+
+    const urlOf = (path: string): URL => new URL(`${prefix}${path.startsWith("/") ? path : `/${path}`}`, origin)
+
+    /** One request, following same-origin redirects; the cookie goes to the app's origin only. */
+    const send = (
+      route: Route,
+      method: "GET" | "POST" | "DELETE",
+      path: string,
+      body?: unknown
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, Failure> =>
+      Effect.gen(function*() {
+        let url = urlOf(path)
+        for (let hop = 0;; hop++) {
+          let request = HttpClientRequest.make(method)(url).pipe(
+            HttpClientRequest.setHeader("cookie", Redacted.value(config.cookie)),
+            HttpClientRequest.acceptJson
+          )
+          if (route === "ask") request = HttpClientRequest.setHeader(request, "accept", "application/json, text/event-stream")
+          if (body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, body)
+          const response = yield* client.execute(request).pipe(
+            Effect.mapError((error) => failure(route, describeTransport(error)))
+          )
+          if (response.status === 401) return yield* new SessionRejected()
+          const location = response.headers["location"]
+          if (response.status < 300 || response.status >= 400 || location === undefined) return response
+          const target = yield* Effect.try({
+            try: () => new URL(location, url),
+            catch: () => failure(route, `HTTP ${response.status} to an unreadable location`)
+          })
+          if (target.origin !== origin) {
+            return yield* failure(route, `redirected to another origin (${target.origin}); not followed`)
+          }
+          if (method === "POST" && response.status !== 307 && response.status !== 308) {
+            return yield* failure(route, `HTTP ${response.status} redirect; a question is not re-posted`)
+          }
+          if (hop >= maxRedirects) return yield* failure(route, `more than ${maxRedirects} redirects`)
+          url = target
+        }
+      })
+
+    /** Retries retryable answers with exponential backoff, honouring `Retry-After`. */
+    const withRetries = (
+      route: Route,
+      retryable: ReadonlyArray<number>,
+      attempt: Effect.Effect<HttpClientResponse.HttpClientResponse, Failure>,
+      retryTransport: boolean
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, Failure> => {
+      const loop = (n: number): Effect.Effect<HttpClientResponse.HttpClientResponse, Failure> =>
+        attempt.pipe(
+          Effect.flatMap((response) =>
+            retryable.includes(response.status) && n < retries
+              ? Effect.gen(function*() {
+                const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+                const backoff = Duration.times(retryDelay, 2 ** n)
+                const asked = retryAfter(response.headers["retry-after"], now)
+                yield* Effect.sleep(Option.match(asked, { onNone: () => backoff, onSome: (d) => Duration.max(d, backoff) }))
+                return yield* loop(n + 1)
+              })
+              : Effect.succeed(response)
+          ),
+          Effect.catchIf(
+            (error): error is TurnError => retryTransport && error._tag === "TurnError" && n < retries,
+            () => Effect.zipRight(Effect.sleep(Duration.times(retryDelay, 2 ** n)), loop(n + 1))
+          )
+        )
+      return loop(0)
+    }
+
+    /** The body as text, at most `maxBody` bytes. */
+    const readText = (route: Route, response: HttpClientResponse.HttpClientResponse) =>
+      readLines(route, response, false).pipe(Effect.map((lines) => lines.join("")))
+
+    /** Reads a body to its end, as lines when `split` (for event streams), failing past `maxBody`. */
+    const readLines = (
+      route: Route,
+      response: HttpClientResponse.HttpClientResponse,
+      split: boolean,
+      onLine?: (line: string) => Effect.Effect<void>
+    ): Effect.Effect<ReadonlyArray<string>, TurnError> => {
+      let bytes = 0
+      const limited = response.stream.pipe(
+        Stream.mapError((error) => failure(route, `${describeTransport(error)} while reading the answer`)),
+        Stream.tap((chunk) => {
+          bytes += chunk.byteLength
+          return bytes > maxBody
+            ? Effect.fail(failure(route, `body over ${Math.round(maxBody / 1024 / 1024)} MiB`))
+            : Effect.void
+        }),
+        Stream.decodeText()
+      )
+      if (!split) return Stream.runCollect(limited).pipe(Effect.map((chunks) => [[...chunks].join("")]))
+      return limited.pipe(
+        Stream.splitLines,
+        Stream.tap((line) => onLine === undefined ? Effect.void : onLine(line)),
+        Stream.runCollect,
+        Effect.map((lines) => [...lines])
+      )
+    }
+
+    /** Parses and decodes a JSON body; a problem names the route and the JSON path. */
+    const readJson = <A, I>(route: Route, response: HttpClientResponse.HttpClientResponse, schema: Schema.Schema<A, I>) =>
+      Effect.flatMap(readText(route, response), (text) => {
+        let value: unknown
+        try {
+          value = JSON.parse(text)
+        } catch {
+          return Effect.fail(failure(route, "not JSON"))
+        }
+        return Either.match(decodeValue(schema, route, value, "lenient"), {
+          onLeft: (error) => {
+            const [first] = error.problems
+            const more = error.problems.length > 1 ? ` (and ${error.problems.length - 1} more)` : ""
+            return Effect.fail(failure(route, `${first?.path ?? "$"}: ${first?.message ?? "unexpected shape"}${more}`))
+          },
+          onRight: (decoded) => Effect.succeed(decoded)
+        })
+      })
+
+    const requireOk = (route: Route, response: HttpClientResponse.HttpClientResponse) =>
+      response.status >= 200 && response.status < 300
+        ? Effect.succeed(response)
+        : Effect.fail(failure(route, `HTTP ${response.status}`))
+
+    /** Asks the question; the conversation id is recorded in `opened` the moment it is known. */
+    const ask = (endpoint: string, question: string, opened: Ref.Ref<Option.Option<string>>) =>
+      Effect.gen(function*() {
+        const response = yield* withRetries("ask", [429, 503], send("ask", "POST", endpoint, { message: question }), false)
+          .pipe(Effect.flatMap((r) => requireOk("ask", r)))
+        let conversationId = response.headers["x-conversation-id"]
+        let turnId = response.headers["x-turn-id"]
+        const learn = (ids: typeof AskIds.Type) =>
+          Effect.gen(function*() {
+            if (conversationId === undefined && ids.conversationId !== undefined && ids.conversationId !== "") {
+              conversationId = ids.conversationId
+              yield* Ref.set(opened, Option.some(ids.conversationId))
+            }
+            if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
+          })
+        if (conversationId !== undefined) yield* Ref.set(opened, Option.some(conversationId))
+        const fromJson = (text: string) => {
+          try {
+            const value: unknown = JSON.parse(text)
+            return Either.getOrUndefined(decodeValue(AskIds, "ask", value, "lenient"))
+          } catch {
+            return undefined
+          }
+        }
+        if ((response.headers["content-type"] ?? "").startsWith("text/event-stream")) {
+          yield* readLines("ask", response, true, (line) => {
+            if (!line.startsWith("data:")) return Effect.void
+            const ids = fromJson(line.slice(5).trim())
+            return ids === undefined ? Effect.void : learn(ids)
+          })
+        } else {
+          const ids = fromJson(yield* readText("ask", response))
+          if (ids !== undefined) yield* learn(ids)
+        }
+        if (conversationId === undefined) return yield* failure("ask", "the answer carries no conversationId")
+        if (turnId === undefined) return yield* failure("ask", "the answer carries no turnId")
+        return { conversationId, turnId }
+      })
+
+    const read = (route: "conversation" | "trace", template: string, ids: { conversationId: string; turnId: string }) =>
+      withRetries(route, [429, 502, 503, 504], send(route, "GET", fillRoute(template, ids)), true).pipe(
+        Effect.flatMap((r) => requireOk(route, r))
+      )
+
+    /** Deletes a conversation; 404 means it is already gone. Never fails: a failure is recorded. */
+    const remove = (testCase: Case, conversationId: string): Effect.Effect<void> => {
+      const attempt = withRetries(
+        "delete",
+        [429, 502, 503, 504],
+        send("delete", "DELETE", fillRoute(config.routes.delete, { conversationId })),
+        true
+      ).pipe(
+        Effect.flatMap((response) =>
+          response.status === 404 || (response.status >= 200 && response.status < 300)
+            ? Effect.void
+            : Effect.fail(failure("delete", `HTTP ${response.status}`))
+        )
+      )
+      const undeleted = (reason: string) =>
+        Ref.update(left, (l) => ({ ...l, undeleted: [...l.undeleted, { caseId: testCase.id, conversationId, reason }] }))
+      return detached(
+        attempt,
+        config.deleteTimeout,
+        () => failure("delete", `timed out after ${showDuration(config.deleteTimeout)}`)
+      ).pipe(Effect.catchAll((error) => undeleted(error.message)))
+    }
+
+    const obtain = (testCase: Case, endpoint: string): Effect.Effect<Turn, Failure, Scope.Scope> =>
+      Effect.gen(function*() {
+        const opened = yield* Ref.make<Option.Option<string>>(Option.none())
+        // The ask runs in a fiber of its own. When the case is cut short mid-ask (a timeout, Ctrl-C, a
+        // rejected session), the app may already have opened the conversation: the ask gets a short
+        // grace to say which, so that it can be deleted too.
+        const asking = yield* Effect.uninterruptible(
+          Effect.gen(function*() {
+            const fiber = yield* Effect.forkDaemon(Effect.interruptible(ask(endpoint, testCase.question, opened)))
+            yield* Effect.addFinalizer(() =>
+              Effect.gen(function*() {
+                if (Option.isNone(yield* Fiber.poll(fiber)) && Option.isNone(yield* Ref.get(opened))) {
+                  yield* detached(Fiber.await(fiber), askGrace, () => undefined).pipe(Effect.ignore)
+                  yield* Fiber.interrupt(fiber)
+                }
+                const id = yield* Ref.get(opened)
+                if (Option.isNone(id)) return
+                yield* config.keep
+                  ? Ref.update(left, (l) => ({ ...l, kept: [...l.kept, { caseId: testCase.id, conversationId: id.value }] }))
+                  : remove(testCase, id.value)
+              })
+            )
+            return fiber
+          })
+        )
+        const stage = yield* Ref.make<Route>("ask")
+        const turn = Effect.gen(function*() {
+          const ids = yield* Fiber.join(asking)
+          yield* Ref.set(stage, "conversation")
+          const conversation = yield* read("conversation", config.routes.conversation, ids).pipe(
+            Effect.flatMap((r) => readJson("conversation", r, Conversation))
+          )
+          yield* Ref.set(stage, "trace")
+          const trace = yield* read("trace", config.routes.trace, ids).pipe(
+            Effect.flatMap((r) => readJson("trace", r, TurnTrace))
+          )
+          if (trace.turnId !== ids.turnId) {
+            return yield* failure("trace", `is for turn ${JSON.stringify(trace.turnId)}, not ${JSON.stringify(ids.turnId)}`)
+          }
+          const assistant = conversation.messages.filter((m) => m.role === "assistant")
+          const message = assistant.some((m) => m.turnId !== undefined && m.turnId !== null)
+            ? assistant.find((m) => m.turnId === ids.turnId)
+            : assistant[assistant.length - 1]
+          if (message === undefined) {
+            return yield* failure("conversation", `no assistant message for turn ${JSON.stringify(ids.turnId)}`)
+          }
+          return { answer: message.content, trace }
+        })
+        return yield* turn.pipe(
+          Effect.timeout(config.timeout),
+          Effect.catchTag("TimeoutException", () =>
+            Effect.flatMap(Ref.get(stage), (route) => failure(route, `timed out after ${showDuration(config.timeout)}`)))
+        )
+      })
+
+    return {
+      obtain,
+      leftBehind: Ref.get(left)
+    }
+  })

@@ -1,0 +1,48 @@
+/**
+ * The surface protocol a live run speaks: ask a question in a new conversation, read the conversation
+ * and the turn's trace, delete the conversation. Route templates default to the ones below and can be
+ * overridden in the catalog's `routes`.
+ */
+import { Schema } from "effect"
+import type { Routes } from "./Surface.js"
+
+/** The routes of the protocol, by the name a fault or an error uses. */
+export type Route = "ask" | "conversation" | "trace" | "delete"
+
+/** Route templates, with `{conversationId}` and `{turnId}` placeholders. */
+export const defaultRoutes: Required<Routes> = {
+  conversation: "/api/ai/conversations/{conversationId}",
+  trace: "/api/ai/turns/{turnId}/trace",
+  delete: "/api/ai/conversations/{conversationId}"
+}
+
+/** The catalog's route overrides over the defaults. */
+export const resolveRoutes = (routes: Routes | undefined): Required<Routes> => ({ ...defaultRoutes, ...routes })
+
+/** Fills a route template; values are URL-encoded so an id cannot change the path. */
+export const fillRoute = (template: string, values: { conversationId?: string; turnId?: string }): string =>
+  template.replace(/\{(conversationId|turnId)\}/g, (_, key: "conversationId" | "turnId") =>
+    encodeURIComponent(values[key] ?? ""))
+
+/** The ids an ask answers with, in a JSON body or in any event of a stream. */
+export const AskIds = Schema.Struct({
+  conversationId: Schema.optionalWith(Schema.String, { exact: true }),
+  turnId: Schema.optionalWith(Schema.String, { exact: true })
+})
+
+/** One message of a conversation. */
+export const Message = Schema.Struct({
+  role: Schema.String,
+  content: Schema.String,
+  turnId: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
+})
+/** One message of a conversation. */
+export type Message = typeof Message.Type
+
+/** A conversation as the conversation route returns it. */
+export const Conversation = Schema.Struct({
+  id: Schema.String,
+  messages: Schema.Array(Message)
+})
+/** A conversation as the conversation route returns it. */
+export type Conversation = typeof Conversation.Type

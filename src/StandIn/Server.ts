@@ -1,0 +1,410 @@
+/**
+ * The stand-in surface server: a deterministic assistant that speaks the surface protocol on loopback.
+ * It has accounts with session cookies, a cap on open conversations per account (429 past it, so a
+ * runner that forgets to delete fails), the catalog's surfaces, a recorded trace per turn, and knobs
+ * for latency and for faults per route, so any route can be made to fail, hang, answer garbage or
+ * redirect. Tests, the demo and people trying the tool use it before pointing the suite at their app.
+ */
+import { randomBytes } from "node:crypto"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
+import { Effect, Redacted, type Scope } from "effect"
+import { type Route, resolveRoutes } from "../Schema/Protocol.js"
+import type { Catalog } from "../Schema/Surface.js"
+import { respond } from "./Assistant.js"
+
+/** What a faulted request gets instead of a proper answer. */
+export type FaultKind =
+  | { readonly kind: "status"; readonly status: number; readonly retryAfter?: string }
+  | { readonly kind: "hang" }
+  | { readonly kind: "reset" }
+  | { readonly kind: "not-json" }
+  | { readonly kind: "wrong-shape" }
+  | { readonly kind: "huge"; readonly bytes?: number }
+  | { readonly kind: "redirect"; readonly to: string }
+
+/**
+ * A fault injected into one route. It hits the questions it selects — those containing `match`, and
+ * of those the fraction `rate` (chosen by a hash of the question, so the same questions every run) —
+ * and, with `times`, only the first that many requests of each question.
+ */
+export type Fault = FaultKind & {
+  readonly route: Route
+  readonly rate?: number
+  readonly match?: string
+  readonly times?: number
+}
+
+/** How a surface answers the ask: an event stream, JSON (ids in body and headers), or ids in headers only. */
+export type AnswerMode = "stream" | "json" | "headers"
+
+/** The stand-in's knobs. */
+export interface StandInOptions {
+  /** The surfaces to serve and the route templates to serve them on. */
+  readonly catalog: Catalog
+  /** Loopback address to listen on (default 127.0.0.1). */
+  readonly host?: string
+  /** Port (default 0: any free port). */
+  readonly port?: number
+  /** A path prefix every route is served under, like an app behind a reverse proxy. */
+  readonly prefix?: string
+  /** Account names; each gets a session cookie (default `demo` and `other`). */
+  readonly accounts?: ReadonlyArray<string>
+  /** Open conversations an account may hold before asks are answered 429 (default 16). */
+  readonly maxConversations?: number
+  /** Milliseconds each route waits before answering. */
+  readonly latency?: Partial<Record<Route, number>>
+  /** Faults to inject. */
+  readonly faults?: ReadonlyArray<Fault>
+  /** How each surface answers the ask (default: surfaces with gated tools answer JSON, others stream). */
+  readonly answerModes?: Readonly<Record<string, AnswerMode>>
+}
+
+/** What the stand-in saw, for tests and benchmarks. */
+export interface StandInStats {
+  /** Requests per route, including faulted and rejected ones. */
+  readonly requests: Readonly<Record<Route, number>>
+  /** The most requests in flight at once. */
+  readonly peakInFlight: number
+  /** Conversations created and deleted. */
+  readonly created: number
+  readonly deleted: number
+  /** Asks refused because the account held its cap of conversations. */
+  readonly capHits: number
+  /** Requests refused for want of a valid session. */
+  readonly unauthorized: number
+}
+
+/** A conversation the stand-in holds. */
+export interface StoredConversation {
+  readonly id: string
+  readonly account: string
+  readonly surface: string
+  readonly question: string
+  readonly turnId: string
+}
+
+/** A running stand-in. */
+export interface StandIn {
+  /** The base URL to point a live run at. */
+  readonly url: string
+  /** The session cookie of an account (default the first). */
+  readonly cookie: (account?: string) => Redacted.Redacted<string>
+  /** Counters since start. */
+  readonly stats: () => StandInStats
+  /** The conversations an account holds now. */
+  readonly conversations: (account?: string) => ReadonlyArray<StoredConversation>
+  /** Replaces the faults. */
+  readonly setFaults: (faults: ReadonlyArray<Fault>) => void
+}
+
+/** The name of the stand-in's session cookie. */
+export const cookieName = "standin_session"
+
+const maxRequestBody = 1024 * 1024
+
+/** A stable fraction in [0, 1) for a string (FNV-1a), so a rate selects the same questions every run. */
+export const stableFraction = (text: string): number => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash / 0x1_0000_0000
+}
+
+const templatePattern = (prefix: string, template: string): RegExp =>
+  new RegExp(
+    `^${(prefix + template).replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\\{(conversationId|turnId)\\\}/g, "(?<$1>[^/]+)")}$`
+  )
+
+const readBody = (request: IncomingMessage): Promise<string | undefined> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size <= maxRequestBody) chunks.push(chunk)
+    })
+    request.on("end", () => resolve(size > maxRequestBody ? undefined : Buffer.concat(chunks).toString("utf8")))
+    request.on("error", () => resolve(undefined))
+  })
+
+const sendJson = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body)
+  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
+  response.end(text)
+}
+
+/** Starts the stand-in; it stops, dropping every open connection, when the scope closes. */
+export const start = (options: StandInOptions): Effect.Effect<StandIn, Error, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => listen(options),
+      catch: (error) => error instanceof Error ? error : new Error(String(error))
+    }),
+    (running) => Effect.promise(() => running.close())
+  ).pipe(Effect.map((running) => running.standIn))
+
+const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () => Promise<void> }> => {
+  const host = options.host ?? "127.0.0.1"
+  const prefix = (options.prefix ?? "").replace(/\/+$/, "")
+  const routes = resolveRoutes(options.catalog.routes)
+  const accounts = options.accounts ?? ["demo", "other"]
+  const maxConversations = options.maxConversations ?? 16
+  const tokens = new Map(accounts.map((account) => [randomBytes(16).toString("hex"), account] as const))
+  const tokenOf = new Map([...tokens].map(([token, account]) => [account, token] as const))
+  const runId = randomBytes(3).toString("hex")
+  let faults = options.faults ?? []
+  const attempts = new Map<string, number>()
+  const conversations = new Map<string, StoredConversation>()
+  const byTurn = new Map<string, StoredConversation>()
+  let counter = 0
+  let inFlight = 0
+  const stats = {
+    requests: { ask: 0, conversation: 0, trace: 0, delete: 0 } as Record<Route, number>,
+    peakInFlight: 0,
+    created: 0,
+    deleted: 0,
+    capHits: 0,
+    unauthorized: 0
+  }
+
+  const endpoints = new Map(Object.entries(options.catalog.surfaces).map(([name, s]) => [prefix + s.endpoint, name] as const))
+  const modeOf = (surface: string): AnswerMode =>
+    options.answerModes?.[surface] ?? ((options.catalog.surfaces[surface]?.gatedTools ?? []).length > 0 ? "json" : "stream")
+  const conversationPattern = templatePattern(prefix, routes.conversation)
+  const tracePattern = templatePattern(prefix, routes.trace)
+  const deletePattern = templatePattern(prefix, routes.delete)
+
+  const accountOf = (request: IncomingMessage): string | undefined => {
+    for (const part of (request.headers.cookie ?? "").split(";")) {
+      const [name, ...value] = part.trim().split("=")
+      if (name === cookieName) return tokens.get(value.join("="))
+    }
+    return undefined
+  }
+
+  const faultFor = (route: Route, question: string): FaultKind | undefined => {
+    for (const fault of faults) {
+      if (fault.route !== route) continue
+      if (fault.match !== undefined && !question.includes(fault.match)) continue
+      if (fault.rate !== undefined && stableFraction(`${route}\u0000${question}`) >= fault.rate) continue
+      if (fault.times !== undefined) {
+        const key = `${route}\u0000${question}`
+        const seen = attempts.get(key) ?? 0
+        attempts.set(key, seen + 1)
+        if (seen >= fault.times) continue
+      }
+      return fault
+    }
+    return undefined
+  }
+
+  const remove = (conversation: StoredConversation) => {
+    conversations.delete(conversation.id)
+    byTurn.delete(conversation.turnId)
+    stats.deleted++
+  }
+
+  const padding = (bytes: number) => "x".repeat(bytes)
+
+  /** Answers a request with a fault instead of `body`, its proper answer. */
+  const injure = (response: ServerResponse, fault: FaultKind, path: string, body: unknown): void => {
+    switch (fault.kind) {
+      case "status":
+        return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}` }, fault.retryAfter === undefined ? {} : { "retry-after": fault.retryAfter })
+      case "hang":
+        return
+      case "reset": {
+        const text = JSON.stringify(body)
+        response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+        response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy())
+        return
+      }
+      case "not-json":
+        response.writeHead(200, { "content-type": "text/html" })
+        return void response.end("<html><body>502 Bad Gateway</body></html>")
+      case "wrong-shape":
+        return sendJson(response, 200, { unexpected: true, items: [1, 2, 3] })
+      case "huge":
+        return sendJson(response, 200, { ...(body as object), padding: padding(fault.bytes ?? 5 * 1024 * 1024) })
+      case "redirect":
+        response.writeHead(307, { location: `${fault.to}${path}` })
+        return void response.end()
+    }
+  }
+
+  const handleAsk = async (request: IncomingMessage, response: ServerResponse, account: string, surface: string) => {
+    const raw = await readBody(request)
+    let question: unknown
+    try {
+      question = raw === undefined ? undefined : (JSON.parse(raw) as { message?: unknown }).message
+    } catch {
+      question = undefined
+    }
+    if (typeof question !== "string" || question.trim() === "") {
+      return sendJson(response, 400, { error: "expected a JSON body {\"message\": QUESTION}" })
+    }
+    const fault = faultFor("ask", question)
+    if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge") {
+      return injure(response, fault, request.url ?? "/", { error: "fault" })
+    }
+    const open = [...conversations.values()].filter((c) => c.account === account).length
+    if (open >= maxConversations) {
+      stats.capHits++
+      return sendJson(response, 429, { error: `conversation cap reached (${maxConversations} open)` })
+    }
+    counter++
+    const conversation: StoredConversation = {
+      id: `conv_${runId}${counter.toString(36)}`,
+      account,
+      surface,
+      question,
+      turnId: `turn_${runId}${counter.toString(36)}`
+    }
+    conversations.set(conversation.id, conversation)
+    byTurn.set(conversation.turnId, conversation)
+    stats.created++
+    const { answer } = respond(surface, question)
+    const ids = { conversationId: conversation.id, turnId: conversation.turnId }
+    const mode = modeOf(surface)
+    if (mode === "stream") {
+      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+      response.write(`data: ${JSON.stringify({ type: "start", conversationId: conversation.id })}\n\n`)
+      const chunks = answer.match(/[\s\S]{1,48}/g) ?? []
+      if (fault?.kind === "reset") {
+        response.write(`data: ${JSON.stringify({ type: "text-delta", delta: chunks[0] ?? "" })}\n\n`, () => response.socket?.destroy())
+        return
+      }
+      for (const delta of chunks) response.write(`data: ${JSON.stringify({ type: "text-delta", delta })}\n\n`)
+      if (fault?.kind === "huge") response.write(`data: ${JSON.stringify({ type: "debug", padding: padding(fault.bytes ?? 5 * 1024 * 1024) })}\n\n`)
+      response.write(`data: ${JSON.stringify({ type: "finish", turnId: conversation.turnId })}\n\n`)
+      return void response.end("data: [DONE]\n\n")
+    }
+    const headers = { "x-conversation-id": conversation.id, "x-turn-id": conversation.turnId }
+    if (fault !== undefined) {
+      for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
+      return injure(response, fault, request.url ?? "/", { ...ids, answer })
+    }
+    if (mode === "headers") {
+      response.writeHead(200, { "content-type": "text/plain; charset=utf-8", ...headers })
+      return void response.end(answer)
+    }
+    return sendJson(response, 200, { ...ids, answer }, headers)
+  }
+
+  const owned = (account: string, conversation: StoredConversation | undefined) =>
+    conversation !== undefined && conversation.account === account ? conversation : undefined
+
+  const handle = async (request: IncomingMessage, response: ServerResponse, route: Route, work: (account: string) => Promise<void> | void) => {
+    stats.requests[route]++
+    const wait = options.latency?.[route] ?? 0
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    const account = accountOf(request)
+    if (account === undefined) {
+      stats.unauthorized++
+      return sendJson(response, 401, { error: "sign in first" })
+    }
+    return work(account)
+  }
+
+  const server = createServer((request, response) => {
+    inFlight++
+    stats.peakInFlight = Math.max(stats.peakInFlight, inFlight)
+    response.on("close", () => inFlight--)
+    const path = (request.url ?? "/").split("?")[0] ?? "/"
+    const method = request.method ?? "GET"
+    const surface = endpoints.get(path)
+    const routeFor = (): [Route, RegExpExecArray] | undefined => {
+      if (method === "GET") {
+        const trace = tracePattern.exec(path)
+        if (trace !== null) return ["trace", trace]
+        const conversation = conversationPattern.exec(path)
+        if (conversation !== null) return ["conversation", conversation]
+      }
+      if (method === "DELETE") {
+        const del = deletePattern.exec(path)
+        if (del !== null) return ["delete", del]
+      }
+      return undefined
+    }
+    const done = (promise: Promise<void> | void) =>
+      Promise.resolve(promise).catch(() => {
+        if (!response.headersSent) sendJson(response, 500, { error: "stand-in failure" })
+        else response.destroy()
+      })
+    if (surface !== undefined && method === "POST") {
+      return done(handle(request, response, "ask", (account) => handleAsk(request, response, account, surface)))
+    }
+    const matched = routeFor()
+    if (matched === undefined) return sendJson(response, 404, { error: "no such route" })
+    const [route, match] = matched
+    const groups = match.groups ?? {}
+    return done(handle(request, response, route, (account) => {
+      const conversation = route === "trace"
+        ? owned(account, byTurn.get(decodeURIComponent(groups["turnId"] ?? "")))
+        : owned(account, conversations.get(decodeURIComponent(groups["conversationId"] ?? "")))
+      if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
+      const turn = respond(conversation.surface, conversation.question)
+      const body = route === "trace"
+        ? { turnId: conversation.turnId, surface: conversation.surface, ...turn }
+        : route === "conversation"
+        ? {
+          id: conversation.id,
+          messages: [
+            { role: "user", content: conversation.question },
+            { role: "assistant", content: turn.answer, turnId: conversation.turnId }
+          ]
+        }
+        : { deleted: conversation.id }
+      const fault = faultFor(route, conversation.question)
+      if (fault !== undefined) {
+        // A delete answered 200 (whatever its body) or 404 says the conversation is gone, so it goes.
+        const deletesAnyway = route === "delete" &&
+          (fault.kind === "not-json" || fault.kind === "wrong-shape" || fault.kind === "huge" ||
+            (fault.kind === "status" && fault.status === 404))
+        if (deletesAnyway) remove(conversation)
+        return injure(response, fault, path, body)
+      }
+      if (route === "delete") remove(conversation)
+      return sendJson(response, 200, body)
+    }))
+  })
+
+  const sockets = new Set<Socket>()
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
+
+  return new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(options.port ?? 0, host, () => {
+      const { port } = server.address() as AddressInfo
+      const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}${prefix}`
+      const first = accounts[0] ?? "demo"
+      resolve({
+        standIn: {
+          url,
+          cookie: (account = first) => {
+            const token = tokenOf.get(account)
+            if (token === undefined) throw new Error(`the stand-in has no account ${account}`)
+            return Redacted.make(`${cookieName}=${token}`)
+          },
+          stats: () => ({ ...stats, requests: { ...stats.requests } }),
+          conversations: (account = first) => [...conversations.values()].filter((c) => c.account === account),
+          setFaults: (next) => {
+            faults = next
+            attempts.clear()
+          }
+        },
+        close: () =>
+          new Promise<void>((done) => {
+            for (const socket of sockets) socket.destroy()
+            server.close(() => done())
+          })
+      })
+    })
+  })
+}

@@ -1,0 +1,183 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Exit, Redacted, Schema, Scope } from "effect"
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { RunResult } from "../../src/Schema/Result.js"
+import { type StandIn, start, type StandInOptions } from "../../src/StandIn/Server.js"
+import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
+import { goldenSet } from "../support/live.js"
+
+/** Runs `body` with a stand-in serving the committed catalog, stopping it afterwards. */
+const withStandIn = async <A>(options: Omit<StandInOptions, "catalog">, body: (s: StandIn) => Promise<A>): Promise<A> => {
+  const scope = Effect.runSync(Scope.make())
+  const set = await Effect.runPromise(goldenSet)
+  const standIn = await Effect.runPromise(Scope.extend(start({ catalog: set.catalog, ...options }), scope))
+  try {
+    return await body(standIn)
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+const cookieOf = (s: StandIn) => Redacted.value(s.cookie())
+const tokenOf = (s: StandIn) => cookieOf(s).split("=")[1]!
+const scratch = () => mkdtempSync(join(tmpdir(), "eval-live-"))
+
+describe("eval run --base-url", () => {
+  it("runs the golden set live with the cookie from EVAL_COOKIE, holds the floor, and leaves nothing behind", () =>
+    withStandIn({}, async (s) => {
+      const run = await evalCliAsync(["run", "--base-url", s.url, "--check"], { env: { EVAL_COOKIE: cookieOf(s) } })
+      expect(run.stderr).toBe("")
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain("22/22 passed · pass rate 1.0000 · floor 0.8181 · holds the floor")
+      expect(s.stats().requests).toEqual({ ask: 22, conversation: 22, trace: 22, delete: 22 })
+      expect(s.conversations()).toEqual([])
+    }))
+
+  it("never shows the cookie: not in output, results, recordings or errors, even when routes fail", () =>
+    withStandIn({
+      faults: [
+        { route: "trace", kind: "status", status: 500, rate: 0.3 },
+        { route: "delete", kind: "status", status: 500, match: "refund on a Harbor invoice" }
+      ]
+    }, async (s) => {
+      const dir = scratch()
+      const args = ["run", "--base-url", s.url, "--json", join(dir, "r.json"), "--record", join(dir, "rec")]
+      for (const env of [{ EVAL_COOKIE: cookieOf(s) }, {}]) {
+        const run = await evalCliAsync(Object.keys(env).length > 0 ? args : [...args, "--cookie", cookieOf(s)], { env })
+        expect(run.code).toBe(0)
+        expect(run.stdout).toMatch(/✗ .*\n {4}turn error {2}trace: HTTP 500/)
+        expect(run.stderr).toMatch(/^1 conversation could not be deleted; delete it by hand:\n {2}conv_\S+ +docs\.refund-window-cites-source: delete: HTTP 500\n$/)
+        const everything = [
+          run.stdout,
+          run.stderr,
+          readFileSync(join(dir, "r.json"), "utf8"),
+          ...readdirSync(join(dir, "rec")).map((f) => readFileSync(join(dir, "rec", f), "utf8"))
+        ].join("\n")
+        expect(everything).not.toContain(tokenOf(s))
+      }
+    }))
+
+  it.each([
+    [["--fixtures", "cases/fixtures"], { EVAL_COOKIE: "s=1" }, "error: --fixtures and --base-url cannot be used together: pick one source of turns"],
+    [[], {}, "error: a live run needs the session cookie: set EVAL_COOKIE='name=value' (or pass --cookie)"],
+    [[], { EVAL_COOKIE: "secret-without-a-name" }, "error: the session cookie must look like name=value, on one line"]
+  ])("refuses %j with %j as a usage error (exit 2), never echoing the cookie", async (extra, env, message) => {
+    const run = await evalCliAsync(["run", "--base-url", "http://127.0.0.1:9", ...extra], { env })
+    expect(run.code).toBe(2)
+    expect(run.stderr.trim()).toBe(message)
+    expect(run.stderr).not.toContain("secret-without")
+  })
+
+  it("refuses a base URL that is not http(s) or carries credentials", async () => {
+    for (const url of ["ftp://example.test", "not a url", "http://user:pw@127.0.0.1:9"]) {
+      const run = await evalCliAsync(["run", "--base-url", url], { env: { EVAL_COOKIE: "s=1" } })
+      expect(run.code).toBe(2)
+      expect(run.stderr).toMatch(/^error: --base-url .*: expected an http\(s\) URL/)
+      expect(run.stderr).not.toContain("pw@")
+    }
+  })
+
+  it("stops at once on a rejected session (exit 2), starting no further case", () =>
+    withStandIn({}, async (s) => {
+      const run = await evalCliAsync(["run", "--base-url", s.url], { env: { EVAL_COOKIE: "standin_session=expired" } })
+      expect(run.code).toBe(2)
+      expect(run.stderr.trim()).toBe("error: session rejected: sign in again")
+      expect(run.stdout).toBe("")
+      expect(s.stats().requests.ask).toBeLessThanOrEqual(4)
+      expect(s.stats().created).toBe(0)
+    }))
+
+  it("--keep leaves the conversations and prints their ids for the turn inspector", () =>
+    withStandIn({ maxConversations: 30 }, async (s) => {
+      const run = await evalCliAsync(["run", "--base-url", s.url, "--keep", "--filter", "smoke"], {
+        env: { EVAL_COOKIE: cookieOf(s) }
+      })
+      expect(run.code).toBe(0)
+      const listed = [...run.stdout.matchAll(/^ {2}(conv_\S+) +(\S+)$/gm)].map((m) => m[1])
+      expect(run.stdout).toContain(`kept ${listed.length} conversations for the turn inspector:`)
+      expect(listed.length).toBeGreaterThan(1)
+      expect(listed.sort()).toEqual(s.conversations().map((c) => c.id).sort())
+    }))
+
+  it("records the live turns, and replaying them offline gives the same verdicts and facts", () =>
+    withStandIn({ faults: [{ route: "conversation", kind: "status", status: 500, rate: 0.2 }] }, async (s) => {
+      const dir = scratch()
+      const env = { EVAL_COOKIE: cookieOf(s) }
+      const live = await evalCliAsync(
+        ["run", "--base-url", s.url, "--record", join(dir, "turns"), "--json", join(dir, "live.json")],
+        { env }
+      )
+      expect(live.code).toBe(0)
+      const replay = await evalCliAsync(["run", "--fixtures", join(dir, "turns"), "--json", join(dir, "replay.json")])
+      expect(replay.code).toBe(0)
+      const read = (f: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(dir, f), "utf8")))
+      const [a, b] = [read("live.json"), read("replay.json")]
+      const obtained = a.cases.filter((c) => c.error === undefined)
+      expect(obtained.length).toBeGreaterThan(10)
+      expect(obtained.length).toBeLessThan(22)
+      expect(readdirSync(join(dir, "turns")).sort()).toEqual(obtained.map((c) => `${c.id}.json`).sort())
+      for (const c of obtained) expect(b.cases.find((r) => r.id === c.id)).toEqual(c)
+    }))
+})
+
+describe("an interrupted live run", () => {
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+    it(`deletes the conversations in flight on ${signal} and exits ${code}`, () =>
+      withStandIn({ latency: { trace: 20_000 } }, async (s) => {
+        const cli = startCli(["run", "--base-url", s.url, "--concurrency", "6", "--json", join(scratch(), "r.json")], {
+          env: { EVAL_COOKIE: cookieOf(s) }
+        })
+        while (s.stats().requests.trace < 6) await new Promise((resolve) => setTimeout(resolve, 20))
+        expect(s.conversations()).toHaveLength(6)
+        cli.signal(signal)
+        const run = await cli.done
+        expect(run.code).toBe(code)
+        expect(run.stderr).toContain(signal === "SIGINT" ? "interrupted: cleaning up" : "terminated: cleaning up")
+        expect(run.stderr).not.toMatch(stackFrame)
+        expect(s.conversations()).toEqual([])
+        expect(s.stats().deleted).toBe(6)
+      }))
+  }
+})
+
+describe("eval standin", () => {
+  it("serves the stand-in with its faults until stopped, printing how to sign in", async () => {
+    const standin = startCli(["standin", "--port", "0", "--fault", "trace:500@0.3", "--max-conversations", "2"])
+    while (!standin.stdout().includes("Ctrl-C stops it.")) {
+      expect(standin.stderr()).toBe("")
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(standin.stdout())![1]!
+    const cookie = /export EVAL_COOKIE='([^']+)'/.exec(standin.stdout())![1]!
+    const run = await evalCliAsync(["run", "--base-url", url, "--concurrency", "2", "--json", join(scratch(), "r.json")], {
+      env: { EVAL_COOKIE: cookie }
+    })
+    expect(run.code).toBe(0)
+    const failures = [...run.stdout.matchAll(/turn error {2}(.*)$/gm)].map((m) => m[1])
+    expect(failures.length).toBeGreaterThan(2)
+    expect(new Set(failures)).toEqual(new Set(["trace: HTTP 500"]))
+    standin.signal("SIGINT")
+    expect((await standin.done).code).toBe(130)
+  })
+
+  it("refuses a bad fault spec and a non-loopback address (exit 2)", async () => {
+    const fault = await evalCliAsync(["standin", "--port", "0", "--fault", "trace:teapot"])
+    expect(fault.code).toBe(2)
+    expect(fault.stderr).toMatch(/^error: --fault "trace:teapot": expected ROUTE:FAULT\[@RATE\]/)
+    const host = await evalCliAsync(["standin", "--port", "0", "--host", "0.0.0.0"])
+    expect(host.code).toBe(2)
+    expect(host.stderr.trim()).toBe("error: --host 0.0.0.0: the stand-in listens on loopback only (127.0.0.1, ::1)")
+  })
+})
+
+describe("npm start (eval demo)", () => {
+  it("runs the golden set live against a stand-in it starts itself, with --check, and exits 0", async () => {
+    const run = await evalCliAsync(["demo"])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/^stand-in assistant on http:\/\/127\.0\.0\.1:\d+;/)
+    expect(run.stdout).toContain("22/22 passed · pass rate 1.0000 · floor 0.8181 · holds the floor")
+    expect(run.stdout).toContain("22 questions, 22 conversation reads, 22 trace reads, 22 conversations opened, 22 deleted, 0 left")
+  })
+})

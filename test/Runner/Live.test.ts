@@ -1,0 +1,279 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Fiber, Redacted } from "effect"
+import { createServer, type IncomingHttpHeaders } from "node:http"
+import type { AddressInfo } from "node:net"
+import type { Case } from "../../src/Schema/Case.js"
+import type { Route } from "../../src/Schema/Protocol.js"
+import { type Fault, type FaultKind, start, type StandInOptions } from "../../src/StandIn/Server.js"
+import { goldenSet, liveClient, runLive } from "../support/live.js"
+
+const live = <A, E>(name: string, body: () => Effect.Effect<A, E, import("effect").Scope.Scope>, timeout = 60_000) =>
+  it.live(name, () => Effect.scoped(body()), timeout)
+
+const standIn = (options: Omit<StandInOptions, "catalog"> = {}) =>
+  Effect.flatMap(goldenSet, (set) => Effect.map(start({ catalog: set.catalog, ...options }), (s) => ({ set, s })))
+
+/** A docs case, an agent case and two more: both answer modes and every route in a few cases. */
+const pick = (cases: ReadonlyArray<Case>): ReadonlyArray<Case> =>
+  [cases[0]!, cases[3]!, cases[13]!, cases[15]!]
+
+describe("a live run against the stand-in", () => {
+  live("grades every case over the four routes and deletes every conversation", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({ maxConversations: 4 })
+      const { results, left } = yield* runLive(liveClient(s, set), set, set.cases, 4)
+      expect(results.filter((r) => !r.passed).map((r) => [r.id, r.error, r.expectations])).toEqual([])
+      expect(results.map((r) => r.id)).toEqual(set.cases.map((c) => c.id))
+      const stats = s.stats()
+      expect(stats.requests).toEqual({ ask: 22, conversation: 22, trace: 22, delete: 22 })
+      expect(stats).toMatchObject({ created: 22, deleted: 22, capHits: 0, unauthorized: 0 })
+      expect(stats.peakInFlight).toBeLessThanOrEqual(4)
+      expect(s.conversations()).toEqual([])
+      expect(left).toEqual({ kept: [], undeleted: [] })
+    }))
+
+  live("reads ids from a JSON body, an event stream, or headers alone", () =>
+    Effect.gen(function*() {
+      for (const mode of ["json", "stream", "headers"] as const) {
+        const { set, s } = yield* standIn({ answerModes: { "docs": mode, "ops-agent": mode } })
+        const { results } = yield* runLive(liveClient(s, set), set, pick(set.cases))
+        expect(results.map((r) => [r.id, r.passed, r.error])).toEqual(pick(set.cases).map((c) => [c.id, true, undefined]))
+        expect(s.conversations()).toEqual([])
+      }
+    }))
+
+  live("follows the catalog's routes under a base URL with a path", () =>
+    Effect.gen(function*() {
+      const set0 = yield* goldenSet
+      const set = {
+        ...set0,
+        catalog: {
+          ...set0.catalog,
+          routes: {
+            conversation: "/v2/threads/{conversationId}",
+            trace: "/v2/threads/turns/{turnId}/debug",
+            delete: "/v2/threads/{conversationId}/remove"
+          }
+        }
+      }
+      const s = yield* start({ catalog: set.catalog, prefix: "/app" })
+      expect(s.url).toMatch(/\/app$/)
+      const { results } = yield* runLive(liveClient(s, set), set, pick(set.cases))
+      expect(results.every((r) => r.passed)).toBe(true)
+      expect(s.stats().requests).toEqual({ ask: 4, conversation: 4, trace: 4, delete: 4 })
+      expect(s.conversations()).toEqual([])
+    }))
+
+  live("--keep leaves every conversation and names it; a runner that keeps them hits the cap", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({ maxConversations: 3 })
+      const cases = pick(set.cases)
+      const { results, left } = yield* runLive(liveClient(s, set, { keep: true, retries: 1 }), set, cases, 1)
+      expect(results.map((r) => r.error)).toEqual([undefined, undefined, undefined, "ask: HTTP 429"])
+      expect(left.kept.map((k) => k.caseId)).toEqual(cases.slice(0, 3).map((c) => c.id))
+      expect(left.kept.map((k) => k.conversationId).sort()).toEqual(s.conversations().map((c) => c.id).sort())
+      expect(s.stats().capHits).toBe(2)
+      expect(s.stats().deleted).toBe(0)
+    }))
+
+  live("deletes the conversations in flight when the run is interrupted", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({ latency: { conversation: 30_000 } })
+      const fiber = yield* Effect.fork(runLive(liveClient(s, set, { timeout: Duration.minutes(2) }), set, set.cases, 4))
+      while (s.stats().created < 4) yield* Effect.sleep("20 millis")
+      expect(s.conversations()).toHaveLength(4)
+      const exit = yield* Fiber.interrupt(fiber)
+      expect(Exit.isInterrupted(exit)).toBe(true)
+      expect(s.conversations()).toEqual([])
+      expect(s.stats()).toMatchObject({ created: 4, deleted: 4 })
+    }))
+})
+
+describe("a rejected session", () => {
+  live("stops the run at once and still deletes the conversations in flight", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({
+        latency: { trace: 300 },
+        faults: [{ route: "trace", kind: "status", status: 401, match: set0Question }]
+      })
+      const exit = yield* Effect.exit(runLive(liveClient(s, set), set, set.cases, 4))
+      expect(Exit.isFailure(exit) && Exit.causeOption(exit)).toBeTruthy()
+      expect(String(exit)).toContain("SessionRejected")
+      expect(s.stats().requests.ask).toBeLessThanOrEqual(5)
+      console.error("RUN RETURNED", Date.now() % 100000, JSON.stringify(s.conversations().map((c) => c.id)))
+      expect(s.conversations()).toEqual([])
+    }))
+
+  live("is a bad cookie as well: no conversation is created", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn()
+      const exit = yield* Effect.exit(
+        runLive(liveClient(s, set, { cookie: Redacted.make("standin_session=forged") }), set, set.cases, 2)
+      )
+      expect(String(exit)).toContain("SessionRejected")
+      expect(s.stats().created).toBe(0)
+      expect(s.stats().unauthorized).toBeGreaterThanOrEqual(1)
+    }))
+})
+
+/** The first golden-set question: faults below select it by a substring. */
+const set0Question = "refund on a Harbor invoice"
+
+describe("retries", () => {
+  live("retries a read on 429, honouring Retry-After, and the case passes", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({
+        faults: [{ route: "trace", kind: "status", status: 429, retryAfter: "1", times: 1, match: set0Question }]
+      })
+      const started = Date.now()
+      const { results } = yield* runLive(liveClient(s, set), set, [set.cases[0]!])
+      expect(results[0]).toMatchObject({ passed: true })
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950)
+      expect(s.stats().requests.trace).toBe(2)
+    }))
+
+  live("retries the ask on 503 but never on 500, so no stray conversation is opened", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({
+        faults: [
+          { route: "ask", kind: "status", status: 503, times: 2, match: set0Question },
+          { route: "ask", kind: "status", status: 500, times: 1, match: "roll back a bad deploy" }
+        ]
+      })
+      const cases = [set.cases[0]!, set.cases[2]!]
+      const { results } = yield* runLive(liveClient(s, set), set, cases)
+      expect(results.map((r) => [r.passed, r.error])).toEqual([[true, undefined], [false, "ask: HTTP 500"]])
+      expect(s.stats().requests.ask).toBe(4)
+      expect(s.stats().created).toBe(1)
+    }))
+
+  live("gives up after the retries and says how the last attempt ended", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({
+        faults: [{ route: "conversation", kind: "status", status: 502, match: set0Question }]
+      })
+      const { results } = yield* runLive(liveClient(s, set, { retries: 2 }), set, [set.cases[0]!])
+      expect(results[0]?.error).toBe("conversation: HTTP 502")
+      expect(s.stats().requests.conversation).toBe(3)
+      expect(s.conversations()).toEqual([])
+    }))
+})
+
+const otherOrigin = Effect.acquireRelease(
+  Effect.async<{ origin: string; seen: Array<IncomingHttpHeaders>; close: () => void }>((resume) => {
+    const seen: Array<IncomingHttpHeaders> = []
+    const server = createServer((request, response) => {
+      seen.push(request.headers)
+      response.end("{}")
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(Effect.succeed({
+        origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        seen,
+        close: () => server.close()
+      })))
+  }),
+  (other) => Effect.sync(other.close)
+)
+
+describe("every fault fails only its case, with the route and the fault, and leaks nothing", () => {
+  const faults: ReadonlyArray<[Route, FaultKind, RegExp]> = [
+    ["ask", { kind: "status", status: 500 }, /^ask: HTTP 500$/],
+    ["ask", { kind: "status", status: 503 }, /^ask: HTTP 503$/],
+    ["ask", { kind: "status", status: 404 }, /^ask: HTTP 404$/],
+    ["ask", { kind: "hang" }, /^ask: timed out after 1500ms$/],
+    ["ask", { kind: "reset" }, /^ask: connection reset while reading the answer$/],
+    ["ask", { kind: "not-json" }, /^ask: the answer carries no conversationId$/],
+    ["ask", { kind: "wrong-shape" }, /^ask: the answer carries no conversationId$/],
+    ["conversation", { kind: "status", status: 500 }, /^conversation: HTTP 500$/],
+    ["conversation", { kind: "status", status: 503, retryAfter: "0" }, /^conversation: HTTP 503$/],
+    ["conversation", { kind: "status", status: 404 }, /^conversation: HTTP 404$/],
+    ["conversation", { kind: "hang" }, /^conversation: timed out after 1500ms$/],
+    ["conversation", { kind: "reset" }, /^conversation: connection reset while reading the answer$/],
+    ["conversation", { kind: "not-json" }, /^conversation: not JSON$/],
+    ["conversation", { kind: "wrong-shape" }, /^conversation: \$\.id: missing \(and 1 more\)$/],
+    ["trace", { kind: "status", status: 502 }, /^trace: HTTP 502$/],
+    ["trace", { kind: "status", status: 429 }, /^trace: HTTP 429$/],
+    ["trace", { kind: "hang" }, /^trace: timed out after 1500ms$/],
+    ["trace", { kind: "reset" }, /^trace: connection reset while reading the answer$/],
+    ["trace", { kind: "not-json" }, /^trace: not JSON$/],
+    ["trace", { kind: "wrong-shape" }, /^trace: \$\.turnId: missing \(and 5 more\)$/]
+  ]
+
+  for (const [route, fault, reason] of faults) {
+    live(`${route} ${fault.kind}${fault.kind === "status" ? ` ${fault.status}` : ""}`, () =>
+      Effect.gen(function*() {
+        const { set, s } = yield* standIn({ faults: [{ route, ...fault, match: set0Question } as Fault] })
+        const cases = pick(set.cases)
+        const { results, left } = yield* runLive(
+          liveClient(s, set, { timeout: Duration.millis(1500), retries: 1 }),
+          set,
+          cases
+        )
+        expect(results[0]?.passed).toBe(false)
+        expect(results[0]?.error).toMatch(reason)
+        expect(results.slice(1).map((r) => [r.passed, r.error])).toEqual(cases.slice(1).map(() => [true, undefined]))
+        expect(s.conversations()).toEqual([])
+        expect(left.undeleted).toEqual([])
+      }))
+  }
+
+  live("a 5 MB trace is read and graded like any other", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({ faults: [{ route: "trace", kind: "huge", match: set0Question }] })
+      const { results } = yield* runLive(liveClient(s, set), set, pick(set.cases))
+      expect(results.every((r) => r.passed)).toBe(true)
+    }))
+
+  live("a redirect to another origin is not followed, so the cookie never reaches it", () =>
+    Effect.gen(function*() {
+      const other = yield* otherOrigin
+      for (const route of ["ask", "conversation", "trace", "delete"] as const) {
+        const { set, s } = yield* standIn({ faults: [{ route, kind: "redirect", to: other.origin, match: set0Question }] })
+        const { results, left } = yield* runLive(liveClient(s, set), set, pick(set.cases))
+        if (route === "delete") {
+          expect(results.every((r) => r.passed)).toBe(true)
+          expect(left.undeleted).toEqual([{
+            caseId: set.cases[0]!.id,
+            conversationId: expect.stringMatching(/^conv_/),
+            reason: `delete: redirected to another origin (${other.origin}); not followed`
+          }])
+          expect(s.conversations().map((c) => c.id)).toEqual([left.undeleted[0]!.conversationId])
+        } else {
+          expect(results[0]?.error).toBe(`${route}: redirected to another origin (${other.origin}); not followed`)
+          expect(results.slice(1).every((r) => r.passed)).toBe(true)
+          expect(s.conversations()).toEqual([])
+        }
+      }
+      expect(other.seen).toEqual([])
+    }))
+
+  live("a delete that keeps failing is reported by id; a 404 means already gone", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({
+        faults: [
+          { route: "delete", kind: "status", status: 500, match: set0Question },
+          { route: "delete", kind: "status", status: 404 }
+        ]
+      })
+      const cases = pick(set.cases)
+      const { results, left } = yield* runLive(liveClient(s, set, { retries: 1 }), set, cases)
+      expect(results.every((r) => r.passed)).toBe(true)
+      expect(left.undeleted).toEqual([
+        { caseId: cases[0]!.id, conversationId: expect.stringMatching(/^conv_/), reason: "delete: HTTP 500" }
+      ])
+      expect(s.conversations().map((c) => c.id)).toEqual([left.undeleted[0]!.conversationId])
+    }))
+
+  live("a delete that hangs is bounded by its own timeout and reported", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({ faults: [{ route: "delete", kind: "hang", match: set0Question }] })
+      const { results, left } = yield* runLive(
+        liveClient(s, set, { deleteTimeout: Duration.millis(500) }),
+        set,
+        [set.cases[0]!]
+      )
+      expect(results[0]?.passed).toBe(true)
+      expect(left.undeleted.map((u) => u.reason)).toEqual(["delete: timed out after 500ms"])
+    }))
+})

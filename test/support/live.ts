@@ -1,0 +1,44 @@
+/** A stand-in on loopback and the live SurfaceClient pointed at it, for tests over real HTTP. */
+import { NodeContext } from "@effect/platform-node"
+import { Duration, Effect, Layer } from "effect"
+import { HttpLive } from "../../src/Commands/Run.js"
+import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
+import type { LiveConfig } from "../../src/Runner/LiveClient.js"
+import { Runner } from "../../src/Runner/Runner.js"
+import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
+import type { Case } from "../../src/Schema/Case.js"
+import { resolveRoutes } from "../../src/Schema/Protocol.js"
+import type { StandIn } from "../../src/StandIn/Server.js"
+
+export const goldenSet: Effect.Effect<GoldenSet> = loadGoldenSet(defaultCasesFile, defaultSurfacesFile).pipe(
+  Effect.provide(NodeContext.layer),
+  Effect.orDie
+)
+
+/** The live client against a stand-in, with short waits so retries and timeouts are quick. */
+export const liveClient = (standIn: StandIn, set: GoldenSet, overrides: Partial<LiveConfig> = {}) =>
+  SurfaceClient.Live({
+    baseUrl: new URL(standIn.url),
+    cookie: standIn.cookie(),
+    routes: resolveRoutes(set.catalog.routes),
+    timeout: Duration.seconds(10),
+    deleteTimeout: Duration.seconds(5),
+    keep: false,
+    retryDelay: Duration.millis(20),
+    askGrace: Duration.seconds(1),
+    ...overrides
+  }).pipe(Layer.provide(HttpLive))
+
+/** Runs cases through the Runner on a client layer; returns the results and what the client left behind. */
+export const runLive = (
+  client: Layer.Layer<SurfaceClient>,
+  set: GoldenSet,
+  cases: ReadonlyArray<Case> = set.cases,
+  concurrency = 4
+) =>
+  Effect.gen(function*() {
+    const runner = yield* Runner
+    const results = yield* runner.run(set.catalog, cases, { concurrency })
+    const left = yield* Effect.flatMap(SurfaceClient, (c) => c.leftBehind ?? Effect.succeed({ kept: [], undeleted: [] }))
+    return { results, left }
+  }).pipe(Effect.provide(Runner.Default.pipe(Layer.provideMerge(client))))
