@@ -7,7 +7,7 @@
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
-import { Duration, Effect, Either, Fiber, Option, Redacted, Ref, type Schema, type Scope, Stream } from "effect"
+import { Data, Duration, Effect, Either, Fiber, Option, Redacted, Ref, type Schema, type Scope, Stream } from "effect"
 import type { Case } from "../Schema/Case.js"
 import { decodeValue } from "../Schema/Decode.js"
 import { SessionRejected, TurnError } from "../Schema/Errors.js"
@@ -98,6 +98,15 @@ const describeTransport = (error: HttpClientError): string => {
 
 type Failure = TurnError | SessionRejected
 
+/** What retrying looks at in an answer. */
+interface Answered {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** A request that got no answer (refused, reset, dropped); retried where that is safe. */
+class TransportFailure extends Data.TaggedError("TransportFailure")<{ readonly reason: string }> {}
+
 /**
  * Runs cleanup to its end in a fiber of its own, bounded by `limit`: the interruption that closes a
  * case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the limit can.
@@ -130,7 +139,7 @@ export const makeLive = (config: LiveConfig) =>
       method: "GET" | "POST" | "DELETE",
       path: string,
       body?: unknown
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, Failure> =>
+    ): Effect.Effect<HttpClientResponse.HttpClientResponse, Failure | TransportFailure> =>
       Effect.gen(function*() {
         let url = urlOf(path)
         for (let hop = 0;; hop++) {
@@ -141,7 +150,7 @@ export const makeLive = (config: LiveConfig) =>
           if (route === "ask") request = HttpClientRequest.setHeader(request, "accept", "application/json, text/event-stream")
           if (body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, body)
           const response = yield* client.execute(request).pipe(
-            Effect.mapError((error) => failure(route, describeTransport(error)))
+            Effect.mapError((error) => new TransportFailure({ reason: describeTransport(error) }))
           )
           if (response.status === 401) return yield* new SessionRejected()
           const location = response.headers["location"]
@@ -161,31 +170,39 @@ export const makeLive = (config: LiveConfig) =>
         }
       })
 
-    /** Retries retryable answers with exponential backoff, honouring `Retry-After`. */
-    const withRetries = (
+    /**
+     * Retries retryable answers with exponential backoff, honouring `Retry-After`, and — when
+     * `retryTransport` — a connection that failed. Any other failure ends the attempts at once.
+     */
+    const withRetries = <A extends Answered>(
       route: Route,
       retryable: ReadonlyArray<number>,
-      attempt: Effect.Effect<HttpClientResponse.HttpClientResponse, Failure>,
+      attempt: Effect.Effect<A, Failure | TransportFailure>,
       retryTransport: boolean
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, Failure> => {
-      const loop = (n: number): Effect.Effect<HttpClientResponse.HttpClientResponse, Failure> =>
-        attempt.pipe(
-          Effect.flatMap((response) =>
-            retryable.includes(response.status) && n < retries
-              ? Effect.gen(function*() {
-                const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-                const backoff = Duration.times(retryDelay, 2 ** n)
-                const asked = retryAfter(response.headers["retry-after"], now)
-                yield* Effect.sleep(Option.match(asked, { onNone: () => backoff, onSome: (d) => Duration.max(d, backoff) }))
-                return yield* loop(n + 1)
-              })
-              : Effect.succeed(response)
-          ),
-          Effect.catchIf(
-            (error): error is TurnError => retryTransport && error._tag === "TurnError" && n < retries,
-            () => Effect.zipRight(Effect.sleep(Duration.times(retryDelay, 2 ** n)), loop(n + 1))
-          )
-        )
+    ): Effect.Effect<A, Failure> => {
+      const once = attempt.pipe(
+        Effect.map(Either.right),
+        Effect.catchTag("TransportFailure", (error) => Effect.succeed(Either.left(error)))
+      )
+      const loop = (n: number): Effect.Effect<A, Failure> =>
+        Effect.flatMap(once, (outcome) =>
+          Effect.gen(function*() {
+            const backoff = Duration.times(retryDelay, 2 ** n)
+            if (n < retries && Either.isLeft(outcome) && retryTransport) {
+              yield* Effect.sleep(backoff)
+              return yield* loop(n + 1)
+            }
+            if (n < retries && Either.isRight(outcome) && retryable.includes(outcome.right.status)) {
+              const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+              const asked = retryAfter(outcome.right.headers["retry-after"], now)
+              yield* Effect.sleep(Option.match(asked, { onNone: () => backoff, onSome: (d) => Duration.max(d, backoff) }))
+              return yield* loop(n + 1)
+            }
+            return yield* Either.match(outcome, {
+              onLeft: (error) => Effect.fail(failure(route, error.reason)),
+              onRight: Effect.succeed
+            })
+          }))
       return loop(0)
     }
 
@@ -199,10 +216,10 @@ export const makeLive = (config: LiveConfig) =>
       response: HttpClientResponse.HttpClientResponse,
       split: boolean,
       onLine?: (line: string) => Effect.Effect<void>
-    ): Effect.Effect<ReadonlyArray<string>, TurnError> => {
+    ): Effect.Effect<ReadonlyArray<string>, TurnError | TransportFailure> => {
       let bytes = 0
       const limited = response.stream.pipe(
-        Stream.mapError((error) => failure(route, `${describeTransport(error)} while reading the answer`)),
+        Stream.mapError((error) => new TransportFailure({ reason: `${describeTransport(error)} while reading the answer` })),
         Stream.tap((chunk) => {
           bytes += chunk.byteLength
           return bytes > maxBody
@@ -221,28 +238,27 @@ export const makeLive = (config: LiveConfig) =>
     }
 
     /** Parses and decodes a JSON body; a problem names the route and the JSON path. */
-    const readJson = <A, I>(route: Route, response: HttpClientResponse.HttpClientResponse, schema: Schema.Schema<A, I>) =>
-      Effect.flatMap(readText(route, response), (text) => {
-        let value: unknown
-        try {
-          value = JSON.parse(text)
-        } catch {
-          return Effect.fail(failure(route, "not JSON"))
-        }
-        return Either.match(decodeValue(schema, route, value, "lenient"), {
-          onLeft: (error) => {
-            const [first] = error.problems
-            const more = error.problems.length > 1 ? ` (and ${error.problems.length - 1} more)` : ""
-            return Effect.fail(failure(route, `${first?.path ?? "$"}: ${first?.message ?? "unexpected shape"}${more}`))
-          },
-          onRight: (decoded) => Effect.succeed(decoded)
-        })
+    const decodeBody = <A, I>(route: Route, text: string, schema: Schema.Schema<A, I>): Effect.Effect<A, TurnError> => {
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch {
+        return Effect.fail(failure(route, "not JSON"))
+      }
+      return Either.match(decodeValue(schema, route, value, "lenient"), {
+        onLeft: (error) => {
+          const [first] = error.problems
+          const more = error.problems.length > 1 ? ` (and ${error.problems.length - 1} more)` : ""
+          return Effect.fail(failure(route, `${first?.path ?? "$"}: ${first?.message ?? "unexpected shape"}${more}`))
+        },
+        onRight: Effect.succeed
       })
+    }
 
-    const requireOk = (route: Route, response: HttpClientResponse.HttpClientResponse) =>
-      response.status >= 200 && response.status < 300
-        ? Effect.succeed(response)
-        : Effect.fail(failure(route, `HTTP ${response.status}`))
+    const requireOk = <A extends Answered>(route: Route, answered: A) =>
+      answered.status >= 200 && answered.status < 300
+        ? Effect.succeed(answered)
+        : Effect.fail(failure(route, `HTTP ${answered.status}`))
 
     /** Asks the question; the conversation id is recorded in `opened` the moment it is known. */
     const ask = (endpoint: string, question: string, opened: Ref.Ref<Option.Option<string>>) =>
@@ -268,25 +284,39 @@ export const makeLive = (config: LiveConfig) =>
             return undefined
           }
         }
-        if ((response.headers["content-type"] ?? "").startsWith("text/event-stream")) {
-          yield* readLines("ask", response, true, (line) => {
+        // The question is not re-asked when its answer breaks off: that would open a second conversation.
+        const body = (response.headers["content-type"] ?? "").startsWith("text/event-stream")
+          ? readLines("ask", response, true, (line) => {
             if (!line.startsWith("data:")) return Effect.void
             const ids = fromJson(line.slice(5).trim())
             return ids === undefined ? Effect.void : learn(ids)
           })
-        } else {
-          const ids = fromJson(yield* readText("ask", response))
-          if (ids !== undefined) yield* learn(ids)
-        }
+          : Effect.flatMap(readText("ask", response), (text) => {
+            const ids = fromJson(text)
+            return ids === undefined ? Effect.void : learn(ids)
+          })
+        yield* body.pipe(Effect.catchTag("TransportFailure", (error) => failure("ask", error.reason)))
         if (conversationId === undefined) return yield* failure("ask", "the answer carries no conversationId")
         if (turnId === undefined) return yield* failure("ask", "the answer carries no turnId")
         return { conversationId, turnId }
       })
 
-    const read = (route: "conversation" | "trace", template: string, ids: { conversationId: string; turnId: string }) =>
-      withRetries(route, [429, 502, 503, 504], send(route, "GET", fillRoute(template, ids)), true).pipe(
-        Effect.flatMap((r) => requireOk(route, r))
+    /** Reads a route's JSON; a dropped connection, even half-way through the body, is retried. */
+    const read = <A, I>(
+      route: "conversation" | "trace",
+      template: string,
+      ids: { conversationId: string; turnId: string },
+      schema: Schema.Schema<A, I>
+    ) => {
+      const fetch = Effect.flatMap(send(route, "GET", fillRoute(template, ids)), (response) =>
+        response.status >= 200 && response.status < 300
+          ? Effect.map(readText(route, response), (text) => ({ status: response.status, headers: response.headers, text }))
+          : Effect.succeed({ status: response.status, headers: response.headers, text: "" }))
+      return withRetries(route, [429, 502, 503, 504], fetch, true).pipe(
+        Effect.flatMap((answered) => requireOk(route, answered)),
+        Effect.flatMap((answered) => decodeBody(route, answered.text, schema))
       )
+    }
 
     /** Deletes a conversation; 404 means it is already gone. Never fails: a failure is recorded. */
     const remove = (testCase: Case, conversationId: string): Effect.Effect<void> => {
@@ -340,13 +370,9 @@ export const makeLive = (config: LiveConfig) =>
         const turn = Effect.gen(function*() {
           const ids = yield* Fiber.join(asking)
           yield* Ref.set(stage, "conversation")
-          const conversation = yield* read("conversation", config.routes.conversation, ids).pipe(
-            Effect.flatMap((r) => readJson("conversation", r, Conversation))
-          )
+          const conversation = yield* read("conversation", config.routes.conversation, ids, Conversation)
           yield* Ref.set(stage, "trace")
-          const trace = yield* read("trace", config.routes.trace, ids).pipe(
-            Effect.flatMap((r) => readJson("trace", r, TurnTrace))
-          )
+          const trace = yield* read("trace", config.routes.trace, ids, TurnTrace)
           if (trace.turnId !== ids.turnId) {
             return yield* failure("trace", `is for turn ${JSON.stringify(trace.turnId)}, not ${JSON.stringify(ids.turnId)}`)
           }

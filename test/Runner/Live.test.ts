@@ -100,7 +100,6 @@ describe("a rejected session", () => {
       expect(Exit.isFailure(exit) && Exit.causeOption(exit)).toBeTruthy()
       expect(String(exit)).toContain("SessionRejected")
       expect(s.stats().requests.ask).toBeLessThanOrEqual(5)
-      console.error("RUN RETURNED", Date.now() % 100000, JSON.stringify(s.conversations().map((c) => c.id)))
       expect(s.conversations()).toEqual([])
     }))
 
@@ -145,6 +144,16 @@ describe("retries", () => {
       expect(results.map((r) => [r.passed, r.error])).toEqual([[true, undefined], [false, "ask: HTTP 500"]])
       expect(s.stats().requests.ask).toBe(4)
       expect(s.stats().created).toBe(1)
+    }))
+
+  live("retries a read whose connection dropped half-way through the body", () =>
+    Effect.gen(function*() {
+      const { set, s } = yield* standIn({
+        faults: [{ route: "trace", kind: "reset", times: 1, match: set0Question }]
+      })
+      const { results } = yield* runLive(liveClient(s, set), set, [set.cases[0]!])
+      expect(results[0]).toMatchObject({ passed: true })
+      expect(s.stats().requests.trace).toBe(2)
     }))
 
   live("gives up after the retries and says how the last attempt ended", () =>
@@ -231,6 +240,7 @@ describe("every fault fails only its case, with the route and the fault, and lea
       for (const route of ["ask", "conversation", "trace", "delete"] as const) {
         const { set, s } = yield* standIn({ faults: [{ route, kind: "redirect", to: other.origin, match: set0Question }] })
         const { results, left } = yield* runLive(liveClient(s, set), set, pick(set.cases))
+        expect(s.stats().requests[route]).toBe(4)
         if (route === "delete") {
           expect(results.every((r) => r.passed)).toBe(true)
           expect(left.undeleted).toEqual([{
