@@ -17,6 +17,9 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
     const surface = catalog.surfaces[name]!
     const at = `$.surfaces${/^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`}`
     if (name.trim() === "") problems.push({ path: at, message: "expected a non-empty surface name" })
+    if (!surface.endpoint.startsWith("/")) {
+      problems.push({ path: `${at}.endpoint`, message: `expected a path starting with "/", got ${JSON.stringify(surface.endpoint)}` })
+    }
     surface.gatedTools?.forEach((tool, i) => {
       if (!surface.tools.includes(tool)) {
         problems.push({
@@ -25,6 +28,17 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
         })
       }
     })
+  }
+  const needs = { conversation: "{conversationId}", trace: "{turnId}", delete: "{conversationId}" } as const
+  for (const route of ["conversation", "trace", "delete"] as const) {
+    const template = catalog.routes?.[route]
+    if (template === undefined) continue
+    if (!template.startsWith("/") || !template.includes(needs[route])) {
+      problems.push({
+        path: `$.routes.${route}`,
+        message: `expected a path starting with "/" that holds ${needs[route]}, got ${JSON.stringify(template)}`
+      })
+    }
   }
   return problems
 }

@@ -35,6 +35,20 @@ describe("catalogProblems", () => {
         message: "gated tool \"deploy\" is not one of the surface's tools (x)"
       }])
   })
+
+  it("rejects an endpoint that is not a path and route templates without their id", () => {
+    expect(catalogProblems({
+      surfaces: { docs: { endpoint: "api/ask", tools: [] } },
+      routes: { conversation: "/threads/{id}", trace: "turns/{turnId}", delete: "/threads/{conversationId}" }
+    })).toEqual([
+      { path: "$.surfaces.docs.endpoint", message: "expected a path starting with \"/\", got \"api/ask\"" },
+      {
+        path: "$.routes.conversation",
+        message: "expected a path starting with \"/\" that holds {conversationId}, got \"/threads/{id}\""
+      },
+      { path: "$.routes.trace", message: "expected a path starting with \"/\" that holds {turnId}, got \"turns/{turnId}\"" }
+    ])
+  })
 })
 
 describe("caseProblems", () => {
