@@ -5,7 +5,7 @@ import { readJson } from "../Files.js"
 import { loadGoldenSet, type GoldenSet } from "../Runner/GoldenSet.js"
 import { BadInput } from "../Schema/Errors.js"
 import { RunResult } from "../Schema/Result.js"
-import { readBaseline, writeBaseline } from "../Scorecard/BaselineStore.js"
+import { readBaseline, withBaselineLock, writeBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { ratchet } from "../Scorecard/Ratchet.js"
 import { resultInconsistencies, showRate } from "../Scorecard/Scorecard.js"
@@ -14,6 +14,10 @@ const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOStri
 
 /** Applies the ratchet for a run over `set`, writing the baseline when the floor rises. */
 export const applyRatchet = (set: GoldenSet, baselineFile: string, result: RunResult) =>
+  withBaselineLock(baselineFile, ratchetLocked(set, baselineFile, result))
+
+/** The ratchet's read, decision and write, run while holding the baseline's lock. */
+const ratchetLocked = (set: GoldenSet, baselineFile: string, result: RunResult) =>
   Effect.gen(function*() {
     const current = yield* readBaseline(baselineFile)
     const decision = yield* ratchet(current, result, caseSetFingerprint(set.cases), yield* today)

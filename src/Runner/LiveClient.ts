@@ -111,13 +111,17 @@ class TransportFailure extends Data.TaggedError("TransportFailure")<{ readonly r
  * Runs cleanup to its end in a fiber of its own, bounded by `limit`: the interruption that closes a
  * case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the limit can.
  */
-const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Duration, onTimeout: () => E) =>
-  Effect.flatMap(
-    Effect.forkDaemon(Effect.timeoutFail(Effect.interruptible(effect), { duration: limit, onTimeout })),
-    Fiber.join
-  )
+const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Duration): Effect.Effect<Option.Option<A>, E> =>
+  Effect.flatMap(Effect.forkDaemon(Effect.timeoutOption(Effect.interruptible(effect), limit)), Fiber.join)
 
 const failure = (route: Route, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
+
+/** A timeout names what was being retried when time ran out, or that nothing answered. */
+const timedOut = (route: Route, limit: Duration.Duration, retrying: Option.Option<string>): TurnError =>
+  Option.match(retrying, {
+    onNone: () => failure(route, `timed out after ${showDuration(limit)}`),
+    onSome: (why) => failure(route, `${why} (retried until the ${showDuration(limit)} timeout)`)
+  })
 
 /** Builds the live client's operations over an HttpClient. */
 export const makeLive = (config: LiveConfig) =>
@@ -178,7 +182,8 @@ export const makeLive = (config: LiveConfig) =>
       route: Route,
       retryable: ReadonlyArray<number>,
       attempt: Effect.Effect<A, Failure | TransportFailure>,
-      retryTransport: boolean
+      retryTransport: boolean,
+      retrying: Ref.Ref<Option.Option<string>>
     ): Effect.Effect<A, Failure> => {
       const once = attempt.pipe(
         Effect.map(Either.right),
@@ -189,10 +194,12 @@ export const makeLive = (config: LiveConfig) =>
           Effect.gen(function*() {
             const backoff = Duration.times(retryDelay, 2 ** n)
             if (n < retries && Either.isLeft(outcome) && retryTransport) {
+              yield* Ref.set(retrying, Option.some(outcome.left.reason))
               yield* Effect.sleep(backoff)
               return yield* loop(n + 1)
             }
             if (n < retries && Either.isRight(outcome) && retryable.includes(outcome.right.status)) {
+              yield* Ref.set(retrying, Option.some(`HTTP ${outcome.right.status}`))
               const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
               const asked = retryAfter(outcome.right.headers["retry-after"], now)
               yield* Effect.sleep(Option.match(asked, { onNone: () => backoff, onSome: (d) => Duration.max(d, backoff) }))
@@ -203,7 +210,7 @@ export const makeLive = (config: LiveConfig) =>
               onRight: Effect.succeed
             })
           }))
-      return loop(0)
+      return Effect.zipRight(Ref.set(retrying, Option.none()), loop(0))
     }
 
     /** The body as text, at most `maxBody` bytes. */
@@ -261,10 +268,20 @@ export const makeLive = (config: LiveConfig) =>
         : Effect.fail(failure(route, `HTTP ${answered.status}`))
 
     /** Asks the question; the conversation id is recorded in `opened` the moment it is known. */
-    const ask = (endpoint: string, question: string, opened: Ref.Ref<Option.Option<string>>) =>
+    const ask = (
+      endpoint: string,
+      question: string,
+      opened: Ref.Ref<Option.Option<string>>,
+      retrying: Ref.Ref<Option.Option<string>>
+    ) =>
       Effect.gen(function*() {
-        const response = yield* withRetries("ask", [429, 503], send("ask", "POST", endpoint, { message: question }), false)
-          .pipe(Effect.flatMap((r) => requireOk("ask", r)))
+        const response = yield* withRetries(
+          "ask",
+          [429, 503],
+          send("ask", "POST", endpoint, { message: question }),
+          false,
+          retrying
+        ).pipe(Effect.flatMap((r) => requireOk("ask", r)))
         let conversationId = response.headers["x-conversation-id"]
         let turnId = response.headers["x-turn-id"]
         const learn = (ids: typeof AskIds.Type) =>
@@ -293,7 +310,9 @@ export const makeLive = (config: LiveConfig) =>
           })
           : Effect.flatMap(readText("ask", response), (text) => {
             const ids = fromJson(text)
-            return ids === undefined ? Effect.void : learn(ids)
+            if (ids !== undefined) return learn(ids)
+            // Ids in headers make any body acceptable (plain text, say); without them it had to be JSON.
+            return conversationId === undefined ? Effect.fail(failure("ask", "not JSON")) : Effect.void
           })
         yield* body.pipe(Effect.catchTag("TransportFailure", (error) => failure("ask", error.reason)))
         if (conversationId === undefined) return yield* failure("ask", "the answer carries no conversationId")
@@ -306,54 +325,64 @@ export const makeLive = (config: LiveConfig) =>
       route: "conversation" | "trace",
       template: string,
       ids: { conversationId: string; turnId: string },
-      schema: Schema.Schema<A, I>
+      schema: Schema.Schema<A, I>,
+      retrying: Ref.Ref<Option.Option<string>>
     ) => {
       const fetch = Effect.flatMap(send(route, "GET", fillRoute(template, ids)), (response) =>
         response.status >= 200 && response.status < 300
           ? Effect.map(readText(route, response), (text) => ({ status: response.status, headers: response.headers, text }))
           : Effect.succeed({ status: response.status, headers: response.headers, text: "" }))
-      return withRetries(route, [429, 502, 503, 504], fetch, true).pipe(
+      return withRetries(route, [429, 502, 503, 504], fetch, true, retrying).pipe(
         Effect.flatMap((answered) => requireOk(route, answered)),
         Effect.flatMap((answered) => decodeBody(route, answered.text, schema))
       )
     }
 
     /** Deletes a conversation; 404 means it is already gone. Never fails: a failure is recorded. */
-    const remove = (testCase: Case, conversationId: string): Effect.Effect<void> => {
-      const attempt = withRetries(
-        "delete",
-        [429, 502, 503, 504],
-        send("delete", "DELETE", fillRoute(config.routes.delete, { conversationId })),
-        true
-      ).pipe(
-        Effect.flatMap((response) =>
-          response.status === 404 || (response.status >= 200 && response.status < 300)
-            ? Effect.void
-            : Effect.fail(failure("delete", `HTTP ${response.status}`))
+    const remove = (testCase: Case, conversationId: string): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const retrying = yield* Ref.make<Option.Option<string>>(Option.none())
+        const attempt = withRetries(
+          "delete",
+          [429, 502, 503, 504],
+          send("delete", "DELETE", fillRoute(config.routes.delete, { conversationId })),
+          true,
+          retrying
+        ).pipe(
+          Effect.flatMap((response) =>
+            response.status === 404 || (response.status >= 200 && response.status < 300)
+              ? Effect.void
+              : Effect.fail(failure("delete", `HTTP ${response.status}`))
+          )
         )
-      )
-      const undeleted = (reason: string) =>
-        Ref.update(left, (l) => ({ ...l, undeleted: [...l.undeleted, { caseId: testCase.id, conversationId, reason }] }))
-      return detached(
-        attempt,
-        config.deleteTimeout,
-        () => failure("delete", `timed out after ${showDuration(config.deleteTimeout)}`)
-      ).pipe(Effect.catchAll((error) => undeleted(error.message)))
-    }
+        yield* detached(attempt, config.deleteTimeout).pipe(
+          Effect.flatMap(Option.match({
+            onSome: Effect.succeed,
+            onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", config.deleteTimeout, why)))
+          })),
+          Effect.catchAll((error) =>
+            Ref.update(left, (l) => ({
+              ...l,
+              undeleted: [...l.undeleted, { caseId: testCase.id, conversationId, reason: error.message }]
+            }))
+          )
+        )
+      })
 
     const obtain = (testCase: Case, endpoint: string): Effect.Effect<Turn, Failure, Scope.Scope> =>
       Effect.gen(function*() {
         const opened = yield* Ref.make<Option.Option<string>>(Option.none())
+        const retrying = yield* Ref.make<Option.Option<string>>(Option.none())
         // The ask runs in a fiber of its own. When the case is cut short mid-ask (a timeout, Ctrl-C, a
         // rejected session), the app may already have opened the conversation: the ask gets a short
         // grace to say which, so that it can be deleted too.
         const asking = yield* Effect.uninterruptible(
           Effect.gen(function*() {
-            const fiber = yield* Effect.forkDaemon(Effect.interruptible(ask(endpoint, testCase.question, opened)))
+            const fiber = yield* Effect.forkDaemon(Effect.interruptible(ask(endpoint, testCase.question, opened, retrying)))
             yield* Effect.addFinalizer(() =>
               Effect.gen(function*() {
                 if (Option.isNone(yield* Fiber.poll(fiber)) && Option.isNone(yield* Ref.get(opened))) {
-                  yield* detached(Fiber.await(fiber), askGrace, () => undefined).pipe(Effect.ignore)
+                  yield* detached(Fiber.await(fiber), askGrace)
                   yield* Fiber.interrupt(fiber)
                 }
                 const id = yield* Ref.get(opened)
@@ -370,9 +399,9 @@ export const makeLive = (config: LiveConfig) =>
         const turn = Effect.gen(function*() {
           const ids = yield* Fiber.join(asking)
           yield* Ref.set(stage, "conversation")
-          const conversation = yield* read("conversation", config.routes.conversation, ids, Conversation)
+          const conversation = yield* read("conversation", config.routes.conversation, ids, Conversation, retrying)
           yield* Ref.set(stage, "trace")
-          const trace = yield* read("trace", config.routes.trace, ids, TurnTrace)
+          const trace = yield* read("trace", config.routes.trace, ids, TurnTrace, retrying)
           if (trace.turnId !== ids.turnId) {
             return yield* failure("trace", `is for turn ${JSON.stringify(trace.turnId)}, not ${JSON.stringify(ids.turnId)}`)
           }
@@ -388,7 +417,8 @@ export const makeLive = (config: LiveConfig) =>
         return yield* turn.pipe(
           Effect.timeout(config.timeout),
           Effect.catchTag("TimeoutException", () =>
-            Effect.flatMap(Ref.get(stage), (route) => failure(route, `timed out after ${showDuration(config.timeout)}`)))
+            Effect.flatMap(Effect.zip(Ref.get(stage), Ref.get(retrying)), ([route, why]) =>
+              Effect.fail(timedOut(route, config.timeout, why))))
         )
       })
 

@@ -56,17 +56,52 @@ export const parseJson = (file: string, text: string): Either.Either<unknown, Ba
 /** How strictly to treat keys the schema does not name: input we own rejects them, recorded turns ignore them. */
 export type Strictness = "strict" | "lenient"
 
+/** Nesting no file of the contract needs, and that checking would have to recurse through. */
+export const maxDepth = 256
+
+/** The JSON path of the first value nested deeper than `limit`, found without recursion. */
+export const tooDeep = (value: unknown, limit = maxDepth): string | undefined => {
+  // A cheap pass first: most values are shallow, and only a deep one needs its path.
+  const depths: Array<[unknown, number]> = [[value, 0]]
+  let deepest = 0
+  while (depths.length > 0 && deepest < limit) {
+    const [current, depth] = depths.pop()!
+    if (current === null || typeof current !== "object") continue
+    deepest = Math.max(deepest, depth)
+    for (const child of Object.values(current)) {
+      if (child !== null && typeof child === "object") depths.push([child, depth + 1])
+    }
+  }
+  if (deepest < limit) return undefined
+  const stack: Array<[unknown, ReadonlyArray<PropertyKey>]> = [[value, []]]
+  while (stack.length > 0) {
+    const [current, path] = stack.pop()!
+    if (current === null || typeof current !== "object") continue
+    if (path.length >= limit) return jsonPath(path)
+    for (const [key, child] of Object.entries(current)) {
+      stack.push([child, [...path, Array.isArray(current) ? Number(key) : key]])
+    }
+  }
+  return undefined
+}
+
 /** Decodes a parsed value, reporting every problem with its JSON path. */
 export const decodeValue = <A, I>(
   schema: Schema.Schema<A, I>,
   file: string,
   value: unknown,
   strictness: Strictness = "strict"
-): Either.Either<A, BadInput> =>
-  Schema.decodeUnknownEither(schema, {
+): Either.Either<A, BadInput> => {
+  const deep = tooDeep(value)
+  if (deep !== undefined) {
+    const at = deep.length > 80 ? `${deep.slice(0, 80)}…` : deep
+    return Either.left(new BadInput({ file, problems: [{ path: at, message: `nested more than ${maxDepth} levels deep` }] }))
+  }
+  return Schema.decodeUnknownEither(schema, {
     errors: "all",
     onExcessProperty: strictness === "strict" ? "error" : "ignore"
   })(value).pipe(Either.mapLeft((error) => new BadInput({ file, problems: problemsOf(error) })))
+}
 
 /** Parses and decodes JSON text in one step. */
 export const decodeJson = <A, I>(

@@ -1,13 +1,13 @@
 /**
- * The baseline file: read (absent is not a floor of 0, and corrupt is always an error) and written
- * atomically.
+ * The baseline file: read (absent is not a floor of 0, and corrupt is always an error), written
+ * atomically, and changed by one ratchet at a time.
  */
-import type { FileSystem } from "@effect/platform"
-import { Effect, Either, Option } from "effect"
-import { readTextIfPresent, writeAtomically } from "../Files.js"
+import { FileSystem } from "@effect/platform"
+import { Clock, Duration, Effect, Either, Option } from "effect"
+import { describeFileError, readTextIfPresent, writeAtomically } from "../Files.js"
 import { Baseline } from "../Schema/Baseline.js"
 import { decodeJson } from "../Schema/Decode.js"
-import type { BadInput } from "../Schema/Errors.js"
+import { BadInput } from "../Schema/Errors.js"
 
 /** The default location of the baseline. */
 export const defaultBaselineFile = "baseline.json"
@@ -33,3 +33,54 @@ export const encodeBaseline = (baseline: Baseline): string =>
 /** Writes the baseline atomically. */
 export const writeBaseline = (file: string, baseline: Baseline): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
   writeAtomically(file, encodeBaseline(baseline))
+
+/** How long a ratchet waits for another one holding the baseline's lock. */
+const lockWait = Duration.seconds(30)
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM"
+  }
+}
+
+/**
+ * Runs `effect` holding the baseline's lock (`FILE.lock`, created exclusively, holding the owner's
+ * pid), so two ratchets racing on one baseline take turns: each reads the floor the other wrote. A
+ * lock left by a process that no longer runs is taken over.
+ */
+export const withBaselineLock = <A, E, R>(
+  file: string,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | BadInput, R | FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const lock = `${file}.lock`
+    const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(lockWait)
+    const cannot = (message: string) => new BadInput({ file, problems: [{ path: "", message }] })
+    const acquire: Effect.Effect<void, BadInput> = Effect.gen(function*() {
+      for (let attempt = 0;; attempt++) {
+        const taken = yield* fs.writeFileString(lock, `${process.pid}\n`, { flag: "wx" }).pipe(
+          Effect.as(true),
+          Effect.catchIf(
+            (error) => error._tag === "SystemError" && error.reason === "AlreadyExists",
+            () => Effect.succeed(false)
+          ),
+          Effect.mapError((error) => cannot(`cannot lock: ${describeFileError(error)}`))
+        )
+        if (taken) return
+        const owner = Number((yield* fs.readFileString(lock).pipe(Effect.orElseSucceed(() => ""))).trim())
+        if (Number.isInteger(owner) && owner > 0 && !isAlive(owner)) {
+          yield* fs.remove(lock).pipe(Effect.ignore)
+          continue
+        }
+        if ((yield* Clock.currentTimeMillis) > deadline) {
+          return yield* cannot(`locked by another ratchet (process ${owner || "unknown"}); if none runs, delete ${lock}`)
+        }
+        yield* Effect.sleep(Duration.millis(20 + (attempt % 5) * 10))
+      }
+    })
+    return yield* Effect.acquireUseRelease(acquire, () => effect, () => fs.remove(lock).pipe(Effect.ignore))
+  })

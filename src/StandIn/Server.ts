@@ -210,13 +210,15 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   const padding = (bytes: number) => "x".repeat(bytes)
 
   /** Answers a request with a fault instead of `body`, its proper answer. */
-  const injure = (response: ServerResponse, fault: FaultKind, path: string, body: unknown): void => {
+  const injure = (response: ServerResponse, route: Route, fault: FaultKind, path: string, body: unknown): void => {
     switch (fault.kind) {
       case "status":
         return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}` }, fault.retryAfter === undefined ? {} : { "retry-after": fault.retryAfter })
       case "hang":
         return
       case "reset": {
+        // A delete's reset drops the connection before any answer: a 200 would say it was done.
+        if (route === "delete") return void response.socket?.destroy()
         const text = JSON.stringify(body)
         response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
         response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy())
@@ -248,7 +250,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     }
     const fault = faultFor("ask", question)
     if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge") {
-      return injure(response, fault, request.url ?? "/", { error: "fault" })
+      return injure(response, "ask", fault, request.url ?? "/", { error: "fault" })
     }
     const open = [...conversations.values()].filter((c) => c.account === account).length
     if (open >= maxConversations) {
@@ -285,7 +287,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     const headers = { "x-conversation-id": conversation.id, "x-turn-id": conversation.turnId }
     if (fault !== undefined) {
       for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
-      return injure(response, fault, request.url ?? "/", { ...ids, answer })
+      return injure(response, "ask", fault, request.url ?? "/", { ...ids, answer })
     }
     if (mode === "headers") {
       response.writeHead(200, { "content-type": "text/plain; charset=utf-8", ...headers })
@@ -365,7 +367,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
           (fault.kind === "not-json" || fault.kind === "wrong-shape" || fault.kind === "huge" ||
             (fault.kind === "status" && fault.status === 404))
         if (deletesAnyway) remove(conversation)
-        return injure(response, fault, path, body)
+        return injure(response, route, fault, path, body)
       }
       if (route === "delete") remove(conversation)
       return sendJson(response, 200, body)

@@ -1,24 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Redacted, Schema, Scope } from "effect"
+import { Redacted, Schema } from "effect"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { RunResult } from "../../src/Schema/Result.js"
-import { type StandIn, start, type StandInOptions } from "../../src/StandIn/Server.js"
+import type { StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
-import { goldenSet } from "../support/live.js"
-
-/** Runs `body` with a stand-in serving the committed catalog, stopping it afterwards. */
-const withStandIn = async <A>(options: Omit<StandInOptions, "catalog">, body: (s: StandIn) => Promise<A>): Promise<A> => {
-  const scope = Effect.runSync(Scope.make())
-  const set = await Effect.runPromise(goldenSet)
-  const standIn = await Effect.runPromise(Scope.extend(start({ catalog: set.catalog, ...options }), scope))
-  try {
-    return await body(standIn)
-  } finally {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-  }
-}
+import { withStandIn } from "../support/live.js"
 
 const cookieOf = (s: StandIn) => Redacted.value(s.cookie())
 const tokenOf = (s: StandIn) => cookieOf(s).split("=")[1]!

@@ -192,7 +192,7 @@ describe("every fault fails only its case, with the route and the fault, and lea
     ["ask", { kind: "status", status: 404 }, /^ask: HTTP 404$/],
     ["ask", { kind: "hang" }, /^ask: timed out after 1500ms$/],
     ["ask", { kind: "reset" }, /^ask: connection reset while reading the answer$/],
-    ["ask", { kind: "not-json" }, /^ask: the answer carries no conversationId$/],
+    ["ask", { kind: "not-json" }, /^ask: not JSON$/],
     ["ask", { kind: "wrong-shape" }, /^ask: the answer carries no conversationId$/],
     ["conversation", { kind: "status", status: 500 }, /^conversation: HTTP 500$/],
     ["conversation", { kind: "status", status: 503, retryAfter: "0" }, /^conversation: HTTP 503$/],

@@ -1,6 +1,6 @@
 /** A stand-in on loopback and the live SurfaceClient pointed at it, for tests over real HTTP. */
 import { NodeContext } from "@effect/platform-node"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import { HttpLive } from "../../src/Commands/Run.js"
 import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import type { LiveConfig } from "../../src/Runner/LiveClient.js"
@@ -8,7 +8,7 @@ import { Runner } from "../../src/Runner/Runner.js"
 import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import type { Case } from "../../src/Schema/Case.js"
 import { resolveRoutes } from "../../src/Schema/Protocol.js"
-import type { StandIn } from "../../src/StandIn/Server.js"
+import { type StandIn, start, type StandInOptions } from "../../src/StandIn/Server.js"
 
 export const goldenSet: Effect.Effect<GoldenSet> = loadGoldenSet(defaultCasesFile, defaultSurfacesFile).pipe(
   Effect.provide(NodeContext.layer),
@@ -42,3 +42,18 @@ export const runLive = (
     const left = yield* Effect.flatMap(SurfaceClient, (c) => c.leftBehind ?? Effect.succeed({ kept: [], undeleted: [] }))
     return { results, left }
   }).pipe(Effect.provide(Runner.Default.pipe(Layer.provideMerge(client))))
+
+/** Runs `body` with a stand-in serving the committed catalog, stopping it afterwards. */
+export const withStandIn = async <A>(
+  options: Omit<StandInOptions, "catalog">,
+  body: (s: StandIn) => Promise<A>
+): Promise<A> => {
+  const scope = Effect.runSync(Scope.make())
+  const set = await Effect.runPromise(goldenSet)
+  const standIn = await Effect.runPromise(Scope.extend(start({ catalog: set.catalog, ...options }), scope))
+  try {
+    return await body(standIn)
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
