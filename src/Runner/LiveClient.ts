@@ -104,6 +104,11 @@ interface Answered {
   readonly headers: Readonly<Record<string, string>>
 }
 
+/** An answer: a 2xx with its body still to read, or any other status with its body read away. */
+interface Sent extends Answered {
+  readonly response: HttpClientResponse.HttpClientResponse | undefined
+}
+
 /** A request that got no answer (refused, reset, dropped); retried where that is safe. */
 class TransportFailure extends Data.TaggedError("TransportFailure")<{ readonly reason: string }> {}
 
@@ -143,7 +148,7 @@ export const makeLive = (config: LiveConfig) =>
       method: "GET" | "POST" | "DELETE",
       path: string,
       body?: unknown
-    ): Effect.Effect<HttpClientResponse.HttpClientResponse, Failure | TransportFailure> =>
+    ): Effect.Effect<Sent, Failure | TransportFailure> =>
       Effect.gen(function*() {
         let url = urlOf(path)
         for (let hop = 0;; hop++) {
@@ -156,9 +161,13 @@ export const makeLive = (config: LiveConfig) =>
           const response = yield* client.execute(request).pipe(
             Effect.mapError((error) => new TransportFailure({ reason: describeTransport(error) }))
           )
-          if (response.status === 401) return yield* new SessionRejected()
-          const location = response.headers["location"]
-          if (response.status < 300 || response.status >= 400 || location === undefined) return response
+          const { headers, status } = response
+          if (status >= 200 && status < 300) return { status, headers, response }
+          // A body nobody reads would hold its connection open: every other answer is read away.
+          yield* Effect.ignore(Stream.runDrain(response.stream))
+          if (status === 401) return yield* new SessionRejected()
+          const location = headers["location"]
+          if (status < 300 || status >= 400 || location === undefined) return { status, headers, response: undefined }
           const target = yield* Effect.try({
             try: () => new URL(location, url),
             catch: () => failure(route, `HTTP ${response.status} to an unreadable location`)
@@ -281,7 +290,11 @@ export const makeLive = (config: LiveConfig) =>
           send("ask", "POST", endpoint, { message: question }),
           false,
           retrying
-        ).pipe(Effect.flatMap((r) => requireOk("ask", r)))
+        ).pipe(
+          Effect.flatMap((sent) =>
+            sent.response === undefined ? Effect.fail(failure("ask", `HTTP ${sent.status}`)) : Effect.succeed(sent.response)
+          )
+        )
         let conversationId = response.headers["x-conversation-id"]
         let turnId = response.headers["x-turn-id"]
         const learn = (ids: typeof AskIds.Type) =>
@@ -328,10 +341,10 @@ export const makeLive = (config: LiveConfig) =>
       schema: Schema.Schema<A, I>,
       retrying: Ref.Ref<Option.Option<string>>
     ) => {
-      const fetch = Effect.flatMap(send(route, "GET", fillRoute(template, ids)), (response) =>
-        response.status >= 200 && response.status < 300
-          ? Effect.map(readText(route, response), (text) => ({ status: response.status, headers: response.headers, text }))
-          : Effect.succeed({ status: response.status, headers: response.headers, text: "" }))
+      const fetch = Effect.flatMap(send(route, "GET", fillRoute(template, ids)), ({ headers, response, status }) =>
+        response === undefined
+          ? Effect.succeed({ status, headers, text: "" })
+          : Effect.map(readText(route, response), (text) => ({ status, headers, text })))
       return withRetries(route, [429, 502, 503, 504], fetch, true, retrying).pipe(
         Effect.flatMap((answered) => requireOk(route, answered)),
         Effect.flatMap((answered) => decodeBody(route, answered.text, schema))
@@ -349,10 +362,12 @@ export const makeLive = (config: LiveConfig) =>
           true,
           retrying
         ).pipe(
-          Effect.flatMap((response) =>
-            response.status === 404 || (response.status >= 200 && response.status < 300)
+          Effect.flatMap(({ response, status }) =>
+            response !== undefined
+              ? Effect.ignore(Stream.runDrain(response.stream))
+              : status === 404
               ? Effect.void
-              : Effect.fail(failure("delete", `HTTP ${response.status}`))
+              : Effect.fail(failure("delete", `HTTP ${status}`))
           )
         )
         yield* detached(attempt, config.deleteTimeout).pipe(

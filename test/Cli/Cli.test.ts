@@ -302,3 +302,21 @@ describe("the ratchet", () => {
     expect(evalCli(["ratchet", "--from", "missing.json"], { cwd: dir }).stderr.trim()).toBe("missing.json: cannot read: no such file")
   })
 })
+
+describe("untrusted text from the assistant", () => {
+  it("is shown inert on the terminal and escaped in the results file", () => {
+    const dir = scratchProject()
+    const id = "docs.refund-proration-no-retired-page"
+    const file = join(dir, "cases/fixtures", `${id}.json`)
+    const turn = JSON.parse(readFileSync(file, "utf8"))
+    turn.trace.citations.push({ path: "/docs/\u001b[2J\u001b]0;owned\u0007x", match: "unsurfaced" })
+    writeFileSync(file, JSON.stringify(turn))
+    const run = evalCli(["run", "--fixtures", "cases/fixtures", "--json", "r.json"], { cwd: dir })
+    expect(run.code).toBe(0)
+    expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
+    expect(run.stdout).toContain("unsurfaced: /docs/\\u001b[2J\\u001b]0;owned\\u0007x")
+    const raw = readFileSync(join(dir, "r.json"), "utf8")
+    expect(raw).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/)
+    expect(JSON.parse(raw).cases[1].expectations[1].fact).toContain("/docs/\u001b[2J")
+  })
+})

@@ -3,13 +3,13 @@
  * golden set through the real CLI, with the fault injected into a fraction of the cases. The faulted
  * cases fail naming the route and the fault, every other case grades exactly as in a clean run, every
  * conversation created is deleted or reported by id, the results file is whole, and the cookie
- * appears nowhere. Long: runs when RELIABILITY=1 (CI sets it); RELIABILITY_REPORT=FILE also writes
- * the figures as a Markdown table.
+ * appears nowhere. Long: runs when RELIABILITY=1 (CI sets it); RELIABILITY_REPORT=DIR also writes
+ * the figures there as a Markdown table.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted, Schema } from "effect"
 import { createServer, type Server } from "node:http"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -124,7 +124,10 @@ describe.runIf(enabled)("the fault matrix", () => {
   afterAll(() => {
     other?.close()
     const report = process.env["RELIABILITY_REPORT"]
-    if (report !== undefined && rows.length > 0) writeFileSync(report, renderTable(rows))
+    if (report !== undefined && rows.length > 0) {
+      mkdirSync(report, { recursive: true })
+      writeFileSync(join(report, "fault-matrix.md"), renderTable(rows))
+    }
   })
 
   for (const route of routes) {

@@ -39,6 +39,7 @@ export const stackFrame = /^\s+at .+[(:]\d+/m
 
 /** A running CLI subprocess: its output so far, a way to signal it, and its end. */
 export interface CliProcess {
+  readonly pid: number
   readonly stdout: () => string
   readonly stderr: () => string
   readonly signal: (signal: NodeJS.Signals) => void
@@ -51,9 +52,9 @@ export interface CliProcess {
  */
 export const startCli = (
   args: ReadonlyArray<string>,
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; nodeArgs?: ReadonlyArray<string> } = {}
 ): CliProcess => {
-  const child = spawn(process.execPath, [bin, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, NO_COLOR: "1", EVAL_COOKIE: "", ...options.env }
   })
@@ -68,7 +69,7 @@ export const startCli = (
       resolve({ code, stdout, stderr })
     })
   })
-  return { stdout: () => stdout, stderr: () => stderr, signal: (s) => void child.kill(s), done }
+  return { pid: child.pid ?? 0, stdout: () => stdout, stderr: () => stderr, signal: (s) => void child.kill(s), done }
 }
 
 /** Runs the CLI to its end without blocking the event loop. */

@@ -1,0 +1,279 @@
+/**
+ * Hostile and malformed input, generated: mutations of the committed cases file, catalog, baseline,
+ * results file and recorded turns — wrong types, missing fields, unknown keys and kinds, duplicate
+ * ids, huge strings, deep nesting, escape sequences, truncated text, impossible floors. A file the
+ * suite owns always ends in exit 2 naming the file and the JSON path, with no stack trace and nothing
+ * that looks like a pass; a broken recording fails its case, naming the file and the path.
+ */
+import { NodeContext } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { Console, Effect, FastCheck as fc } from "effect"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { main } from "../../src/Cli.js"
+import { stackFrame } from "../support/cli.js"
+
+type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+type Path = ReadonlyArray<string | number>
+
+/** Runs the CLI in this process, capturing what it prints: the real command path, fast enough for properties. */
+const cli = async (args: ReadonlyArray<string>) => {
+  const stdout: Array<string> = []
+  const stderr: Array<string> = []
+  const code = await Effect.runPromise(
+    Console.consoleWith((base) =>
+      Console.withConsole(main(["node", "eval", ...args]), {
+        ...base,
+        log: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void stdout.push(parts.join(" "))),
+        error: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void stderr.push(parts.join(" ")))
+      })
+    ).pipe(Effect.provide(NodeContext.layer))
+  )
+  return { code, stdout: stdout.join("\n"), stderr: stderr.join("\n") }
+}
+
+const category = (value: Json): string =>
+  categoryOfMarker(value) ?? (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
+
+/**
+ * Nesting deep enough to overflow any recursive checker (and JSON.stringify itself), so it is spliced
+ * into the text in place of a marker.
+ */
+const depth = 50_000
+const deepArray = "\u0000deep-array"
+const deepObject = "\u0000deep-object"
+const render = (document: Json): string =>
+  JSON.stringify(document)
+    .replaceAll(JSON.stringify(deepArray), "[".repeat(depth) + "]".repeat(depth))
+    .replaceAll(JSON.stringify(deepObject), "{\"a\":".repeat(depth) + "{}" + "}".repeat(depth))
+const categoryOfMarker = (value: Json): string | undefined =>
+  value === deepArray ? "array" : value === deepObject ? "object" : undefined
+
+/** Values no field of the contract expects in their place, at least one of each JSON type. */
+const hostile: ReadonlyArray<Json> = [
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  "",
+  "\u001b[2J\u001b[31mcleared your screen\u0007",
+  "x".repeat(300_000),
+  [],
+  [1, "two", null],
+  {},
+  { kind: "cites-everything" },
+  deepArray,
+  deepObject
+]
+
+const paths = (value: Json, at: Path = []): Array<Path> => {
+  if (value === null || typeof value !== "object") return []
+  const entries: Array<[string | number, Json]> = Array.isArray(value)
+    ? value.map((v, i) => [i, v] as [number, Json])
+    : Object.entries(value)
+  return entries.flatMap(([key, child]) => [[...at, key], ...paths(child, [...at, key])])
+}
+
+const get = (value: Json, path: Path): Json => path.reduce<Json>((v, k) => (v as Record<string | number, Json>)[k]!, value)
+
+const set = (value: Json, path: Path, replacement: Json | undefined): Json => {
+  if (path.length === 0) return replacement ?? null
+  const [key, ...rest] = path
+  if (Array.isArray(value)) {
+    const copy = [...value]
+    if (rest.length === 0 && replacement === undefined) copy.splice(key as number, 1)
+    else copy[key as number] = set(copy[key as number]!, rest, replacement)
+    return copy
+  }
+  const copy: Record<string, Json> = { ...(value as Record<string, Json>) }
+  if (rest.length === 0 && replacement === undefined) delete copy[key as string]
+  else copy[key as string] = set(copy[key as string]!, rest, replacement)
+  return copy
+}
+
+/** What a document kind accepts, for mutations that must make it invalid. */
+interface Kind {
+  /** Keys that may not be missing, by the last key of their path. */
+  readonly required: ReadonlySet<string>
+  /** Whether an unknown key is an error (the suite's own files) or ignored (recordings). */
+  readonly strict: boolean
+  /** Types a path accepts besides its committed value's (nullable fields). */
+  readonly alsoAccepts: (path: Path) => ReadonlyArray<string>
+  /** Paths whose content is free-form, where no change is invalid. */
+  readonly freeForm: (path: Path) => boolean
+}
+
+interface Mutation {
+  readonly kind: "retype" | "remove" | "add" | "truncate"
+  readonly text: string
+  readonly note: string
+}
+
+/** A mutation as a counterexample shows it: its note, not its (possibly megabytes of) text. */
+const mutation = (kind: Mutation["kind"], text: string, note: string): Mutation =>
+  ({ kind, text, note, [fc.toStringMethod]: () => `${kind}: ${note}` }) as Mutation
+
+/** Mutations of a document that each leave it invalid. */
+const mutations = (document: Json, kind: Kind): fc.Arbitrary<Mutation> => {
+  const all = paths(document).filter((p) => !kind.freeForm(p))
+  const retype = fc.tuple(fc.constantFrom(...all), fc.constantFrom(...hostile)).filter(([p, v]) => {
+    const original = category(get(document, p))
+    return category(v) !== original && !kind.alsoAccepts(p).includes(category(v))
+  }).map(([p, v]) => mutation("retype", render(set(document, p, v)), `${p.join(".")} := ${category(v)}`))
+  const requiredPaths = all.filter((p) => typeof p[p.length - 1] === "string" && kind.required.has(p[p.length - 1] as string))
+  const remove = fc.constantFrom(...requiredPaths).map((p) =>
+    mutation("remove", JSON.stringify(set(document, p, undefined)), `- ${p.join(".")}`)
+  )
+  const objects = [[], ...all].filter((p) => category(get(document, p)) === "object")
+  const add = fc.tuple(fc.constantFrom(...objects), fc.constantFrom(...hostile)).map(([p, v]) =>
+    mutation("add", render(set(document, [...p, "unexpected\u001b[1mKey"], v)), `+ ${p.join(".")}.unexpected := ${category(v)}`)
+  )
+  const text = JSON.stringify(document, null, 2)
+  const truncate = fc.integer({ min: 0, max: text.length - 2 }).map((at) =>
+    mutation("truncate", text.slice(0, at), `truncated at ${at}`)
+  )
+  return kind.strict ? fc.oneof(retype, remove, add, truncate) : fc.oneof(retype, remove, truncate)
+}
+
+const read = (file: string): Json => JSON.parse(readFileSync(file, "utf8")) as Json
+const scratch = () => mkdtempSync(join(tmpdir(), "eval-hostile-"))
+
+/** What every rejection of an input the suite owns must look like. */
+const expectRejected = (run: { code: number; stdout: string; stderr: string }, file: string, note: string) => {
+  expect(run.code, note).toBe(2)
+  expect(run.stdout, note).toBe("")
+  expect(run.stderr, note).not.toMatch(stackFrame)
+  expect(run.stderr, note).not.toContain("\u001b")
+  expect(run.stderr.length, note).toBeLessThan(20_000)
+  for (const line of run.stderr.split("\n")) {
+    expect(line.startsWith(`${file}: `), `${note}: ${line.slice(0, 200)}`).toBe(true)
+  }
+  expect(run.stderr, note).toMatch(/: (\$[^:]*: |not valid JSON: )/)
+}
+
+const casesKind: Kind = {
+  required: new Set(["version", "cases", "id", "surface", "question", "guards", "expect", "kind", "path", "tool", "text", "is"]),
+  strict: true,
+  alsoAccepts: () => [],
+  freeForm: () => false
+}
+
+const runs = { numRuns: 150 }
+
+describe("malformed files the suite owns end in exit 2 with the file and the JSON path", () => {
+  it("cases files", async () => {
+    const golden = read("cases/golden-cases.json")
+    const dir = scratch()
+    const file = join(dir, "cases.json")
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          mutations(golden, casesKind),
+          fc.integer({ min: 1, max: 21 }).map((i) =>
+            mutation("retype", JSON.stringify(set(golden, ["cases", i, "id"], get(golden, ["cases", 0, "id"]))), `duplicate id at ${i}`)
+          )
+        ),
+        async (mutation) => {
+          writeFileSync(file, mutation.text)
+          expectRejected(await cli(["validate", "--cases", file]), file, mutation.note)
+        }
+      ),
+      runs
+    )
+  })
+
+  it("catalogs", async () => {
+    const catalog = read("cases/surfaces.json")
+    const dir = scratch()
+    const file = join(dir, "surfaces.json")
+    const kind: Kind = { required: new Set(["surfaces", "endpoint", "tools"]), strict: true, alsoAccepts: () => [], freeForm: () => false }
+    await fc.assert(
+      fc.asyncProperty(mutations(catalog, kind), async (mutation) => {
+        writeFileSync(file, mutation.text)
+        expectRejected(await cli(["validate", "--surfaces", file]), file, mutation.note)
+      }),
+      runs
+    )
+  })
+
+  it("baselines, including impossible floors, for run --check and ratchet alike", async () => {
+    const baseline: Json = { _comment: ["a note"], floor: 0.8181 }
+    const dir = scratch()
+    const file = join(dir, "baseline.json")
+    writeFileSync(join(dir, "results.json"), "{}")
+    const kind: Kind = { required: new Set(["floor"]), strict: true, alsoAccepts: () => [], freeForm: () => false }
+    const impossible = fc.constantFrom("NaN", "-0.1", "1.0001", "1e999", "-1e999", "\"0.9\"", "null").map((floor) =>
+      mutation("retype", `{"floor": ${floor}}`, `floor ${floor}`)
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(mutations(baseline, kind), impossible), async (mutation) => {
+        writeFileSync(file, mutation.text)
+        expectRejected(await cli(["run", "--fixtures", "cases/fixtures", "--baseline", file, "--check"]), file, mutation.note)
+        expectRejected(await cli(["validate", "--baseline", file]), file, mutation.note)
+      }),
+      { numRuns: 80 }
+    )
+  })
+
+  it("results files given to ratchet", async () => {
+    const dir = scratch()
+    const results = join(dir, "full.json")
+    expect((await cli(["run", "--fixtures", "cases/fixtures", "--json", results])).code).toBe(0)
+    const result = read(results)
+    const file = join(dir, "edited.json")
+    const kind: Kind = {
+      required: new Set(["version", "passRate", "floor", "passed", "total", "passedCount", "caseSet", "cases", "id", "surface", "expectations", "kind"]),
+      strict: true,
+      alsoAccepts: (p) => p.length === 1 && (p[0] === "floor" || p[0] === "passed") ? ["null", "number", "boolean"] : [],
+      freeForm: () => false
+    }
+    await fc.assert(
+      fc.asyncProperty(mutations(result, kind), async (mutation) => {
+        writeFileSync(file, mutation.text)
+        expectRejected(await cli(["ratchet", "--from", file, "--baseline", join(dir, "baseline.json")]), file, mutation.note)
+      }),
+      { numRuns: 100 }
+    )
+  })
+})
+
+describe("malformed recordings fail their own case, naming the file and the JSON path", () => {
+  it("and every other case grades as before", async () => {
+    const id = "docs.where-payments-api-catalog-retry"
+    const recorded = read(`cases/fixtures/${id}.json`)
+    const kind: Kind = {
+      required: new Set(["caseId", "question", "answer", "trace", "turnId", "surface", "outcome", "citations", "toolExecutions", "proposal", "path", "match", "tool"]),
+      strict: false,
+      alsoAccepts: (p) => {
+        const last = p[p.length - 1]
+        return last === "error" ? ["string", "null"] : last === "proposal" ? ["null", "object"] : []
+      },
+      freeForm: (p) => p.includes("input") || p.includes("output") || p.includes("actions")
+    }
+    const dir = scratch()
+    const fixtures = join(dir, "fixtures")
+    const { cpSync } = await import("node:fs")
+    cpSync("cases/fixtures", fixtures, { recursive: true })
+    const file = join(fixtures, `${id}.json`)
+    await fc.assert(
+      fc.asyncProperty(mutations(recorded, kind), async (mutation) => {
+        writeFileSync(file, mutation.text)
+        const run = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "r.json")])
+        expect(run.code, mutation.note).toBe(0)
+        expect(run.stderr, mutation.note).toBe("")
+        expect(run.stdout, mutation.note).not.toContain("\u001b")
+        const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as {
+          cases: Array<{ id: string; passed: boolean; error?: string }>
+          passedCount: number
+        }
+        const broken = results.cases.find((c) => c.id === id)!
+        expect(broken.passed, mutation.note).toBe(false)
+        expect(broken.error, mutation.note).toMatch(new RegExp(`^recorded turn ${file.replace(/[.]/g, "\\.")}: (\\$|not valid JSON)`))
+        expect(results.passedCount, mutation.note).toBe(17)
+      }),
+      { numRuns: 100 }
+    )
+  })
+})

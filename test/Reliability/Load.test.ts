@@ -1,0 +1,131 @@
+/**
+ * Interruption and load, through the real CLI against the stand-in: signals at seeded random points
+ * of a run with 50 cases in flight, and 1,000 cases at concurrency 32 under a cap of 32 open
+ * conversations. Long: runs when RELIABILITY=1 (CI sets it); RELIABILITY_REPORT=DIR also writes the figures there.
+ */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Redacted, Schema } from "effect"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { RunResult } from "../../src/Schema/Result.js"
+import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
+import { goldenSet, withStandIn } from "../support/live.js"
+
+const enabled = process.env["RELIABILITY"] === "1"
+const figures: Array<string> = []
+
+/** A golden set of `count` cases: the committed ones, copied under new ids. */
+const bigGoldenSet = async (count: number): Promise<string> => {
+  const set = await Effect.runPromise(goldenSet)
+  const cases = Array.from({ length: count }, (_, i) => {
+    const c = set.cases[i % set.cases.length]!
+    return { ...c, id: `${c.id}.${Math.floor(i / set.cases.length)}` }
+  })
+  const dir = mkdtempSync(join(tmpdir(), "eval-big-"))
+  writeFileSync(join(dir, "cases.json"), JSON.stringify({ version: 1, cases }))
+  return dir
+}
+
+/** A seeded generator (mulberry32), so the signal times are the same every run. */
+const seeded = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+describe.runIf(enabled)("interrupting a live run", () => {
+  it("at 16 seeded random points, with 50 cases in flight, leaves no conversation and no results file", async () => {
+    const dir = await bigGoldenSet(500)
+    const random = seeded(20261130)
+    let leaked = 0
+    let duringAsks = 0
+    for (let trial = 0; trial < 16; trial++) {
+      const signal = trial % 2 === 0 ? "SIGINT" : "SIGTERM"
+      const delay = 200 + Math.floor(random() * 2500)
+      await withStandIn({ maxConversations: 50, latency: { ask: 150, conversation: 100, trace: 200 } }, async (s) => {
+        const out = join(dir, `r${trial}.json`)
+        const cli = startCli(
+          [
+            "run",
+            "--base-url",
+            s.url,
+            "--cases",
+            join(dir, "cases.json"),
+            "--concurrency",
+            "50",
+            "--json",
+            out,
+            "--check"
+          ],
+          { env: { EVAL_COOKIE: Redacted.value(s.cookie()) } }
+        )
+        await new Promise((r) => setTimeout(r, delay))
+        const asked = s.stats().requests.ask
+        const created = s.stats().created
+        if (asked > created) duringAsks++
+        cli.signal(signal)
+        const run = await cli.done
+        expect(run.code).toBe(signal === "SIGINT" ? 130 : 143)
+        expect(run.stderr).not.toMatch(stackFrame)
+        expect(existsSync(out)).toBe(false)
+        leaked += s.conversations().length
+        expect(s.conversations()).toEqual([])
+      })
+    }
+    figures.push(
+      `| interrupt (SIGINT/SIGTERM) at 16 seeded points, 50 cases in flight | ${duringAsks} of 16 signals arrived while asks were unanswered | conversations leaked: ${leaked}; results files written: 0 |`
+    )
+  }, 180_000)
+})
+
+describe.runIf(enabled)("1,000 cases at concurrency 32", () => {
+  it("never hit a cap of 32 open conversations, keep golden-set order, and hold memory flat", async () => {
+    const peaks: Record<number, number> = {}
+    for (const count of [100, 1000]) {
+      const dir = await bigGoldenSet(count)
+      await withStandIn({ maxConversations: 32, latency: { ask: 10 } }, async (s) => {
+        const out = join(dir, "r.json")
+        const sampled = join(dir, "memory.json")
+        const cli = startCli(
+          ["run", "--base-url", s.url, "--cases", join(dir, "cases.json"), "--concurrency", "32", "--json", out],
+          {
+            env: { EVAL_COOKIE: Redacted.value(s.cookie()), HEAP_SAMPLE_FILE: sampled },
+            nodeArgs: ["--expose-gc", "--require", resolve("test/support/heapSampler.cjs")]
+          }
+        )
+        const run = await cli.done
+        expect(run.code).toBe(0)
+        const memory = JSON.parse(readFileSync(sampled, "utf8")) as { heapMiB: number; rssMiB: number }
+        peaks[count] = memory.heapMiB
+        const result = Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(out, "utf8")))
+        const ids = (JSON.parse(readFileSync(join(dir, "cases.json"), "utf8")) as { cases: Array<{ id: string }> }).cases
+          .map((c) => c.id)
+        expect(result.cases.map((c) => c.id)).toEqual(ids)
+        expect(result.passedCount).toBe(count)
+        const stats = s.stats()
+        expect(stats.capHits).toBe(0)
+        expect(stats.created).toBe(count)
+        expect(stats.deleted).toBe(count)
+        expect(stats.peakInFlight).toBeLessThanOrEqual(32)
+        expect(s.conversations()).toEqual([])
+        figures.push(
+          `| ${count} cases, concurrency 32, cap 32 | cap hits: ${stats.capHits}; peak requests in flight: ${stats.peakInFlight}; results in golden-set order | heap kept (after collection): ${
+            memory.heapMiB.toFixed(1)
+          } MiB; peak resident: ${memory.rssMiB.toFixed(0)} MiB |`
+        )
+      })
+    }
+    // Flat: ten times the cases keep little more memory (a result per case; turns are not kept).
+    expect(peaks[1000]! - peaks[100]!).toBeLessThan(8)
+  }, 180_000)
+})
+
+afterAll(() => {
+  const report = process.env["RELIABILITY_REPORT"]
+  if (report !== undefined && figures.length > 0) {
+    mkdirSync(report, { recursive: true })
+    writeFileSync(join(report, "load.md"), ["| run | what happened | figures |", "|---|---|---|", ...figures, ""].join("\n"))
+  }
+})
