@@ -6,13 +6,14 @@
 import { Command, Options, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
-import { ratchetHandler } from "./Commands/Ratchet.js"
-import { BelowFloor, runHandler, useColor } from "./Commands/Run.js"
-import { demoHandler, standInHandler } from "./Commands/StandIn.js"
-import { validateHandler } from "./Commands/Validate.js"
+import type { RatchetArgs } from "./Commands/Ratchet.js"
+import type { RunArgs } from "./Commands/Run.js"
+import type { DemoArgs, StandInArgs } from "./Commands/StandIn.js"
+import type { ValidateArgs } from "./Commands/Validate.js"
 import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
-import { BadInput, RatchetRefused, SessionRejected, UsageError } from "./Schema/Errors.js"
+import { BadInput, BelowFloor, RatchetRefused, SessionRejected, UsageError } from "./Schema/Errors.js"
 import { defaultBaselineFile } from "./Scorecard/BaselineStore.js"
+import { useColor } from "./Terminal.js"
 
 /** The version the CLI reports. */
 export const version = "0.1.0"
@@ -83,8 +84,10 @@ const filterOption = Options.text("filter").pipe(
 )
 const concurrencyOption = Options.integer("concurrency").pipe(
   Options.withPseudoName("N"),
-  Options.withDefault(4),
-  Options.withDescription("Cases obtained at once.")
+  Options.optional,
+  Options.withDescription(
+    "Cases obtained at once (default 4 for a live app; 1 for recorded turns, which are read without waiting)."
+  )
 )
 const fromOption = Options.text("from").pipe(
   Options.withPseudoName("FILE"),
@@ -117,6 +120,21 @@ const faultOption = Options.text("fault").pipe(
     "Inject a fault (repeatable): ROUTE ask, conversation, trace or delete; FAULT an HTTP status (503, 503/2 with Retry-After), hang, reset, not-json, wrong-shape, huge or redirect=ORIGIN; RATE the fraction of questions hit."
   )
 )
+
+// ---------------------------------------------------------------------------------------------------
+// Handlers, loaded when their command runs: `--help` and `validate` start without the HTTP client
+// or the stand-in.
+
+const runHandler = (args: RunArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/Run.js")), (m) => m.runHandler(args))
+const validateHandler = (args: ValidateArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/Validate.js")), (m) => m.validateHandler(args))
+const ratchetHandler = (args: RatchetArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/Ratchet.js")), (m) => m.ratchetHandler(args))
+const standInHandler = (args: StandInArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.standInHandler(args))
+const demoHandler = (args: DemoArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.demoHandler(args))
 
 // ---------------------------------------------------------------------------------------------------
 // Commands

@@ -5,7 +5,7 @@
 import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Either, Option, type Schema } from "effect"
-import { decodeJson, type Strictness } from "./Schema/Decode.js"
+import { decodeJson, type FastDecoder, type Strictness } from "./Schema/Decode.js"
 import { BadInput } from "./Schema/Errors.js"
 
 /** A platform error in a few words: `no such file`, `permission denied`. */
@@ -51,9 +51,10 @@ export const readTextIfPresent = (
 export const readJson = <A, I>(
   schema: Schema.Schema<A, I>,
   file: string,
-  strictness: Strictness = "strict"
+  strictness: Strictness = "strict",
+  fast?: FastDecoder<A>
 ): Effect.Effect<A, BadInput, FileSystem.FileSystem> =>
-  Effect.flatMap(readText(file), (text) => Either.match(decodeJson(schema, file, text, strictness), {
+  Effect.flatMap(readText(file), (text) => Either.match(decodeJson(schema, file, text, strictness, fast), {
     onLeft: Effect.fail,
     onRight: Effect.succeed
   }))

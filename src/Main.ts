@@ -4,7 +4,7 @@
  * (in-flight conversations are deleted) before the process exits with 130 or 143; a second signal
  * quits at once.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Exit } from "effect"
 import { main } from "./Cli.js"
 

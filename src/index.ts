@@ -28,4 +28,4 @@ export {
   selectCases
 } from "./Runner/GoldenSet.js"
 export { erroredCase, type RunOptions, Runner } from "./Runner/Runner.js"
-export { fixturePath, SurfaceClient, type SurfaceClientShape } from "./Runner/SurfaceClient.js"
+export { fixturePath, plainClient, scopedClient, SurfaceClient, type SurfaceClientShape } from "./Runner/SurfaceClient.js"

@@ -2,29 +2,21 @@
  * `eval run`: obtain every selected case's turn — from recorded turns or from a live app — grade it,
  * print the scorecard, write the results, hold and ratchet the floor.
  */
-import { FileSystem, type HttpClient, Path } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
+import { FileSystem, type Path } from "@effect/platform"
 import { Config, Console, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { writeAtomically } from "../Files.js"
 import { type GoldenSet, loadGoldenSet, selectCases } from "../Runner/GoldenSet.js"
 import { Runner } from "../Runner/Runner.js"
 import { SurfaceClient } from "../Runner/SurfaceClient.js"
 import { inert } from "../Schema/Decode.js"
-import { UsageError } from "../Schema/Errors.js"
+import { BelowFloor, UsageError } from "../Schema/Errors.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { renderPretty } from "../Scorecard/Render/Pretty.js"
 import { noFloorYet, summarize } from "../Scorecard/Scorecard.js"
+import { useColor } from "../Terminal.js"
 import { applyRatchet } from "./Ratchet.js"
-
-/** A `--check` run whose pass rate is below the floor (exit code 1); the scorecard already said so. */
-export class BelowFloor {
-  readonly _tag = "BelowFloor"
-}
-
-/** Whether the scorecard may be painted: on a terminal, unless NO_COLOR is set. */
-export const useColor = (): boolean => process.stdout.isTTY === true && (process.env["NO_COLOR"] ?? "") === ""
 
 /** The arguments of `eval run`. */
 export interface RunArgs {
@@ -41,7 +33,7 @@ export interface RunArgs {
   readonly check: boolean
   readonly ratchet: boolean
   readonly filter: ReadonlyArray<string>
-  readonly concurrency: number
+  readonly concurrency: Option.Option<number>
 }
 
 /** Where turns come from. */
@@ -51,11 +43,6 @@ export type Source =
 
 /** The longest a delete may take, whatever `--timeout` says: cleanup must not hold a stopping run for long. */
 const maxDeleteSeconds = 30
-
-/** The HTTP client of live runs: Node's, with connections kept alive between requests. */
-export const HttpLive: Layer.Layer<HttpClient.HttpClient> = NodeHttpClient.layerWithoutAgent.pipe(
-  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: true }))
-)
 
 /** A base URL the live client can use: http(s), and no credentials in it. */
 export const parseBaseUrl = (text: string): Effect.Effect<URL, UsageError> =>
@@ -132,7 +119,14 @@ export const clientFor = (
       timeout: Duration.seconds(args.timeout),
       deleteTimeout: Duration.seconds(Math.min(args.timeout, maxDeleteSeconds)),
       keep: args.keep
-    }).pipe(Layer.provide(HttpLive))
+    }).pipe(Layer.provide(Layer.unwrapEffect(Effect.promise(() => import("../Runner/Http.js")).pipe(Effect.map((m) => m.HttpLive)))))
+
+/**
+ * Cases in flight at once: 4 against a live app, whose latency they overlap; 1 for recorded turns,
+ * which are read without waiting, so more would only add scheduling.
+ */
+const concurrencyOf = (args: RunArgs): number =>
+  Option.getOrElse(args.concurrency, () => Option.isSome(args.baseUrl) ? 4 : 1)
 
 /** Says which conversations a live run left in the account: kept on request, or not deleted. */
 const reportLeftBehind = Effect.gen(function*() {
@@ -179,7 +173,7 @@ export const gradeRun = (
       return yield* new UsageError({ message: `${args.baseline}: ${noFloorYet}` })
     }
     const runner = yield* Runner
-    const results = yield* runner.run(set.catalog, cases, { concurrency: args.concurrency }).pipe(
+    const results = yield* runner.run(set.catalog, cases, { concurrency: concurrencyOf(args) }).pipe(
       Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : reportLeftBehind)
     )
     const floor = partial ? null : Option.match(baseline, { onNone: () => null, onSome: (b) => b.floor })
@@ -193,7 +187,7 @@ export const gradeRun = (
       yield* writeAtomically(args.json.value, `${JSON.stringify(result, null, 2)}\n`)
     }
     if (args.ratchet) yield* applyRatchet(set, args.baseline, result)
-    if (args.check && result.passed === false) return yield* Effect.fail(new BelowFloor())
+    if (args.check && result.passed === false) return yield* new BelowFloor()
   }).pipe(
     Effect.provide(
       Runner.Default.pipe(
@@ -207,7 +201,9 @@ export const gradeRun = (
 /** `eval run`. */
 export const runHandler = (args: RunArgs) =>
   Effect.gen(function*() {
-    if (args.concurrency < 1) return yield* new UsageError({ message: "--concurrency must be at least 1" })
+    if (Option.getOrElse(args.concurrency, () => 1) < 1) {
+      return yield* new UsageError({ message: "--concurrency must be at least 1" })
+    }
     if (!(args.timeout > 0)) return yield* new UsageError({ message: "--timeout must be more than 0 seconds" })
     const source = yield* sourceOf(args)
     if (Option.isSome(args.record)) {

@@ -65,7 +65,7 @@ export interface DemoArgs {
   readonly cases: string
   readonly surfaces: string
   readonly baseline: string
-  readonly concurrency: number
+  readonly concurrency: Option.Option<number>
 }
 
 /** `eval demo`: the golden set, live over HTTP, against a stand-in started in this process. */

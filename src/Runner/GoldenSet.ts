@@ -5,7 +5,7 @@
 import type { FileSystem } from "@effect/platform"
 import { Effect } from "effect"
 import { readJson } from "../Files.js"
-import { type Case, CasesFile } from "../Schema/Case.js"
+import { type Case, CasesFile, fastCasesFile } from "../Schema/Case.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import { Catalog } from "../Schema/Surface.js"
 import { caseProblems, catalogProblems } from "../Schema/Validate.js"
@@ -32,7 +32,7 @@ export const loadGoldenSet = (
     const catalog = yield* readJson(Catalog, surfacesFile)
     const inCatalog = catalogProblems(catalog)
     if (inCatalog.length > 0) return yield* new BadInput({ file: surfacesFile, problems: inCatalog })
-    const file = yield* readJson(CasesFile, casesFile)
+    const file = yield* readJson(CasesFile, casesFile, "strict", fastCasesFile)
     const inCases = caseProblems(file, catalog)
     if (inCases.length > 0) return yield* new BadInput({ file: casesFile, problems: inCases })
     return { casesFile, surfacesFile, cases: file.cases, catalog }

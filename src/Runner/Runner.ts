@@ -1,15 +1,16 @@
 /**
- * The run: for each case, obtain its turn through the SurfaceClient inside the case's own scope, grade
- * it, and release what the turn opened. A case whose turn cannot be obtained fails with the reason and
+ * The run: for each case, obtain its turn through the SurfaceClient, grade it while what the turn
+ * opened is still open, then release it. A case whose turn cannot be obtained fails with the reason and
  * the run goes on; results keep golden-set order whatever the completion order. A rejected session
  * stops the run: no further case starts, and the scopes of those in flight close.
  */
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { grade } from "../Graders/index.js"
 import type { Case } from "../Schema/Case.js"
-import { type SessionRejected, TurnError } from "../Schema/Errors.js"
+import type { SessionRejected } from "../Schema/Errors.js"
 import type { CaseResult } from "../Schema/Result.js"
 import type { Catalog } from "../Schema/Surface.js"
+import type { Turn } from "../Schema/Trace.js"
 import { SurfaceClient } from "./SurfaceClient.js"
 
 /** How a run goes. */
@@ -39,20 +40,26 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
       if (surface === undefined) {
         return Effect.succeed(erroredCase(testCase, `unknown surface ${JSON.stringify(testCase.surface)}`))
       }
-      return Effect.scoped(
-        client.obtain(testCase, surface).pipe(
-          Effect.filterOrFail(
-            (turn) => turn.trace.surface === testCase.surface,
-            (turn) =>
-              new TurnError({
-                reason: `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
-              })
-          ),
-          Effect.map((turn) => grade(testCase, turn, surface))
-        )
-      ).pipe(
-        Effect.catchTag("TurnError", (error) => Effect.succeed(erroredCase(testCase, error.reason))),
-        Effect.catchAllDefect((defect) => Effect.succeed(erroredCase(testCase, `internal error: ${String(defect)}`)))
+      // A trace of another surface is graded as no case: the recording or the app mixed something up.
+      const graded = (turn: Turn): CaseResult =>
+        turn.trace.surface === testCase.surface
+          ? grade(testCase, turn, surface)
+          : erroredCase(
+            testCase,
+            `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
+          )
+      return client.withTurn(testCase, surface, graded).pipe(
+        Effect.catchAllCause((cause) => {
+          const failure = Cause.failureOption(cause)
+          if (Option.isSome(failure)) {
+            return failure.value._tag === "TurnError"
+              ? Effect.succeed(erroredCase(testCase, failure.value.reason))
+              : Effect.fail(failure.value)
+          }
+          return Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause as Cause.Cause<never>)
+            : Effect.succeed(erroredCase(testCase, `internal error: ${String(Cause.squash(cause))}`))
+        })
       )
     }
 
@@ -72,9 +79,10 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
           const all = Effect.forEach(
             cases,
             (testCase) =>
-              runCase(catalog, testCase).pipe(
-                Effect.tap((result) => options.onCaseDone?.(result) ?? Effect.void),
-                Effect.catchTag("SessionRejected", (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never))
+              Effect.catchTag(
+                options.onCaseDone === undefined ? runCase(catalog, testCase) : Effect.tap(runCase(catalog, testCase), options.onCaseDone),
+                "SessionRejected",
+                (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never)
               ),
             { concurrency: options.concurrency ?? 4 }
           )

@@ -1,28 +1,51 @@
 /**
  * The service that obtains a case's turn. Layers choose where turns come from: recorded-turn files
- * (`Fixture`), a table in tests (`fromTable`), or a live app over HTTP. Obtaining is scoped: whatever a
- * turn opened (a conversation) is released when the case's scope closes.
+ * (`Fixture`), a table in tests (`fromTable`), or a live app over HTTP (`Live`). Whatever a turn opened
+ * (a conversation) stays open while the turn is graded and is released right after.
  */
 import { FileSystem, type HttpClient, Path } from "@effect/platform"
 import { Context, Effect, Either, Layer, type Scope } from "effect"
-import { describeFileError, writeAtomically } from "../Files.js"
+import { readFileSync } from "node:fs"
+import { writeAtomically } from "../Files.js"
 import type { Case } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { type SessionRejected, TurnError } from "../Schema/Errors.js"
 import type { Surface } from "../Schema/Surface.js"
-import { RecordedTurn, type Turn } from "../Schema/Trace.js"
+import { fastRecordedTurn, RecordedTurn, type Turn } from "../Schema/Trace.js"
 import { type LeftBehind, type LiveConfig, makeLive } from "./LiveClient.js"
 
 /** What a SurfaceClient can do. */
 export interface SurfaceClientShape {
   /**
-   * Obtains the turn for a case's question; resources it opens live as long as the scope. A turn that
-   * cannot be obtained fails its case; a rejected session stops the run.
+   * Obtains the turn for a case's question and runs `use` on it while whatever the turn opened (a
+   * conversation) is still open; that is released before the effect ends, however it ends. A turn
+   * that cannot be obtained fails its case; a rejected session stops the run.
    */
-  readonly obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | SessionRejected, Scope.Scope>
+  readonly withTurn: <A>(
+    testCase: Case,
+    surface: Surface,
+    use: (turn: Turn) => A
+  ) => Effect.Effect<A, TurnError | SessionRejected>
   /** The conversations left in the app's account so far (live clients only). */
   readonly leftBehind?: Effect.Effect<LeftBehind>
 }
+
+/** A client whose turns hold a resource: `obtain` acquires it in the scope, released once the turn is used. */
+export const scopedClient = (
+  obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | SessionRejected, Scope.Scope>
+): SurfaceClientShape => ({
+  withTurn: (testCase, surface, use) => Effect.scoped(Effect.map(obtain(testCase, surface), use))
+})
+
+/**
+ * A client whose turns hold nothing (recordings, a table): no scope is opened and closed per case,
+ * which is most of what grading a recorded turn would otherwise cost.
+ */
+export const plainClient = (
+  load: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | SessionRejected>
+): SurfaceClientShape => ({
+  withTurn: (testCase, surface, use) => Effect.map(load(testCase, surface), use)
+})
 
 /** The path of a case's recorded turn in a fixtures folder. */
 export const fixturePath = (path: Path.Path, dir: string, caseId: string): string => path.join(dir, `${caseId}.json`)
@@ -34,51 +57,57 @@ const firstProblem = (error: { readonly problems: ReadonlyArray<{ path: string; 
   return rest > 0 ? `${where} (and ${rest} more)` : where
 }
 
-/** Serves recorded turns from `dir`, one `<case id>.json` per case. */
-export const makeFixture = (dir: string): Effect.Effect<SurfaceClientShape, never, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    return {
-      obtain: (testCase) => {
-        const file = fixturePath(path, dir, testCase.id)
-        return fs.readFileString(file).pipe(
-          Effect.mapError((error) =>
-            new TurnError({
-              reason: error._tag === "SystemError" && error.reason === "NotFound"
-                ? `no recorded turn: ${file}`
-                : `recorded turn ${file}: cannot read: ${describeFileError(error)}`
-            })
-          ),
-          Effect.flatMap((text) =>
-            Either.match(decodeJson(RecordedTurn, file, text, "lenient"), {
-              onLeft: (error) => Effect.fail(new TurnError({ reason: `recorded turn ${file}: ${firstProblem(error)}` })),
-              onRight: (recorded) => {
-                if (recorded.caseId !== testCase.id) {
-                  return Effect.fail(
-                    new TurnError({ reason: `recorded turn ${file} is for case ${JSON.stringify(recorded.caseId)}` })
-                  )
-                }
-                if (recorded.question !== testCase.question) {
-                  return Effect.fail(
-                    new TurnError({
-                      reason: `recorded turn ${file} answers another question; record it again for the case's question`
-                    })
-                  )
-                }
-                return Effect.succeed<Turn>({ answer: recorded.answer, trace: recorded.trace })
-              }
-            })
-          )
+/** Why a recording cannot be read, in a few words. */
+const unreadable = (error: unknown): string => {
+  const code = (error as { code?: string }).code
+  return code === "EACCES" ? "permission denied" : code === "EISDIR" ? "is a folder" : String(code ?? error)
+}
+
+/**
+ * A case's recorded turn, read and checked in one synchronous step. A recording is a few kilobytes:
+ * one read costs less than an asynchronous read's round trip through the thread pool, and this is
+ * what offline grading spends its time in.
+ */
+const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnError> => {
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (error) {
+    return Either.left(
+      new TurnError({
+        reason: (error as { code?: string }).code === "ENOENT"
+          ? `no recorded turn: ${file}`
+          : `recorded turn ${file}: cannot read: ${unreadable(error)}`
+      })
+    )
+  }
+  return Either.flatMap(
+    Either.mapLeft(
+      decodeJson(RecordedTurn, file, text, "lenient", fastRecordedTurn),
+      (error) => new TurnError({ reason: `recorded turn ${file}: ${firstProblem(error)}` })
+    ),
+    (recorded) =>
+      recorded.caseId !== testCase.id
+        ? Either.left(new TurnError({ reason: `recorded turn ${file} is for case ${JSON.stringify(recorded.caseId)}` }))
+        : recorded.question !== testCase.question
+        ? Either.left(
+          new TurnError({
+            reason: `recorded turn ${file} answers another question; record it again for the case's question`
+          })
         )
-      }
-    }
-  })
+        : Either.right({ answer: recorded.answer, trace: recorded.trace })
+  )
+}
+
+/** Serves recorded turns from `dir`, one `<case id>.json` per case. */
+export const makeFixture = (dir: string): Effect.Effect<SurfaceClientShape, never, Path.Path> =>
+  Effect.map(Path.Path, (path) =>
+    plainClient((testCase) => Effect.suspend(() => loadRecording(fixturePath(path, dir, testCase.id), testCase))))
 
 /** Obtains a case's turn, from wherever the layer says. */
 export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClient, SurfaceClientShape>() {
   /** Recorded turns from a fixtures folder. */
-  static readonly Fixture = (dir: string): Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path> =>
+  static readonly Fixture = (dir: string): Layer.Layer<SurfaceClient, never, Path.Path> =>
     Layer.effect(SurfaceClient, makeFixture(dir))
 
   /** Turns from a live app over HTTP, as a signed-in user; needs an `HttpClient`. */
@@ -86,7 +115,7 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
     Layer.effect(
       SurfaceClient,
       Effect.map(makeLive(config), (live) => ({
-        obtain: (testCase: Case, surface: Surface) => live.obtain(testCase, surface.endpoint),
+        ...scopedClient((testCase, surface) => live.obtain(testCase, surface.endpoint)),
         leftBehind: live.leftBehind
       }))
     )
@@ -115,20 +144,23 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
         }
         return {
           ...client,
-          obtain: (testCase: Case, surface: Surface) =>
-            Effect.tap(client.obtain(testCase, surface), (turn) => record(testCase, turn))
+          withTurn: <A>(testCase: Case, surface: Surface, use: (turn: Turn) => A) =>
+            client.withTurn(testCase, surface, (turn) => [turn, use(turn)] as const).pipe(
+              Effect.flatMap(([turn, used]) => Effect.as(record(testCase, turn), used))
+            )
         }
       })
     ).pipe(Layer.provide(inner))
 
   /** Turns from an in-memory table by case id; a case missing from it fails with a reason. For tests and embedding. */
   static readonly fromTable = (turns: ReadonlyMap<string, Turn>): Layer.Layer<SurfaceClient> =>
-    Layer.succeed(SurfaceClient, {
-      obtain: (testCase) => {
+    Layer.succeed(
+      SurfaceClient,
+      plainClient((testCase) => {
         const turn = turns.get(testCase.id)
         return turn === undefined
           ? Effect.fail(new TurnError({ reason: `no turn for case ${testCase.id}` }))
           : Effect.succeed(turn)
-      }
-    })
+      })
+    )
 }

@@ -104,3 +104,78 @@ export const CasesFile = Schema.Struct({
 })
 /** The cases file: `{"version": 1, "cases": [Case…]}`. */
 export type CasesFile = typeof CasesFile.Type
+
+// ---------------------------------------------------------------------------------------------------
+// A fast decoder for the hot path (a golden set of thousands of cases): the same rules as the schemas
+// above, written out, with the same defaults filled in. It may give up on what the schemas accept
+// (they then decode it, with their precise problems), never accept what they reject; a property test
+// holds it to that and to decoding to the same value.
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+const isNonBlank = (value: unknown): value is string => typeof value === "string" && value.trim().length > 0
+const onlyKeys = (record: Record<string, unknown>, allowed: ReadonlyArray<string>): boolean =>
+  Object.keys(record).every((key) => allowed.includes(key))
+
+const fastExpectation = (value: unknown): Expectation | undefined => {
+  if (!isRecord(value)) return undefined
+  switch (value["kind"]) {
+    case "cites-only-surfaced":
+    case "no-citations":
+    case "calls-any-tool":
+    case "stops-at-approval":
+      return onlyKeys(value, ["kind"]) ? { kind: value["kind"] } : undefined
+    case "cites":
+      return onlyKeys(value, ["kind", "path"]) && isNonBlank(value["path"])
+        ? { kind: "cites", path: value["path"] }
+        : undefined
+    case "calls-tool":
+    case "never-calls":
+      return onlyKeys(value, ["kind", "tool"]) && isNonBlank(value["tool"])
+        ? { kind: value["kind"], tool: value["tool"] }
+        : undefined
+    case "outcome":
+      return onlyKeys(value, ["kind", "is"]) && isNonBlank(value["is"]) ? { kind: "outcome", is: value["is"] } : undefined
+    case "answer-includes":
+    case "answer-excludes": {
+      const { ignoreCase = false, text } = value
+      return onlyKeys(value, ["kind", "text", "ignoreCase"]) && typeof text === "string" && text.length > 0 &&
+          typeof ignoreCase === "boolean"
+        ? { kind: value["kind"], text, ignoreCase }
+        : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+const fastCase = (value: unknown): Case | undefined => {
+  if (!isRecord(value) || !onlyKeys(value, ["id", "surface", "question", "guards", "expect", "tags"])) return undefined
+  const { expect, guards, id, question, surface, tags } = value
+  if (typeof id !== "string" || id.length > 128 || !/^[a-z0-9][a-z0-9._-]*$/.test(id)) return undefined
+  if (!isNonBlank(surface) || !isNonBlank(question) || !isNonBlank(guards)) return undefined
+  if (!Array.isArray(expect) || expect.length === 0) return undefined
+  if ("tags" in value && !(Array.isArray(tags) && tags.every(isNonBlank))) return undefined
+  const expectations: Array<Expectation> = []
+  for (const e of expect) {
+    const decoded = fastExpectation(e)
+    if (decoded === undefined) return undefined
+    expectations.push(decoded)
+  }
+  const decoded = { id, surface, question, guards, expect: expectations }
+  return "tags" in value ? { ...decoded, tags: tags as ReadonlyArray<string> } : decoded
+}
+
+/** Decodes a cases file without the schema when it is valid; `undefined` leaves it to the schema. */
+export const fastCasesFile = (value: unknown): CasesFile | undefined => {
+  if (!isRecord(value) || !onlyKeys(value, ["version", "cases"]) || value["version"] !== 1) return undefined
+  const cases = value["cases"]
+  if (!Array.isArray(cases) || cases.length === 0) return undefined
+  const decoded: Array<Case> = []
+  for (const c of cases) {
+    const one = fastCase(c)
+    if (one === undefined) return undefined
+    decoded.push(one)
+  }
+  return { version: 1, cases: decoded }
+}

@@ -91,23 +91,35 @@ export const decodeValue = <A, I>(
   file: string,
   value: unknown,
   strictness: Strictness = "strict"
-): Either.Either<A, BadInput> => {
-  const deep = tooDeep(value)
-  if (deep !== undefined) {
-    const at = deep.length > 80 ? `${deep.slice(0, 80)}…` : deep
-    return Either.left(new BadInput({ file, problems: [{ path: at, message: `nested more than ${maxDepth} levels deep` }] }))
-  }
-  return Schema.decodeUnknownEither(schema, {
+): Either.Either<A, BadInput> =>
+  Schema.decodeUnknownEither(schema, {
     errors: "all",
     onExcessProperty: strictness === "strict" ? "error" : "ignore"
-  })(value).pipe(Either.mapLeft((error) => new BadInput({ file, problems: problemsOf(error) })))
-}
+  })(value).pipe(Either.mapLeft((error) => {
+    // Only a failure shows the offending values, and showing them recurses: a value nested too deep
+    // is reported by where it starts instead.
+    const deep = tooDeep(value)
+    if (deep === undefined) return new BadInput({ file, problems: problemsOf(error) })
+    const at = deep.length > 80 ? `${deep.slice(0, 80)}…` : deep
+    return new BadInput({ file, problems: [{ path: at, message: `nested more than ${maxDepth} levels deep` }] })
+  }))
 
-/** Parses and decodes JSON text in one step. */
+/**
+ * A decoder that skips the schema for valid input, on hot paths: it returns what the schema would
+ * decode the value to, or `undefined` to leave the value to the schema (for its precise problems). It
+ * may never accept what the schema rejects.
+ */
+export type FastDecoder<A> = (value: unknown) => A | undefined
+
+/** Parses and decodes JSON text in one step, trying `fast` first when given. */
 export const decodeJson = <A, I>(
   schema: Schema.Schema<A, I>,
   file: string,
   text: string,
-  strictness: Strictness = "strict"
+  strictness: Strictness = "strict",
+  fast?: FastDecoder<A>
 ): Either.Either<A, BadInput> =>
-  Either.flatMap(parseJson(file, text), (value) => decodeValue(schema, file, value, strictness))
+  Either.flatMap(parseJson(file, text), (value) => {
+    const decoded = fast?.(value)
+    return decoded !== undefined ? Either.right(decoded) : decodeValue(schema, file, value, strictness)
+  })

@@ -50,3 +50,6 @@ export class SessionRejected extends Schema.TaggedError<SessionRejected>()("Sess
     return "session rejected: sign in again"
   }
 }
+
+/** A `--check` run whose pass rate is below the floor (exit code 1); the scorecard already said so. */
+export class BelowFloor extends Schema.TaggedError<BelowFloor>()("BelowFloor", {}) {}

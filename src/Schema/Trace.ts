@@ -68,3 +68,43 @@ export const errored = (execution: ToolExecution): boolean =>
 
 /** A citation is surfaced when it matched a surfaced item by path or by quote. */
 export const surfaced = (citation: Citation): boolean => citation.match !== "unsurfaced"
+
+// ---------------------------------------------------------------------------------------------------
+// A fast check for the hot path (grading thousands of recordings): the same rules as the schemas
+// above, written out, so that a valid recording costs no schema walk. It may reject what the schemas
+// accept (that value is then decoded by them), never the reverse; a property test holds it to that.
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const optionalString = (record: Record<string, unknown>, key: string): boolean =>
+  !(key in record) || typeof record[key] === "string"
+
+const isCitation = (value: unknown): boolean =>
+  isRecord(value) && typeof value["path"] === "string" && optionalString(value, "quote") &&
+  (value["match"] === "path" || value["match"] === "quote" || value["match"] === "unsurfaced")
+
+const isToolExecution = (value: unknown): boolean =>
+  isRecord(value) && typeof value["tool"] === "string" &&
+  (!("error" in value) || value["error"] === null || typeof value["error"] === "string") &&
+  (!("durationMs" in value) || typeof value["durationMs"] === "number")
+
+const isProposal = (value: unknown): boolean =>
+  value === null ||
+  (isRecord(value) && typeof value["id"] === "string" && optionalString(value, "summary") &&
+    optionalString(value, "status") && (!("actions" in value) || Array.isArray(value["actions"])))
+
+/** Whether a value is a TurnTrace, checked without the schema. */
+export const isTurnTrace = (value: unknown): value is TurnTrace =>
+  isRecord(value) && typeof value["turnId"] === "string" && typeof value["surface"] === "string" &&
+  typeof value["outcome"] === "string" && "proposal" in value && isProposal(value["proposal"]) &&
+  Array.isArray(value["citations"]) && value["citations"].every(isCitation) &&
+  Array.isArray(value["toolExecutions"]) && value["toolExecutions"].every(isToolExecution)
+
+/** Whether a value is a RecordedTurn, checked without the schema. */
+export const isRecordedTurn = (value: unknown): value is RecordedTurn =>
+  isRecord(value) && typeof value["caseId"] === "string" && typeof value["question"] === "string" &&
+  typeof value["answer"] === "string" && isTurnTrace(value["trace"])
+
+/** `isRecordedTurn` as a fast decoder: a recording is used as it is. */
+export const fastRecordedTurn = (value: unknown): RecordedTurn | undefined => isRecordedTurn(value) ? value : undefined

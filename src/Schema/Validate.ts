@@ -48,6 +48,7 @@ export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<P
   const problems: Array<Problem> = []
   const firstIndex = new Map<string, number>()
   const surfaceNames = Object.keys(catalog.surfaces)
+  const outcomesOf = new Map(surfaceNames.map((name) => [name, surfaceOutcomes(catalog.surfaces[name]!)] as const))
   file.cases.forEach((c, i) => {
     const at = `$.cases[${i}]`
     const first = firstIndex.get(c.id)
@@ -61,7 +62,7 @@ export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<P
       })
       return
     }
-    const outcomes = surfaceOutcomes(surface)
+    const outcomes = outcomesOf.get(c.surface)!
     c.expect.forEach((e, k) => {
       if ((e.kind === "calls-tool" || e.kind === "never-calls") && !surface.tools.includes(e.tool)) {
         problems.push({

@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Runner } from "../../src/Runner/Runner.js"
-import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
+import { scopedClient, SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import type { Case } from "../../src/Schema/Case.js"
 import { SessionRejected, TurnError } from "../../src/Schema/Errors.js"
 import type { Catalog } from "../../src/Schema/Surface.js"
@@ -129,18 +129,20 @@ describe("Runner on a table layer", () => {
   it.live("keeps golden-set order whatever the completion order", () =>
     Effect.gen(function*() {
       const cases = Array.from({ length: 12 }, (_, i) => docsCase(`case-${i}`))
-      const slowFirst = Layer.succeed(SurfaceClient, {
-        obtain: (c) => Effect.as(Effect.sleep(`${(12 - Number(c.id.slice(5))) * 5} millis`), good)
-      })
+      const slowFirst = Layer.succeed(
+        SurfaceClient,
+        scopedClient((c) => Effect.as(Effect.sleep(`${(12 - Number(c.id.slice(5))) * 5} millis`), good))
+      )
       const results = yield* runWith(slowFirst, cases, 12)
       expect(results.map((r) => r.id)).toEqual(cases.map((c) => c.id))
     }))
 
   it.effect("turns a defect in a client into a failed case and goes on", () =>
     Effect.gen(function*() {
-      const flaky = Layer.succeed(SurfaceClient, {
-        obtain: (c) => c.id === "boom" ? Effect.die(new Error("socket exploded")) : Effect.succeed(good)
-      })
+      const flaky = Layer.succeed(
+        SurfaceClient,
+        scopedClient((c) => c.id === "boom" ? Effect.die(new Error("socket exploded")) : Effect.succeed(good))
+      )
       const results = yield* runWith(flaky, [docsCase("boom"), docsCase("fine")])
       expect(results.map((r) => [r.passed, r.error])).toEqual([
         [false, "internal error: Error: socket exploded"],
@@ -156,12 +158,13 @@ describe("Runner scopes", () => {
     closed: Ref.Ref<number>,
     obtainAfterOpen: (c: Case) => Effect.Effect<Turn, TurnError>
   ) =>
-    Layer.succeed(SurfaceClient, {
-      obtain: (c) =>
+    Layer.succeed(
+      SurfaceClient,
+      scopedClient((c) =>
         Effect.acquireRelease(Ref.update(opened, (n) => n + 1), () => Ref.update(closed, (n) => n + 1)).pipe(
           Effect.zipRight(obtainAfterOpen(c))
-        )
-    })
+        ))
+    )
 
   it.effect("closes every case's scope, whether its turn was graded or failed", () =>
     Effect.gen(function*() {
@@ -200,16 +203,17 @@ describe("Runner scopes", () => {
       const opened = yield* Ref.make(0)
       const closed = yield* Ref.make(0)
       // Closing a scope takes a while (a delete over HTTP); the rejection comes while cases are still queued.
-      const client = Layer.succeed(SurfaceClient, {
-        obtain: (c) =>
+      const client = Layer.succeed(
+        SurfaceClient,
+        scopedClient((c) =>
           Effect.acquireRelease(
             Ref.update(opened, (n) => n + 1),
             () => Effect.zipRight(Effect.sleep("100 millis"), Ref.update(closed, (n) => n + 1))
           ).pipe(
             Effect.zipRight(Effect.sleep(c.id === "c0" ? "50 millis" : "2 seconds")),
             Effect.zipRight(c.id === "c0" ? Effect.fail(new SessionRejected()) : Effect.succeed(good))
-          )
-      })
+          ))
+      )
       const exit = yield* Effect.exit(runWith(client, Array.from({ length: 12 }, (_, i) => docsCase(`c${i}`)), 4))
       expect(String(exit)).toContain("SessionRejected")
       expect(yield* Ref.get(opened)).toBe(4)

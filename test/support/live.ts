@@ -1,7 +1,7 @@
 /** A stand-in on loopback and the live SurfaceClient pointed at it, for tests over real HTTP. */
 import { NodeContext } from "@effect/platform-node"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
-import { HttpLive } from "../../src/Commands/Run.js"
+import { HttpLive } from "../../src/Runner/Http.js"
 import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import type { LiveConfig } from "../../src/Runner/LiveClient.js"
 import { Runner } from "../../src/Runner/Runner.js"
