@@ -1,17 +1,26 @@
 /**
- * The `eval` command tree — `run`, `validate`, `ratchet`, `standin`, `demo` — and the mapping of how a
+ * The `eval` command tree — `run`, `validate`, `ratchet`, `audit`, `standin`, `demo` — and the mapping of how a
  * command ended to its exit code: 0 done, 1 below the floor under `--check`, 2 bad input or usage
  * (or a rejected session), 70 internal error.
  */
 import { Command, Options, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
+import type { AuditArgs } from "./Commands/Audit.js"
 import type { RatchetArgs } from "./Commands/Ratchet.js"
 import type { RunArgs } from "./Commands/Run.js"
 import type { DemoArgs, StandInArgs } from "./Commands/StandIn.js"
 import type { ValidateArgs } from "./Commands/Validate.js"
 import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
-import { BadInput, BelowFloor, RatchetRefused, SessionRejected, UsageError } from "./Schema/Errors.js"
+import {
+  BadInput,
+  BelowFloor,
+  RatchetRefused,
+  SessionRejected,
+  UnreadableLines,
+  UsageError,
+  ViolationsFound
+} from "./Schema/Errors.js"
 import { defaultBaselineFile } from "./Scorecard/BaselineStore.js"
 import { useColor } from "./Terminal.js"
 
@@ -93,6 +102,27 @@ const fromOption = Options.text("from").pipe(
   Options.withPseudoName("FILE"),
   Options.withDescription("The results file of a full run (`eval run --json`).")
 )
+const surfaceOption = Options.text("surface").pipe(
+  Options.withPseudoName("NAME"),
+  Options.withDescription("The surface whose turns are audited; turns of other surfaces are skipped.")
+)
+const expectOption = Options.text("expect").pipe(
+  Options.withPseudoName("KIND[=ARG]"),
+  Options.repeated,
+  Options.withDescription(
+    "An invariant every turn must hold (repeatable): cites-only-surfaced, never-calls=deploy, answer-excludes=rm -rf, …"
+  )
+)
+const tracesOption = Options.text("traces").pipe(
+  Options.withPseudoName("FILE.jsonl"),
+  Options.repeated,
+  Options.withDescription("JSON lines, a recorded turn per line (repeatable; - reads standard input).")
+)
+const shardOption = Options.text("shard").pipe(
+  Options.withPseudoName("i/n"),
+  Options.optional,
+  Options.withDescription("Audit only part i of n of the turns (by turn id), so n machines share an archive.")
+)
 const hostOption = Options.text("host").pipe(
   Options.withPseudoName("ADDRESS"),
   Options.withDefault("127.0.0.1"),
@@ -133,6 +163,8 @@ const ratchetHandler = (args: RatchetArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/Ratchet.js")), (m) => m.ratchetHandler(args))
 const standInHandler = (args: StandInArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.standInHandler(args))
+const auditHandler = (args: AuditArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/Audit.js")), (m) => m.auditHandler(args))
 const demoHandler = (args: DemoArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.demoHandler(args))
 
@@ -193,6 +225,18 @@ const standInCommand = Command.make("standin", {
   )
 )
 
+const auditCommand = Command.make("audit", {
+  surfaces: surfacesOption,
+  surface: surfaceOption,
+  expect: expectOption,
+  traces: tracesOption,
+  shard: shardOption
+}, auditHandler).pipe(
+  Command.withDescription(
+    "Grade every turn of JSON-lines exports against invariants, streaming; exit 1 on a violation. Example: eval audit --surface docs --expect cites-only-surfaced --expect never-calls=deploy --traces turns.jsonl"
+  )
+)
+
 const demoCommand = Command.make("demo", {
   cases: casesOption,
   surfaces: surfacesOption,
@@ -206,10 +250,10 @@ const demoCommand = Command.make("demo", {
 
 const evalCommand = Command.make("eval", {}, () =>
   Effect.fail(
-    new UsageError({ message: "name a command: run, validate, ratchet, standin or demo (eval --help lists them)" })
+    new UsageError({ message: "name a command: run, validate, ratchet, audit, standin or demo (eval --help lists them)" })
   )).pipe(
     Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
-    Command.withSubcommands([runCommand, validateCommand, ratchetCommand, standInCommand, demoCommand])
+    Command.withSubcommands([runCommand, validateCommand, ratchetCommand, auditCommand, standInCommand, demoCommand])
   )
 
 const cli = Command.run(evalCommand, { name: "eval", version, executable: "eval" })
@@ -223,10 +267,13 @@ const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error: unknown = failure.value
-    if (error instanceof BelowFloor) return Effect.succeed(1)
+    if (error instanceof BelowFloor || error instanceof ViolationsFound) return Effect.succeed(1)
     if (ValidationError.isValidationError(error)) return Effect.succeed(2)
     if (error instanceof BadInput) return Effect.as(Console.error(error.message), 2)
-    if (error instanceof UsageError || error instanceof RatchetRefused || error instanceof SessionRejected) {
+    if (
+      error instanceof UsageError || error instanceof RatchetRefused || error instanceof SessionRejected ||
+      error instanceof UnreadableLines
+    ) {
       return Effect.as(Console.error(`error: ${error.message}`), 2)
     }
   }

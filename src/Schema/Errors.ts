@@ -53,3 +53,15 @@ export class SessionRejected extends Schema.TaggedError<SessionRejected>()("Sess
 
 /** A `--check` run whose pass rate is below the floor (exit code 1); the scorecard already said so. */
 export class BelowFloor extends Schema.TaggedError<BelowFloor>()("BelowFloor", {}) {}
+
+/** An audit that found turns breaking an invariant (exit code 1); the report already names them. */
+export class ViolationsFound extends Schema.TaggedError<ViolationsFound>()("ViolationsFound", {}) {}
+
+/** An audit met lines it could not read (exit code 2); they were listed as they were met. */
+export class UnreadableLines extends Schema.TaggedError<UnreadableLines>()("UnreadableLines", {
+  count: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.count} unreadable line${this.count === 1 ? "" : "s"} (the first of them are listed above)`
+  }
+}

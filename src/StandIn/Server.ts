@@ -11,6 +11,7 @@ import type { AddressInfo, Socket } from "node:net"
 import { Effect, Redacted, type Scope } from "effect"
 import { type Route, resolveRoutes } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
+import { fnv1a } from "../Runner/Shard.js"
 import { respond } from "./Assistant.js"
 
 /** What a faulted request gets instead of a proper answer. */
@@ -104,14 +105,7 @@ export const cookieName = "standin_session"
 const maxRequestBody = 1024 * 1024
 
 /** A stable fraction in [0, 1) for a string (FNV-1a), so a rate selects the same questions every run. */
-export const stableFraction = (text: string): number => {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i)
-    hash = Math.imul(hash, 0x01000193) >>> 0
-  }
-  return hash / 0x1_0000_0000
-}
+export const stableFraction = (text: string): number => fnv1a(text) / 0x1_0000_0000
 
 const templatePattern = (prefix: string, template: string): RegExp =>
   new RegExp(

@@ -1,0 +1,35 @@
+/**
+ * Stable partitions of a golden set or an archive of turns, so that one large job runs as several on
+ * separate machines: `--shard i/n` takes the items whose key hashes to part i of n, whatever their
+ * order and whatever the other shards do.
+ */
+import { Either } from "effect"
+
+/** A 32-bit FNV-1a hash: small, fast and the same on every machine. */
+export const fnv1a = (text: string): number => {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash
+}
+
+/** Part `index` (from 1) of `count`. */
+export interface Shard {
+  readonly index: number
+  readonly count: number
+}
+
+/** Reads `i/n`, with 1 ≤ i ≤ n. */
+export const parseShard = (text: string): Either.Either<Shard, string> => {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim())
+  const index = Number(match?.[1])
+  const count = Number(match?.[2])
+  return match !== null && count >= 1 && index >= 1 && index <= count
+    ? Either.right({ index, count })
+    : Either.left(`--shard ${JSON.stringify(text)}: expected i/n with 1 ≤ i ≤ n, such as 2/4`)
+}
+
+/** Whether the item with this key belongs to the shard. */
+export const inShard = (shard: Shard, key: string): boolean => fnv1a(key) % shard.count === shard.index - 1
