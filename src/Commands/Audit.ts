@@ -55,7 +55,7 @@ const lines = (file: string): Stream.Stream<string, BadInput, FileSystem.FileSys
     )
     : Stream.unwrap(
       Effect.map(FileSystem.FileSystem, (fs) =>
-        fs.stream(file, { chunkSize: FileSystem.MiB(1) }).pipe(
+        fs.stream(file, { chunkSize: FileSystem.KiB(32) }).pipe(
           Stream.mapError((error) => new BadInput({ file, problems: [{ path: "", message: `cannot read: ${error.message}` }] }))
         ))
     )

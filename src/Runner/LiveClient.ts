@@ -131,7 +131,11 @@ const timedOut = (route: Route, limit: Duration.Duration, retrying: Option.Optio
 /** Builds the live client's operations over an HttpClient. */
 export const makeLive = (config: LiveConfig) =>
   Effect.gen(function*() {
-    const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false))
+    // No spans: nothing here reads them, and making one per request costs more than the request.
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.withTracerPropagation(false),
+      HttpClient.withTracerDisabledWhen(() => true)
+    )
     const origin = config.baseUrl.origin
     const prefix = config.baseUrl.pathname.replace(/\/+$/, "")
     const retries = config.retries ?? 4
@@ -164,7 +168,7 @@ export const makeLive = (config: LiveConfig) =>
           const { headers, status } = response
           if (status >= 200 && status < 300) return { status, headers, response }
           // A body nobody reads would hold its connection open: every other answer is read away.
-          yield* Effect.ignore(Stream.runDrain(response.stream))
+          yield* discard(response)
           if (status === 401) return yield* new SessionRejected()
           const location = headers["location"]
           if (status < 300 || status >= 400 || location === undefined) return { status, headers, response: undefined }
@@ -223,8 +227,23 @@ export const makeLive = (config: LiveConfig) =>
     }
 
     /** The body as text, at most `maxBody` bytes. */
-    const readText = (route: Route, response: HttpClientResponse.HttpClientResponse) =>
-      readLines(route, response, false).pipe(Effect.map((lines) => lines.join("")))
+    const readText = (
+      route: Route,
+      response: HttpClientResponse.HttpClientResponse
+    ): Effect.Effect<string, TurnError | TransportFailure> => {
+      // A declared length is checked up front and the body read in one piece; only a body of unknown
+      // length is read as a stream, counting its bytes.
+      const declared = Number(response.headers["content-length"])
+      if (!Number.isInteger(declared)) return readLines(route, response, false).pipe(Effect.map((lines) => lines.join("")))
+      if (declared > maxBody) return Effect.fail(failure(route, `body over ${Math.round(maxBody / 1024 / 1024)} MiB`))
+      return Effect.mapError(
+        response.text,
+        (error) => new TransportFailure({ reason: `${describeTransport(error)} while reading the answer` })
+      )
+    }
+
+    /** Reads a body nobody needs to its end, so its connection can serve the next request. */
+    const discard = (response: HttpClientResponse.HttpClientResponse) => Effect.ignore(readText("delete", response))
 
     /** Reads a body to its end, as lines when `split` (for event streams), failing past `maxBody`. */
     const readLines = (
@@ -364,7 +383,7 @@ export const makeLive = (config: LiveConfig) =>
         ).pipe(
           Effect.flatMap(({ response, status }) =>
             response !== undefined
-              ? Effect.ignore(Stream.runDrain(response.stream))
+              ? discard(response)
               : status === 404
               ? Effect.void
               : Effect.fail(failure("delete", `HTTP ${status}`))

@@ -94,3 +94,15 @@ describe("eval audit", () => {
     expect([missing.code, missing.stderr.trim()]).toEqual([2, "nope.jsonl: cannot read: no such file"])
   })
 })
+
+describe("the README's audit example", () => {
+  it("prints what the README shows for the committed recordings", () => {
+    const readme = readFileSync("README.md", "utf8")
+    const command = /^npx turn-eval (audit .*) --traces turns\.jsonl$/m.exec(readme)![1]!
+    const args = command.match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""))
+    const run = evalCli([...args, "--traces", jsonl])
+    expect(run.code).toBe(1)
+    const shown = /On the 22 committed recordings, written one per line:\n\n```\n([\s\S]*?)```/.exec(readme)![1]!
+    expect(run.stdout).toBe(shown)
+  })
+})

@@ -99,7 +99,8 @@ describe("a rejected session", () => {
       const exit = yield* Effect.exit(runLive(liveClient(s, set), set, set.cases, 4))
       expect(Exit.isFailure(exit) && Exit.causeOption(exit)).toBeTruthy()
       expect(String(exit)).toContain("SessionRejected")
-      expect(s.stats().requests.ask).toBeLessThanOrEqual(5)
+      // The cases in flight may finish, and their workers start the next, while the rejection lands.
+      expect(s.stats().requests.ask).toBeLessThanOrEqual(8)
       expect(s.conversations()).toEqual([])
     }))
 

@@ -1,0 +1,90 @@
+/**
+ * Seeded data for the benchmarks: golden sets of any size (the committed cases, copied under new ids),
+ * a recording per case, and JSON-lines archives of turns. The committed recordings are varied at
+ * random — a recalled citation, an errored tool, another outcome, a dangerous command — so verdicts
+ * differ from turn to turn as they would in a real archive.
+ */
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs"
+import { join } from "node:path"
+import { seeded } from "./lib.js"
+
+interface Recording {
+  caseId: string
+  question: string
+  answer: string
+  trace: {
+    turnId: string
+    surface: string
+    outcome: string
+    citations: Array<{ path: string; match: string; quote?: string }>
+    toolExecutions: Array<{ tool: string; error?: string | null }>
+    proposal: unknown
+  }
+}
+
+const committedCases = (JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as { cases: Array<{ id: string }> }).cases
+const committedRecordings: ReadonlyArray<Recording> = readdirSync("cases/fixtures")
+  .sort()
+  .map((f) => JSON.parse(readFileSync(join("cases/fixtures", f), "utf8")) as Recording)
+const recordingOf = new Map(committedRecordings.map((r) => [r.caseId, r]))
+
+/** A copy of a committed recording with seeded changes. */
+const vary = (base: Recording, random: () => number, caseId: string, turnId: string): Recording => {
+  const turn: Recording = structuredClone(base)
+  turn.caseId = caseId
+  turn.trace.turnId = turnId
+  const roll = random()
+  if (roll < 0.05 && turn.trace.citations.length > 0) turn.trace.citations[0]!.match = "unsurfaced"
+  else if (roll < 0.1 && turn.trace.toolExecutions.length > 0) turn.trace.toolExecutions[0]!.error = "timeout"
+  else if (roll < 0.13) turn.trace.outcome = "error"
+  else if (roll < 0.15) turn.answer += " If it is stuck, run `rm -rf /var/lib/harbor` first."
+  return turn
+}
+
+/** A golden set of `count` cases in `dir`/cases.json, and a recording for each in `dir`/fixtures. */
+export const goldenSetWithRecordings = (dir: string, count: number, seed = 1): { casesFile: string; fixtures: string } => {
+  const random = seeded(seed)
+  const fixtures = join(dir, "fixtures")
+  mkdirSync(fixtures, { recursive: true })
+  const cases = Array.from({ length: count }, (_, i) => {
+    const c = committedCases[i % committedCases.length]!
+    return { ...c, id: `${c.id}.${Math.floor(i / committedCases.length)}` }
+  })
+  writeFileSync(join(dir, "cases.json"), JSON.stringify({ version: 1, cases }))
+  cases.forEach((c, i) => {
+    const base = recordingOf.get(c.id.replace(/\.\d+$/, ""))!
+    writeFileSync(join(fixtures, `${c.id}.json`), JSON.stringify(vary(base, random, c.id, `turn_${i.toString(36)}`)))
+  })
+  return { casesFile: join(dir, "cases.json"), fixtures }
+}
+
+/** A golden set of `count` cases (no recordings), for live runs. */
+export const goldenSet = (dir: string, count: number): string => {
+  const cases = Array.from({ length: count }, (_, i) => {
+    const c = committedCases[i % committedCases.length]!
+    return { ...c, id: `${c.id}.${Math.floor(i / committedCases.length)}` }
+  })
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, "cases.json"), JSON.stringify({ version: 1, cases }))
+  return join(dir, "cases.json")
+}
+
+/** A JSON-lines archive of `turns` turns of both surfaces; returns its size in bytes. */
+export const archive = (file: string, turns: number, seed = 2): number => {
+  const random = seeded(seed)
+  const fd = openSync(file, "w")
+  let bytes = 0
+  let batch: Array<string> = []
+  for (let i = 0; i < turns; i++) {
+    const base = committedRecordings[i % committedRecordings.length]!
+    batch.push(JSON.stringify(vary(base, random, base.caseId, `turn_${i.toString(36)}`)))
+    if (batch.length === 2000 || i === turns - 1) {
+      const text = batch.join("\n") + "\n"
+      bytes += Buffer.byteLength(text)
+      writeSync(fd, text)
+      batch = []
+    }
+  }
+  closeSync(fd)
+  return bytes
+}

@@ -1,0 +1,85 @@
+/** What the benchmarks share: timing whole processes, their peak memory, seeded data, the table. */
+import { spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+export const bin = resolve("dist/eval.js")
+const peakPreload = resolve("bench/peak.cjs")
+
+/** `taskset -c 0` when the machine has it: "on one core" means one core. */
+const hasTaskset = spawnSync("taskset", ["-c", "0", "true"]).status === 0
+export const pinnedNote = hasTaskset ? "pinned to one core" : "not pinned (no taskset here)"
+
+export interface Measured {
+  readonly wallMs: number
+  readonly peakMiB: number
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `node [args]` to its end, timing it from spawn to exit and reading its peak memory. */
+export const measure = (
+  args: ReadonlyArray<string>,
+  options: { env?: NodeJS.ProcessEnv; pin?: boolean; stdin?: string; nodeArgs?: ReadonlyArray<string> } = {}
+): Promise<Measured> => {
+  const dir = mkdtempSync(join(tmpdir(), "bench-peak-"))
+  const peakFile = join(dir, "peak")
+  const node = [process.execPath, ...(options.nodeArgs ?? []), "--require", peakPreload, ...args]
+  const [command, ...rest] = options.pin === true && hasTaskset ? ["taskset", "-c", "0", ...node] : node
+  const started = performance.now()
+  const child = spawn(command!, rest, {
+    env: { ...process.env, NO_COLOR: "1", BENCH_PEAK_FILE: peakFile, ...options.env },
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"]
+  })
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin)
+  let stdout = ""
+  let stderr = ""
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (stdout += c))
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (stderr += c))
+  return new Promise((done) =>
+    child.on("close", (code) => {
+      const wallMs = performance.now() - started
+      let peakMiB = Number.NaN
+      try {
+        peakMiB = Number(readFileSync(peakFile, "utf8")) / 1024
+      } catch {
+        // the process ended before it could say
+      }
+      rmSync(dir, { recursive: true, force: true })
+      done({ wallMs, peakMiB, code, stdout, stderr })
+    })
+  )
+}
+
+/** The median of some numbers. */
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** A seeded generator (mulberry32): the same data every run. */
+export const seeded = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+/** One row of the report. */
+export interface Row {
+  readonly benchmark: string
+  readonly figure: string
+  readonly target: string
+  readonly met: boolean | undefined
+}
+
+/** The report as a Markdown table. */
+export const table = (rows: ReadonlyArray<Row>): string =>
+  [
+    "| benchmark | measured | target | met |",
+    "|---|---|---|---|",
+    ...rows.map((r) => `| ${r.benchmark} | ${r.figure} | ${r.target} | ${r.met === undefined ? "—" : r.met ? "yes" : "**no**"} |`)
+  ].join("\n")

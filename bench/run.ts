@@ -1,0 +1,257 @@
+/**
+ * `npm run bench`: the speed and scale figures, each measured in this one run and printed with its
+ * target. Whole processes are timed from spawn to exit; peak memory is the kernel's count for the
+ * process. Data is generated from a fixed seed. Takes a few minutes on two cores.
+ */
+import { Effect, Exit, Redacted, Schema, Scope } from "effect"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { cpus, tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { grade } from "../src/Graders/index.js"
+import { NodeContext } from "@effect/platform-node"
+import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../src/Runner/GoldenSet.js"
+import { CasesFile } from "../src/Schema/Case.js"
+import { RecordedTurn } from "../src/Schema/Trace.js"
+import { type StandIn, type StandInOptions, start } from "../src/StandIn/Server.js"
+import { archive, goldenSet, goldenSetWithRecordings } from "./generate.js"
+import { bin, measure, median, pinnedNote, type Row, table } from "./lib.js"
+
+const rows: Array<Row> = []
+const work = mkdtempSync(join(tmpdir(), "eval-bench-"))
+const log = (text: string) => process.stderr.write(`${text}\n`)
+const catalog = (await Effect.runPromise(
+  Effect.provide(Effect.orDie(loadGoldenSet(defaultCasesFile, defaultSurfacesFile)), NodeContext.layer)
+)).catalog
+
+/** Runs `body` against a stand-in serving the committed catalog, stopping it afterwards. */
+const withStandIn = async <A>(options: Omit<StandInOptions, "catalog">, body: (standIn: StandIn) => Promise<A>) => {
+  const scope = Effect.runSync(Scope.make())
+  const standIn = await Effect.runPromise(Scope.extend(start({ catalog, ...options }), scope))
+  try {
+    return await body(standIn)
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 1. Start-up
+
+const startUp = async (): Promise<number> => {
+  log("start-up …")
+  const rounds = 15
+  const base: Array<number> = []
+  const help: Array<number> = []
+  const validate: Array<number> = []
+  for (let i = 0; i < rounds; i++) {
+    base.push((await measure(["-e", "0"])).wallMs)
+    help.push((await measure([bin, "--help"])).wallMs)
+    validate.push((await measure([bin, "validate"])).wallMs)
+  }
+  const ratio = (xs: ReadonlyArray<number>) => median(xs.map((x, i) => x / base[i]!))
+  rows.push({
+    benchmark: "1. start-up: `eval --help`",
+    figure: `${median(help).toFixed(0)} ms; ${ratio(help).toFixed(2)}× \`node -e 0\` (${median(base).toFixed(0)} ms)`,
+    target: "≤ 4×",
+    met: ratio(help) <= 4
+  })
+  rows.push({
+    benchmark: "1. start-up: `eval validate` (committed golden set)",
+    figure: `${median(validate).toFixed(0)} ms; ${ratio(validate).toFixed(2)}× \`node -e 0\``,
+    target: "≤ 4×",
+    met: ratio(validate) <= 4
+  })
+  return median(validate)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 2. Live overhead
+
+const liveOverhead = async (startUpMs: number) => {
+  const cases = goldenSet(join(work, "live200"), 200)
+  for (const concurrency of [1, 4, 16]) {
+    log(`live, 200 cases at concurrency ${concurrency} …`)
+    await withStandIn({ latency: { ask: 100 }, maxConversations: 64 }, async (standIn) => {
+      const run = await measure([bin, "run", "--base-url", standIn.url, "--cases", cases, "--concurrency", String(concurrency)], {
+        env: { EVAL_COOKIE: Redacted.value(standIn.cookie()) }
+      })
+      if (run.code !== 0) throw new Error(`live run failed: ${run.stderr}`)
+      const seen = standIn.stats()
+      const ideal = Math.ceil(200 / concurrency) * 100 + startUpMs
+      const ratio = run.wallMs / ideal
+      const routes = Object.values(seen.requests).every((n) => n === 200)
+      rows.push({
+        benchmark: `2. live: 200 cases, 100 ms ask, concurrency ${concurrency}`,
+        figure: `${(run.wallMs / 1000).toFixed(2)} s; ${ratio.toFixed(2)}× ideal (${(ideal / 1000).toFixed(2)} s); peak in flight ${seen.peakInFlight}; ${
+          routes ? "all four routes 200× each" : `routes ${JSON.stringify(seen.requests)}`
+        }; ${run.peakMiB.toFixed(0)} MiB`,
+        target: concurrency === 16 ? "≤ 1.25× ideal; peak = concurrency" : "report; peak = concurrency",
+        met: (concurrency !== 16 || ratio <= 1.25) && seen.peakInFlight === concurrency && routes
+      })
+    })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 3. Offline grading
+
+const offline = async () => {
+  log("offline: generating 10,000 recordings …")
+  const dir = join(work, "offline")
+  const { casesFile, fixtures } = goldenSetWithRecordings(dir, 10_000)
+  const one = join(dir, "one.json")
+  const file = Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync(casesFile, "utf8")))
+  writeFileSync(one, JSON.stringify({ version: 1, cases: file.cases.slice(0, 1) }))
+  log("offline: grading …")
+  const full: Array<number> = []
+  const single: Array<number> = []
+  let results = ""
+  for (let i = 0; i < 3; i++) {
+    const out = join(dir, "results.json")
+    const run = await measure([bin, "run", "--fixtures", fixtures, "--cases", casesFile, "--json", out], { pin: true })
+    if (run.code !== 0) throw new Error(`offline run failed: ${run.stderr}`)
+    full.push(run.wallMs)
+    results = readFileSync(out, "utf8")
+    single.push((await measure([bin, "run", "--fixtures", fixtures, "--cases", one], { pin: true })).wallMs)
+  }
+  const gradingMs = median(full) - median(single)
+  const rate = 10_000 / (gradingMs / 1000)
+
+  // The raw limit: the same bytes read and parsed, nothing else.
+  const raw: Array<number> = []
+  const names = readdirSync(fixtures)
+  for (let i = 0; i < 3; i++) {
+    const started = performance.now()
+    JSON.parse(readFileSync(casesFile, "utf8"))
+    for (const name of names) JSON.parse(readFileSync(join(fixtures, name), "utf8"))
+    raw.push(performance.now() - started)
+  }
+  const rawRate = 10_000 / (median(raw) / 1000)
+
+  // The same verdicts, one file at a time, through the full schema and the graders directly.
+  const byId = new Map(
+    (JSON.parse(results) as { cases: Array<{ id: string; passed: boolean; expectations: unknown }> }).cases.map((c) => [c.id, c])
+  )
+  let differing = 0
+  for (const c of file.cases) {
+    const recorded = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(fixtures, `${c.id}.json`), "utf8")))
+    const alone = grade(c, { answer: recorded.answer, trace: recorded.trace }, catalog.surfaces[c.surface]!)
+    const together = byId.get(c.id)
+    if (together === undefined || together.passed !== alone.passed || JSON.stringify(together.expectations) !== JSON.stringify(alone.expectations)) {
+      differing++
+    }
+  }
+  const passed = [...byId.values()].filter((c) => c.passed).length
+  rows.push({
+    benchmark: "3. offline: `eval run --fixtures`, 10,000 recorded turns",
+    figure: `${rate.toFixed(0)} turns/s (${(gradingMs / 1000).toFixed(2)} s after start-up, ${pinnedNote}); ${passed} passed`,
+    target: "≥ 10,000 turns/s",
+    met: rate >= 10_000
+  })
+  rows.push({
+    benchmark: "3. offline: against the raw limit (JSON.parse of the same bytes)",
+    figure: `raw ${rawRate.toFixed(0)} turns/s; ratio ${(rate / rawRate).toFixed(2)}`,
+    target: "≥ 0.3",
+    met: rate / rawRate >= 0.3
+  })
+  rows.push({
+    benchmark: "3. offline: verdicts against one file at a time (full schema, graders directly)",
+    figure: `${differing} of 10,000 differ`,
+    target: "0",
+    met: differing === 0
+  })
+  rmSync(dir, { recursive: true, force: true })
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 4 and 5. Audit streams, and growth
+
+const audit = async () => {
+  const expectations = ["cites-only-surfaced", "answer-excludes=rm -rf", "calls-any-tool"].flatMap((e) => ["--expect", e])
+  const figures: Array<{ turns: number; rate: number; peak: number; kept: number; seconds: number }> = []
+  const baseline = await measure([bin, "audit", "--surface", "docs", ...expectations, "--traces", "-"], { pin: true, stdin: "" })
+  for (const turns of [10_000, 100_000, 1_000_000]) {
+    log(`audit: generating ${turns} turns …`)
+    const file = join(work, `archive-${turns}.jsonl`)
+    const bytes = archive(file, turns)
+    log(`audit: ${(bytes / 1024 / 1024).toFixed(0)} MiB …`)
+    const run = await measure([bin, "audit", "--surface", "docs", ...expectations, "--traces", file], { pin: true })
+    if (run.code !== 1) throw new Error(`audit ended with ${run.code}: ${run.stderr.slice(0, 500)}`)
+    const seconds = (run.wallMs - baseline.wallMs) / 1000
+    // Memory kept, as against memory not yet collected: the heap after a collection every 200 ms.
+    const heapFile = join(work, "heap.json")
+    await measure([bin, "audit", "--surface", "docs", ...expectations, "--traces", file], {
+      nodeArgs: ["--expose-gc", "--require", resolve("test/support/heapSampler.cjs")],
+      env: { HEAP_SAMPLE_FILE: heapFile }
+    })
+    const kept = (JSON.parse(readFileSync(heapFile, "utf8")) as { heapMiB: number }).heapMiB
+    figures.push({ turns, rate: turns / seconds, peak: run.peakMiB, kept, seconds })
+    rmSync(file)
+  }
+  for (const f of figures) {
+    rows.push({
+      benchmark: `4. audit: ${f.turns.toLocaleString("en")} turns (JSON lines)`,
+      figure: `${f.rate.toFixed(0)} turns/s (${f.seconds.toFixed(1)} s after start-up, ${pinnedNote}); peak resident ${
+        f.peak.toFixed(0)
+      } MiB; heap kept ${f.kept.toFixed(1)} MiB`,
+      target: "≥ 10,000 turns/s; < 150 MiB",
+      met: f.rate >= 10_000 && f.peak < 150
+    })
+  }
+  const [small, , large] = figures
+  rows.push({
+    benchmark: "5. growth: audit 10k → 1M turns",
+    figure: `time ×${(large!.seconds / small!.seconds).toFixed(0)} for ×100 turns; heap kept ${small!.kept.toFixed(1)} → ${
+      large!.kept.toFixed(1)
+    } MiB; peak resident ${small!.peak.toFixed(0)} → ${large!.peak.toFixed(0)} MiB`,
+    target: "linear time, flat memory",
+    met: large!.seconds / small!.seconds <= 130 && large!.kept <= small!.kept + 5 && large!.peak < 150
+  })
+}
+
+const growthLive = async () => {
+  const figures: Array<{ cases: number; seconds: number; peak: number }> = []
+  for (const count of [100, 1000, 10_000]) {
+    log(`growth: live, ${count} cases at 10 ms …`)
+    const cases = goldenSet(join(work, `growth${count}`), count)
+    await withStandIn({ latency: { ask: 10 }, maxConversations: 64 }, async (standIn) => {
+      const run = await measure([bin, "run", "--base-url", standIn.url, "--cases", cases, "--concurrency", "16"], {
+        env: { EVAL_COOKIE: Redacted.value(standIn.cookie()) }
+      })
+      if (run.code !== 0 || standIn.stats().capHits > 0) throw new Error(`growth run failed: ${run.stderr.slice(0, 500)}`)
+      figures.push({ cases: count, seconds: run.wallMs / 1000, peak: run.peakMiB })
+    })
+  }
+  rows.push({
+    benchmark: "5. growth: live, 10 ms ask, concurrency 16: 100 → 1,000 → 10,000 cases",
+    figure: figures.map((f) => `${f.cases}: ${f.seconds.toFixed(1)} s, ${(f.seconds * 1000 / f.cases).toFixed(1)} ms/case, ${f.peak.toFixed(0)} MiB`).join("; "),
+    target: "linear time, flat memory",
+    met: undefined
+  })
+}
+
+const main = async () => {
+  const started = Date.now()
+  mkdirSync(work, { recursive: true })
+  const startUpMs = await startUp()
+  await liveOverhead(startUpMs)
+  await offline()
+  await audit()
+  await growthLive()
+  const cpu = cpus()[0]?.model ?? "unknown processor"
+  const report = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+    "",
+    table(rows),
+    ""
+  ].join("\n")
+  process.stdout.write(report)
+  mkdirSync("reports", { recursive: true })
+  writeFileSync("reports/bench.md", report)
+  rmSync(work, { recursive: true, force: true })
+}
+
+main().catch((error) => {
+  process.stderr.write(`${String(error)}\n`)
+  process.exit(1)
+})
