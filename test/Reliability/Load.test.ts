@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { RunResult } from "../../src/Schema/Result.js"
-import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
+import { stackFrame, startCli } from "../support/cli.js"
 import { goldenSet, withStandIn } from "../support/live.js"
 
 const enabled = process.env["RELIABILITY"] === "1"
