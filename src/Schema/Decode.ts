@@ -91,18 +91,20 @@ export const decodeValue = <A, I>(
   file: string,
   value: unknown,
   strictness: Strictness = "strict"
-): Either.Either<A, BadInput> =>
-  Schema.decodeUnknownEither(schema, {
+): Either.Either<A, BadInput> => {
+  // The schema recurses into what it checks and into what it reports (a union even turns the
+  // offending value into a string), so a value nested too deep is refused before it is checked.
+  // Hot paths with a fast decoder never come here for valid input.
+  const deep = tooDeep(value)
+  if (deep !== undefined) {
+    const at = deep.length > 80 ? `${deep.slice(0, 80)}…` : deep
+    return Either.left(new BadInput({ file, problems: [{ path: at, message: `nested more than ${maxDepth} levels deep` }] }))
+  }
+  return Schema.decodeUnknownEither(schema, {
     errors: "all",
     onExcessProperty: strictness === "strict" ? "error" : "ignore"
-  })(value).pipe(Either.mapLeft((error) => {
-    // Only a failure shows the offending values, and showing them recurses: a value nested too deep
-    // is reported by where it starts instead.
-    const deep = tooDeep(value)
-    if (deep === undefined) return new BadInput({ file, problems: problemsOf(error) })
-    const at = deep.length > 80 ? `${deep.slice(0, 80)}…` : deep
-    return new BadInput({ file, problems: [{ path: at, message: `nested more than ${maxDepth} levels deep` }] })
-  }))
+  })(value).pipe(Either.mapLeft((error) => new BadInput({ file, problems: problemsOf(error) })))
+}
 
 /**
  * A decoder that skips the schema for valid input, on hot paths: it returns what the schema would

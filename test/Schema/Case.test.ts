@@ -86,6 +86,20 @@ describe("the cases file", () => {
   })
 })
 
+describe("deeply nested values", () => {
+  it.each([
+    ["an expectation's kind", (deep: string) => `{"version": 1, "cases": [{"id": "a", "surface": "s", "question": "q", "guards": "g", "expect": [{"kind": ${deep}}]}]}`, "$.cases[0].expect[0].kind"],
+    ["a case", (deep: string) => `{"version": 1, "cases": [${deep}]}`, "$.cases[0]"],
+    ["the whole file", (deep: string) => deep, "$"]
+  ])("are refused at their JSON path, in %s", (_, wrap, at) => {
+    const deep = "[".repeat(50_000) + "]".repeat(50_000)
+    const result = decodeJson(CasesFile, "cases.json", wrap(deep))
+    expect(Either.isLeft(result) && result.left.problems).toEqual([
+      { path: expect.stringMatching(new RegExp(`^${at.replace(/[.$[\]]/g, "\\$&")}`)), message: "nested more than 256 levels deep" }
+    ])
+  })
+})
+
 describe("JSON syntax errors", () => {
   it("name the file, line and column", () => {
     const result = decodeJson(CasesFile, "cases/golden-cases.json", "{\n  \"version\": 1,\n  \"cases\": [\n}")
