@@ -27,13 +27,7 @@ export const describeFileError = (error: PlatformError): string => {
 
 const isNotFound = (error: PlatformError): boolean => error._tag === "SystemError" && error.reason === "NotFound"
 
-/** Reads a text file; a file that cannot be read is bad input naming it. */
-export const readText = (file: string): Effect.Effect<string, BadInput, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
-    Effect.mapError((error) =>
-      new BadInput({ file, problems: [{ path: "", message: `cannot read: ${describeFileError(error)}` }] })
-    )
-  )
+const cannotRead = (file: string, why: string) => new BadInput({ file, problems: [{ path: "", message: `cannot read: ${why}` }] })
 
 /** Reads a text file that may be absent. */
 export const readTextIfPresent = (
@@ -42,10 +36,15 @@ export const readTextIfPresent = (
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(file)).pipe(
     Effect.map(Option.some),
     Effect.catchIf(isNotFound, () => Effect.succeed(Option.none())),
-    Effect.mapError((error) =>
-      new BadInput({ file, problems: [{ path: "", message: `cannot read: ${describeFileError(error)}` }] })
-    )
+    Effect.mapError((error) => cannotRead(file, describeFileError(error)))
   )
+
+/** Reads a text file; a file that cannot be read, or is not there, is bad input naming it. */
+export const readText = (file: string): Effect.Effect<string, BadInput, FileSystem.FileSystem> =>
+  Effect.flatMap(readTextIfPresent(file), Option.match({
+    onNone: () => Effect.fail(cannotRead(file, "no such file")),
+    onSome: Effect.succeed
+  }))
 
 /** Reads, parses and decodes a JSON file; every problem names the file and its JSON path. */
 export const readJson = <A, I>(

@@ -9,11 +9,11 @@ import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/
 import type { HttpClientError } from "@effect/platform/HttpClientError"
 import { Data, Duration, Effect, Either, Fiber, Option, Redacted, Ref, type Schema, type Scope, Stream } from "effect"
 import type { Case } from "../Schema/Case.js"
-import { decodeValue } from "../Schema/Decode.js"
+import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { SessionRejected, TurnError } from "../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, type Route } from "../Schema/Protocol.js"
 import type { Routes } from "../Schema/Surface.js"
-import { type Turn, TurnTrace } from "../Schema/Trace.js"
+import { fastTurnTrace, type Turn, TurnTrace } from "../Schema/Trace.js"
 
 /** How to reach the app and how patient to be with it. */
 export interface LiveConfig {
@@ -121,6 +121,10 @@ const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Duration): 
 
 const failure = (route: Route, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
 
+/** A body that broke off, in the words a case's error uses. */
+const brokeOff = (error: HttpClientError) =>
+  new TransportFailure({ reason: `${describeTransport(error)} while reading the answer` })
+
 /** A timeout names what was being retried when time ran out, or that nothing answered. */
 const timedOut = (route: Route, limit: Duration.Duration, retrying: Option.Option<string>): TurnError =>
   Option.match(retrying, {
@@ -142,6 +146,7 @@ export const makeLive = (config: LiveConfig) =>
     const retryDelay = config.retryDelay ?? Duration.millis(250)
     const maxBody = config.maxBodyBytes ?? 32 * 1024 * 1024
     const askGrace = config.askGrace ?? Duration.seconds(5)
+    const tooLarge = (route: Route) => failure(route, `body over ${Math.round(maxBody / 1024 / 1024)} MiB`)
     const left = yield* Ref.make<LeftBehind>({ kept: [], undeleted: [] })
 
     const urlOf = (path: string): URL => new URL(`${prefix}${path.startsWith("/") ? path : `/${path}`}`, origin)
@@ -168,7 +173,7 @@ export const makeLive = (config: LiveConfig) =>
           const { headers, status } = response
           if (status >= 200 && status < 300) return { status, headers, response }
           // A body nobody reads would hold its connection open: every other answer is read away.
-          yield* discard(response)
+          yield* discard(route, response)
           if (status === 401) return yield* new SessionRejected()
           const location = headers["location"]
           if (status < 300 || status >= 400 || location === undefined) return { status, headers, response: undefined }
@@ -235,15 +240,13 @@ export const makeLive = (config: LiveConfig) =>
       // length is read as a stream, counting its bytes.
       const declared = Number(response.headers["content-length"])
       if (!Number.isInteger(declared)) return readLines(route, response, false).pipe(Effect.map((lines) => lines.join("")))
-      if (declared > maxBody) return Effect.fail(failure(route, `body over ${Math.round(maxBody / 1024 / 1024)} MiB`))
-      return Effect.mapError(
-        response.text,
-        (error) => new TransportFailure({ reason: `${describeTransport(error)} while reading the answer` })
-      )
+      if (declared > maxBody) return Effect.fail(tooLarge(route))
+      return Effect.mapError(response.text, brokeOff)
     }
 
     /** Reads a body nobody needs to its end, so its connection can serve the next request. */
-    const discard = (response: HttpClientResponse.HttpClientResponse) => Effect.ignore(readText("delete", response))
+    const discard = (route: Route, response: HttpClientResponse.HttpClientResponse) =>
+      Effect.ignore(readText(route, response))
 
     /** Reads a body to its end, as lines when `split` (for event streams), failing past `maxBody`. */
     const readLines = (
@@ -254,12 +257,10 @@ export const makeLive = (config: LiveConfig) =>
     ): Effect.Effect<ReadonlyArray<string>, TurnError | TransportFailure> => {
       let bytes = 0
       const limited = response.stream.pipe(
-        Stream.mapError((error) => new TransportFailure({ reason: `${describeTransport(error)} while reading the answer` })),
+        Stream.mapError(brokeOff),
         Stream.tap((chunk) => {
           bytes += chunk.byteLength
-          return bytes > maxBody
-            ? Effect.fail(failure(route, `body over ${Math.round(maxBody / 1024 / 1024)} MiB`))
-            : Effect.void
+          return bytes > maxBody ? Effect.fail(tooLarge(route)) : Effect.void
         }),
         Stream.decodeText()
       )
@@ -272,20 +273,23 @@ export const makeLive = (config: LiveConfig) =>
       )
     }
 
-    /** Parses and decodes a JSON body; a problem names the route and the JSON path. */
-    const decodeBody = <A, I>(route: Route, text: string, schema: Schema.Schema<A, I>): Effect.Effect<A, TurnError> => {
+    /** Parses and decodes a JSON body (trying `fast` first); a problem names the route and the JSON path. */
+    const decodeBody = <A, I>(
+      route: Route,
+      text: string,
+      schema: Schema.Schema<A, I>,
+      fast?: FastDecoder<A>
+    ): Effect.Effect<A, TurnError> => {
       let value: unknown
       try {
         value = JSON.parse(text)
       } catch {
         return Effect.fail(failure(route, "not JSON"))
       }
+      const decoded = fast?.(value)
+      if (decoded !== undefined) return Effect.succeed(decoded)
       return Either.match(decodeValue(schema, route, value, "lenient"), {
-        onLeft: (error) => {
-          const [first] = error.problems
-          const more = error.problems.length > 1 ? ` (and ${error.problems.length - 1} more)` : ""
-          return Effect.fail(failure(route, `${first?.path ?? "$"}: ${first?.message ?? "unexpected shape"}${more}`))
-        },
+        onLeft: (error) => Effect.fail(failure(route, error.summary)),
         onRight: Effect.succeed
       })
     }
@@ -358,7 +362,8 @@ export const makeLive = (config: LiveConfig) =>
       template: string,
       ids: { conversationId: string; turnId: string },
       schema: Schema.Schema<A, I>,
-      retrying: Ref.Ref<Option.Option<string>>
+      retrying: Ref.Ref<Option.Option<string>>,
+      fast?: FastDecoder<A>
     ) => {
       const fetch = Effect.flatMap(send(route, "GET", fillRoute(template, ids)), ({ headers, response, status }) =>
         response === undefined
@@ -366,7 +371,7 @@ export const makeLive = (config: LiveConfig) =>
           : Effect.map(readText(route, response), (text) => ({ status, headers, text })))
       return withRetries(route, [429, 502, 503, 504], fetch, true, retrying).pipe(
         Effect.flatMap((answered) => requireOk(route, answered)),
-        Effect.flatMap((answered) => decodeBody(route, answered.text, schema))
+        Effect.flatMap((answered) => decodeBody(route, answered.text, schema, fast))
       )
     }
 
@@ -383,7 +388,7 @@ export const makeLive = (config: LiveConfig) =>
         ).pipe(
           Effect.flatMap(({ response, status }) =>
             response !== undefined
-              ? discard(response)
+              ? discard("delete", response)
               : status === 404
               ? Effect.void
               : Effect.fail(failure("delete", `HTTP ${status}`))
@@ -435,7 +440,7 @@ export const makeLive = (config: LiveConfig) =>
           yield* Ref.set(stage, "conversation")
           const conversation = yield* read("conversation", config.routes.conversation, ids, Conversation, retrying)
           yield* Ref.set(stage, "trace")
-          const trace = yield* read("trace", config.routes.trace, ids, TurnTrace, retrying)
+          const trace = yield* read("trace", config.routes.trace, ids, TurnTrace, retrying, fastTurnTrace)
           if (trace.turnId !== ids.turnId) {
             return yield* failure("trace", `is for turn ${JSON.stringify(trace.turnId)}, not ${JSON.stringify(ids.turnId)}`)
           }

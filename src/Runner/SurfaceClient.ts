@@ -50,13 +50,6 @@ export const plainClient = (
 /** The path of a case's recorded turn in a fixtures folder. */
 export const fixturePath = (path: Path.Path, dir: string, caseId: string): string => path.join(dir, `${caseId}.json`)
 
-const firstProblem = (error: { readonly problems: ReadonlyArray<{ path: string; message: string }> }): string => {
-  const [first] = error.problems
-  const rest = error.problems.length - 1
-  const where = first === undefined ? "" : first.path === "" ? first.message : `${first.path}: ${first.message}`
-  return rest > 0 ? `${where} (and ${rest} more)` : where
-}
-
 /** Why a recording cannot be read, in a few words. */
 const unreadable = (error: unknown): string => {
   const code = (error as { code?: string }).code
@@ -84,7 +77,7 @@ const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnEr
   return Either.flatMap(
     Either.mapLeft(
       decodeJson(RecordedTurn, file, text, "lenient", fastRecordedTurn),
-      (error) => new TurnError({ reason: `recorded turn ${file}: ${firstProblem(error)}` })
+      (error) => new TurnError({ reason: `recorded turn ${file}: ${error.summary}` })
     ),
     (recorded) =>
       recorded.caseId !== testCase.id

@@ -23,6 +23,14 @@ export class BadInput extends Schema.TaggedError<BadInput>()("BadInput", {
     const more = this.problems.length - shownProblems
     return more > 0 ? [...lines, `${this.file}: … and ${more} more problems`].join("\n") : lines.join("\n")
   }
+
+  /** The first problem, and how many follow it, on one line (for a case's error, not a file's). */
+  get summary(): string {
+    const [first] = this.problems
+    const rest = this.problems.length - 1
+    const where = first === undefined ? "" : first.path === "" ? first.message : `${first.path}: ${first.message}`
+    return rest > 0 ? `${where} (and ${rest} more)` : where
+  }
 }
 
 /** Arguments that do not make a command (conflicting flags, a filter matching nothing). Exit code 2. */

@@ -106,5 +106,8 @@ export const isRecordedTurn = (value: unknown): value is RecordedTurn =>
   isRecord(value) && typeof value["caseId"] === "string" && typeof value["question"] === "string" &&
   typeof value["answer"] === "string" && isTurnTrace(value["trace"])
 
+/** `isTurnTrace` as a fast decoder: a trace is used as it is. */
+export const fastTurnTrace = (value: unknown): TurnTrace | undefined => isTurnTrace(value) ? value : undefined
+
 /** `isRecordedTurn` as a fast decoder: a recording is used as it is. */
 export const fastRecordedTurn = (value: unknown): RecordedTurn | undefined => isRecordedTurn(value) ? value : undefined

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { CasesFile, fastCasesFile } from "../../src/Schema/Case.js"
-import { fastRecordedTurn, RecordedTurn } from "../../src/Schema/Trace.js"
+import { fastRecordedTurn, fastTurnTrace, RecordedTurn, TurnTrace } from "../../src/Schema/Trace.js"
 
 type Path = ReadonlyArray<string | number>
 
@@ -65,6 +65,19 @@ describe("fastRecordedTurn", () => {
       expect(fastRecordedTurn(value)).toBeDefined()
     }))
     expect(fastRecordedTurn(committed)).toBe(committed)
+  })
+})
+
+describe("fastTurnTrace", () => {
+  it("accepts only what the schema accepts, and as the schema decodes it", () => {
+    const decode = Schema.decodeUnknownEither(TurnTrace, { onExcessProperty: "preserve" })
+    fc.assert(
+      fc.property(nearValid(Arbitrary.make(TurnTrace)), (value) => {
+        const fast = fastTurnTrace(value)
+        if (fast !== undefined) expect(decode(value)).toEqual(Either.right(fast))
+      }),
+      { numRuns: 2000 }
+    )
   })
 })
 
