@@ -1,6 +1,7 @@
 /**
- * The committed floor: `{"floor": 0.0–1.0, "_comment"?: [lines…]}`. It only ever moves up, and each
- * raise is logged in `_comment`.
+ * The committed floor: `{"floor": 0.0–1.0, "repeat"?: K, "_comment"?: [lines…]}`. It only ever moves
+ * up, and each raise is logged in `_comment`. `repeat` is the K of the `--repeat` runs it was set by
+ * (absent: 1); runs with another K are neither held to it nor move it.
  */
 import { Schema } from "effect"
 
@@ -11,6 +12,7 @@ export const Baseline = Schema.Struct({
       message: (issue) => `expected a floor between 0 and 1, got ${String(issue.actual)}`
     })
   ),
+  repeat: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(2)), { exact: true }),
   _comment: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
 })
 /** The committed floor and the log of its raises. */

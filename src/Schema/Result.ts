@@ -14,24 +14,52 @@ export const ExpectationResult = Schema.Struct({
 /** The verdict of one expectation. */
 export type ExpectationResult = typeof ExpectationResult.Type
 
-/** The verdict of one case; `error` says why its turn could not be obtained (it then has no expectations). */
+/** One attempt at a case under `--repeat`: its own turn (a conversation of its own) and verdicts. */
+export const Attempt = Schema.Struct({
+  passed: Schema.Boolean,
+  turnId: Schema.optionalWith(Schema.String, { exact: true }),
+  error: Schema.optionalWith(Schema.String, { exact: true }),
+  expectations: Schema.Array(ExpectationResult)
+})
+/** One attempt at a case under `--repeat`. */
+export type Attempt = typeof Attempt.Type
+
+/**
+ * The verdict of one case; `error` says why its turn could not be obtained (it then has no
+ * expectations). Under `--repeat K` (K > 1) `attempts` holds every attempt, the case passes only when
+ * all K pass (pass^k), and `turnId`, `error` and `expectations` are those of its first failing attempt
+ * (of its first attempt when all passed).
+ */
 export const CaseResult = Schema.Struct({
   id: Schema.String,
   surface: Schema.String,
   passed: Schema.Boolean,
   turnId: Schema.optionalWith(Schema.String, { exact: true }),
   error: Schema.optionalWith(Schema.String, { exact: true }),
-  expectations: Schema.Array(ExpectationResult)
+  expectations: Schema.Array(ExpectationResult),
+  attempts: Schema.optionalWith(Schema.Array(Attempt).pipe(Schema.minItems(2)), { exact: true })
 })
 /** The verdict of one case. */
 export type CaseResult = typeof CaseResult.Type
 
 const Rate = Schema.Number.pipe(Schema.between(0, 1))
 const Count = Schema.Int.pipe(Schema.nonNegative())
+/** A case-set fingerprint: `sha256:` and 64 hex digits. */
+export const Fingerprint = Schema.String.pipe(Schema.pattern(/^sha256:[0-9a-f]{64}$/))
+
+/** Which part of the golden set a `--shard i/n` run covered; `of` fingerprints the whole golden set. */
+export const ShardInfo = Schema.Struct({
+  index: Schema.Int.pipe(Schema.positive()),
+  count: Schema.Int.pipe(Schema.positive()),
+  of: Fingerprint
+})
+/** Which part of the golden set a `--shard i/n` run covered. */
+export type ShardInfo = typeof ShardInfo.Type
 
 /**
  * A whole run. `passed` is the verdict (pass rate at or above the floor); both are `null` when no floor
- * is committed yet. `caseSet` fingerprints the cases the run covered.
+ * is committed yet or none applies. `caseSet` fingerprints the cases the run covered; `repeat` is the
+ * K of `--repeat` (absent: 1) and `shard` says which part of the golden set a sharded run covered.
  */
 export const RunResult = Schema.Struct({
   version: Schema.Literal(1),
@@ -40,7 +68,9 @@ export const RunResult = Schema.Struct({
   passed: Schema.NullOr(Schema.Boolean),
   total: Count,
   passedCount: Count,
-  caseSet: Schema.String.pipe(Schema.pattern(/^sha256:[0-9a-f]{64}$/)),
+  caseSet: Fingerprint,
+  repeat: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(2)), { exact: true }),
+  shard: Schema.optionalWith(ShardInfo, { exact: true }),
   cases: Schema.Array(CaseResult)
 })
 /** A whole run. */
