@@ -1,11 +1,12 @@
 /**
  * The fingerprint of a case set: a sha256 over each case's id, surface, question and expectations, in
- * id order. Two runs compare like with like only when their fingerprints agree.
+ * id order. Two runs compare like with like only when their fingerprints agree. An expectation's
+ * `drafted` mark is left out, so accepting a drafted case (deleting its marks) does not change the set.
  */
 import { createHash } from "node:crypto"
 import type { Case } from "../Schema/Case.js"
 
-/** `sha256:<hex>` over the cases that ran; order in the file, tags and `guards` do not change it. */
+/** `sha256:<hex>` over the cases that ran; order in the file, tags, `guards` and `drafted` marks do not change it. */
 export const caseSetFingerprint = (cases: ReadonlyArray<Case>): string => {
   const parts = [...cases]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -13,6 +14,6 @@ export const caseSetFingerprint = (cases: ReadonlyArray<Case>): string => {
   // A list of keys makes JSON.stringify keep only those, in that order, at every level: sorted, it
   // serialises equal content the same way whatever order the keys were written in.
   const keys = new Set(["expect", "id", "question", "surface"])
-  for (const c of cases) for (const e of c.expect) for (const key of Object.keys(e)) keys.add(key)
+  for (const c of cases) for (const e of c.expect) for (const key of Object.keys(e)) if (key !== "drafted") keys.add(key)
   return `sha256:${createHash("sha256").update(JSON.stringify(parts, [...keys].sort())).digest("hex")}`
 }

@@ -50,8 +50,23 @@ describe("the cases file", () => {
         message:
           "expected \"cites-only-surfaced\" | \"cites\" | \"no-citations\" | \"calls-tool\" | \"calls-any-tool\" | \"never-calls\" | \"answer-includes\" | \"answer-excludes\" | \"stops-at-approval\" | \"outcome\", got \"nope\""
       },
-      { path: "$.cases[1].expect[2].pth", message: "unknown key; expected one of \"kind\" | \"path\"" }
+      { path: "$.cases[1].expect[2].pth", message: "unknown key; expected one of \"kind\" | \"path\" | \"drafted\"" }
     ])
+  })
+
+  it("takes a drafted mark on any expectation, and rejects a blank or non-string one", () => {
+    const marked = [
+      { kind: "cites-only-surfaced", drafted: "violated by turn t_1: unsurfaced: /docs/x" },
+      { kind: "calls-tool", tool: "catalog", drafted: "held by turn t_1" },
+      { kind: "answer-includes", text: "x", drafted: "held by turn t_1" }
+    ]
+    const decoded = decodeValue(CasesFile, "cases.json", { version: 1, cases: [{ ...valid, expect: marked }] })
+    expect(Either.getOrThrow(decoded).cases[0]?.expect).toEqual([marked[0], marked[1], { ...marked[2], ignoreCase: false }])
+    expect(problems({ version: 1, cases: [{ ...valid, expect: [{ kind: "no-citations", drafted: " " }, { kind: "outcome", is: "x", drafted: 1 }] }] }))
+      .toEqual([
+        { path: "$.cases[0].expect[0].drafted", message: "expected a non-empty string" },
+        { path: "$.cases[0].expect[1].drafted", message: "expected string, got 1" }
+      ])
   })
 
   it("rejects an empty golden set and an empty text to look for", () => {

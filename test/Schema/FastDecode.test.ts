@@ -85,11 +85,33 @@ describe("fastCasesFile", () => {
   const decode = Schema.decodeUnknownEither(CasesFile, { onExcessProperty: "error" })
   const encode = Schema.encodeSync(CasesFile)
   const committed = JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))
-  const files = fc.oneof(Arbitrary.make(CasesFile).map((file) => encode(file) as unknown), fc.constant(committed))
+  // `drafted` marks of every shape, valid or not: a non-blank reason, blanks, other types.
+  const validMarks = fc.oneof(
+    fc.string({ minLength: 1 }).filter((s) => s.trim().length > 0),
+    fc.constantFrom("held by turn t_1", "violated by turn t_1: unsurfaced: /docs/x")
+  )
+  const anyMarks = fc.oneof(validMarks, fc.constantFrom("", " ", "\t\n"), fc.anything({ maxDepth: 1 }))
+  const withMarks = (marks: fc.Arbitrary<unknown>) => (file: unknown): fc.Arbitrary<unknown> => {
+    const cases = (file as { cases: ReadonlyArray<{ expect: ReadonlyArray<object> }> }).cases
+    return fc.array(fc.option(marks, { nil: undefined }), { minLength: cases.length * 8, maxLength: cases.length * 8 })
+      .map((picked) => ({
+        ...(file as object),
+        cases: cases.map((c, i) => ({
+          ...c,
+          expect: c.expect.map((e, k) => {
+            const mark = picked[(i * 8 + k) % picked.length]
+            return mark === undefined ? e : { ...e, drafted: mark }
+          })
+        }))
+      }))
+  }
+  const plain = fc.oneof(Arbitrary.make(CasesFile).map((file) => encode(file) as unknown), fc.constant(committed))
+  const files = fc.oneof(plain, plain.chain(withMarks(validMarks)))
+  const anyMarked = fc.oneof(files, plain.chain(withMarks(anyMarks)))
 
   it("accepts only what the schema accepts, and decodes to the same value, defaults included", () => {
     fc.assert(
-      fc.property(nearValid(files), (value) => {
+      fc.property(nearValid(anyMarked), (value) => {
         const fast = fastCasesFile(value)
         if (fast !== undefined) expect(decode(value)).toEqual(Either.right(fast))
       }),

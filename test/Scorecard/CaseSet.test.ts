@@ -25,6 +25,18 @@ describe("caseSetFingerprint", () => {
     expect(caseSetFingerprint([reordered, b])).toBe(caseSetFingerprint([a, b]))
   })
 
+  it("ignores drafted marks, so accepting a drafted case keeps the set", () => {
+    const marked: Case = {
+      ...a,
+      expect: [
+        { kind: "calls-tool", tool: "catalog", drafted: "held by turn t_1" },
+        { kind: "answer-includes", text: "x", ignoreCase: false, drafted: "violated by turn t_1: answer lacks: \"x\"" }
+      ]
+    }
+    expect(caseSetFingerprint([marked, b])).toBe(caseSetFingerprint([a, b]))
+    expect(caseSetFingerprint([{ ...marked, expect: [marked.expect[0]!] }, b])).not.toBe(caseSetFingerprint([a, b]))
+  })
+
   it("changes with a case added or removed, or an id, surface, question or expectation edited", () => {
     const fingerprint = caseSetFingerprint([a, b])
     const variants: ReadonlyArray<ReadonlyArray<Case>> = [
