@@ -1,0 +1,58 @@
+/**
+ * What the reporters say about one case: whether it passed, failed every attempt or is flaky under
+ * `--repeat` (some attempts passed, some failed), and the failing facts of each attempt. Pure.
+ */
+import type { Attempt, CaseResult } from "../Schema/Result.js"
+
+/** How a case fared over its attempts: `flaky` when some passed and some failed. */
+export type Verdict = "passed" | "failed" | "flaky"
+
+/** A case's verdict with its attempt counts (a case run once has one attempt). */
+export interface Flakiness {
+  readonly verdict: Verdict
+  readonly passedAttempts: number
+  readonly attempts: number
+}
+
+/** Every attempt of a case; a case run once is its own single attempt. */
+export const attemptsOf = (c: CaseResult): ReadonlyArray<Attempt> =>
+  c.attempts ?? [{
+    passed: c.passed,
+    ...(c.turnId === undefined ? {} : { turnId: c.turnId }),
+    ...(c.error === undefined ? {} : { error: c.error }),
+    expectations: c.expectations
+  }]
+
+/** Whether a case passed, failed every attempt, or is flaky, with how many attempts passed. */
+export const flakiness = (c: CaseResult): Flakiness => {
+  const attempts = attemptsOf(c)
+  const passedAttempts = attempts.filter((a) => a.passed).length
+  const verdict: Verdict = c.passed
+    ? "passed"
+    : passedAttempts > 0 ? "flaky" : "failed"
+  return { verdict, passedAttempts, attempts: attempts.length }
+}
+
+/** One failing fact: the expectation kind (or `turn error`) and what failed it. */
+export interface Fact {
+  readonly kind: string
+  readonly fact: string
+}
+
+/** The kind a turn error is reported under. */
+export const turnErrorKind = "turn error"
+
+/** The failing facts of a case or an attempt: its turn error, or each failing expectation's fact. */
+export const failingFacts = (
+  outcome: Pick<Attempt, "error" | "expectations" | "passed">
+): ReadonlyArray<Fact> => {
+  if (outcome.error !== undefined) return [{ kind: turnErrorKind, fact: outcome.error }]
+  const facts = outcome.expectations
+    .filter((e) => !e.passed)
+    .map((e) => ({ kind: e.kind, fact: e.fact ?? "failed" }))
+  // A failed outcome always names something, even a hand-written one with no failing expectation.
+  return facts.length === 0 && !outcome.passed ? [{ kind: "case", fact: "failed" }] : facts
+}
+
+/** `kind: fact`, the way every report prints a fact. */
+export const showFact = (f: Fact): string => `${f.kind}: ${f.fact}`

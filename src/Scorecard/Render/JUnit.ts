@@ -1,0 +1,178 @@
+/**
+ * The JUnit XML report CI systems read (GitLab, Jenkins, the test-report actions): a testsuite per
+ * surface, a testcase per case. A failing case is a `<failure>` naming each failing fact, a case whose
+ * turn could not be obtained an `<error>`, and a flaky case under `--repeat` a `<failure>` that says so
+ * and lists every attempt. Text from the assistant is shown inert, and characters XML 1.0 cannot hold
+ * are written as escapes, so no answer can make the document invalid.
+ */
+import { inert } from "../../Schema/Decode.js"
+import type { CaseResult, RunResult } from "../../Schema/Result.js"
+import { attemptsOf, failingFacts, flakiness, showFact } from "../Attempts.js"
+import { showRate } from "../Scorecard.js"
+
+/** What the JUnit report needs beyond the results. */
+export interface JUnitOptions {
+  /** The `<testsuites>` name; `turn-eval` when absent (a sharded run adds its shard). */
+  readonly name?: string
+  /** The cases file, written as each testcase's `file` attribute (GitLab links failures to it). */
+  readonly casesFile?: string
+  /** How long the run took, written as the report's `time` in seconds. */
+  readonly durationMs?: number
+}
+
+// Code units XML 1.0 cannot hold: C0 controls other than tab, LF and CR, U+FFFE, U+FFFF and lone surrogates.
+// eslint-disable-next-line no-control-regex
+const notXml = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+
+/** Untrusted text made safe for an XML 1.0 document: inert, then what XML cannot hold written as `\uXXXX`. */
+export const xmlSafe = (value: string): string =>
+  inert(value).replace(notXml, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+const escapeText = (value: string): string =>
+  xmlSafe(value).replace(/[&<>\r]/g, (c) => c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : "&#13;")
+
+// Attribute values also keep their quotes, tabs and line breaks (a parser would turn raw ones into spaces).
+const escapeAttribute = (value: string): string =>
+  xmlSafe(value).replace(/[&<>"'\t\n\r]/g, (c) => `&#${c.charCodeAt(0)};`)
+
+const attributes = (pairs: ReadonlyArray<readonly [string, string | number | undefined]>): string =>
+  pairs
+    .filter((pair): pair is readonly [string, string | number] => pair[1] !== undefined)
+    .map(([key, value]) => ` ${key}="${escapeAttribute(String(value))}"`)
+    .join("")
+
+const maxMessage = 2_000
+const clip = (text: string): string => text.length > maxMessage ? `${text.slice(0, maxMessage)}…` : text
+
+const distinct = (items: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(items)]
+
+interface Outcome {
+  readonly element: "failure" | "error"
+  readonly type: string
+  readonly message: string
+  readonly body: ReadonlyArray<string>
+}
+
+// Every attempt of a repeated case, with its turn and its facts.
+const attemptLines = (c: CaseResult): ReadonlyArray<string> =>
+  attemptsOf(c).flatMap((a, i) => [
+    `attempt ${i + 1}${a.turnId === undefined ? "" : ` (${a.turnId})`}: ${a.passed ? "passed" : "failed"}`,
+    ...failingFacts(a).map((f) => `  ${showFact(f)}`)
+  ])
+
+const outcomeOf = (c: CaseResult): Outcome | undefined => {
+  const { verdict, passedAttempts, attempts } = flakiness(c)
+  if (verdict === "passed") return undefined
+  const failed = attemptsOf(c).filter((a) => !a.passed)
+  const facts = distinct(failed.flatMap((a) => failingFacts(a).map(showFact)))
+  if (verdict === "flaky") {
+    return {
+      element: "failure",
+      type: "flaky",
+      message: `flaky: ${passedAttempts} of ${attempts} attempts passed; ${facts.join("; ")}`,
+      body: attemptLines(c)
+    }
+  }
+  // Only when no attempt got a turn to grade is the case an error rather than a failure.
+  const element = failed.every((a) => a.error !== undefined) ? "error" : "failure"
+  const type = element === "error" ? "turn-error" : "expectation"
+  if (c.attempts === undefined) {
+    return {
+      element,
+      type,
+      message: facts.join("; "),
+      body: [...facts, ...(c.turnId === undefined ? [] : [`turn: ${c.turnId}`])]
+    }
+  }
+  return {
+    element,
+    type,
+    message: `all ${attempts} attempts failed; ${facts.join("; ")}`,
+    body: attemptLines(c)
+  }
+}
+
+const testcase = (c: CaseResult, options: JUnitOptions): string => {
+  const head = `    <testcase${attributes([["name", c.id], ["classname", c.surface], ["file", options.casesFile]])}`
+  const outcome = outcomeOf(c)
+  if (outcome === undefined) return `${head}/>`
+  return [
+    `${head}>`,
+    `      <${outcome.element}${attributes([["message", clip(outcome.message)], ["type", outcome.type]])}>${
+      escapeText(outcome.body.join("\n"))
+    }</${outcome.element}>`,
+    "    </testcase>"
+  ].join("\n")
+}
+
+interface Tally {
+  readonly tests: number
+  readonly failures: number
+  readonly errors: number
+}
+
+const tally = (cases: ReadonlyArray<CaseResult>): Tally => {
+  const outcomes = cases.map(outcomeOf)
+  return {
+    tests: cases.length,
+    failures: outcomes.filter((o) => o?.element === "failure").length,
+    errors: outcomes.filter((o) => o?.element === "error").length
+  }
+}
+
+const properties = (result: RunResult): ReadonlyArray<readonly [string, string]> => [
+  ["pass-rate", showRate(result.passRate)],
+  ["floor", result.floor === null ? "none" : showRate(result.floor)],
+  ["verdict", result.passed === null ? "none" : result.passed ? "holds the floor" : "below the floor"],
+  ["repeat", String(result.repeat ?? 1)],
+  ...(result.shard === undefined
+    ? []
+    : [["shard", `${result.shard.index}/${result.shard.count}`] as const]),
+  ["case-set", result.caseSet]
+]
+
+/** Renders a run's results as a JUnit XML report: a testsuite per surface, a testcase per case. */
+export const renderJUnit = (result: RunResult, options: JUnitOptions = {}): string => {
+  const surfaces = new Map<string, Array<CaseResult>>()
+  for (const c of result.cases) {
+    const cases = surfaces.get(c.surface)
+    if (cases === undefined) surfaces.set(c.surface, [c])
+    else cases.push(c)
+  }
+  const shard = result.shard === undefined ? "" : ` (shard ${result.shard.index}/${result.shard.count})`
+  const whole = tally(result.cases)
+  const time = options.durationMs === undefined ? undefined : (options.durationMs / 1000).toFixed(3)
+  const lines = [
+    `<?xml version="1.0" encoding="UTF-8"?>`,
+    `<testsuites${
+      attributes([
+        ["name", `${options.name ?? "turn-eval"}${shard}`],
+        ["tests", whole.tests],
+        ["failures", whole.failures],
+        ["errors", whole.errors],
+        ["time", time]
+      ])
+    }>`
+  ]
+  for (const [surface, cases] of surfaces) {
+    const suite = tally(cases)
+    lines.push(
+      `  <testsuite${
+        attributes([
+          ["name", surface],
+          ["tests", suite.tests],
+          ["failures", suite.failures],
+          ["errors", suite.errors],
+          ["skipped", 0]
+        ])
+      }>`,
+      "    <properties>",
+      ...properties(result).map(([name, value]) => `      <property${attributes([["name", name], ["value", value]])}/>`),
+      "    </properties>",
+      ...cases.map((c) => testcase(c, options)),
+      "  </testsuite>"
+    )
+  }
+  lines.push("</testsuites>")
+  return `${lines.join("\n")}\n`
+}
