@@ -3,10 +3,12 @@
  * command ended to its exit code: 0 done, 1 below the floor under `--check`, 2 bad input or usage
  * (or a rejected session), 70 internal error.
  */
-import { Command, Options, ValidationError } from "@effect/cli"
+import { Args, Command, Options, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
 import type { AuditArgs } from "./Commands/Audit.js"
+import type { DiffArgs } from "./Commands/Diff.js"
+import type { MergeArgs } from "./Commands/Merge.js"
 import type { RatchetArgs } from "./Commands/Ratchet.js"
 import type { RunArgs } from "./Commands/Run.js"
 import type { DemoArgs, StandInArgs } from "./Commands/StandIn.js"
@@ -16,6 +18,7 @@ import {
   BadInput,
   BelowFloor,
   RatchetRefused,
+  RegressionsFound,
   SessionRejected,
   UnreadableLines,
   UsageError,
@@ -78,7 +81,36 @@ const recordOption = Options.text("record").pipe(
 const jsonOption = Options.text("json").pipe(
   Options.withPseudoName("FILE"),
   Options.optional,
-  Options.withDescription("Also write the results file (JSON, version 1) here.")
+  Options.withDescription("Also write the results file (JSON, version 1) here: the same as --reporter json=FILE.")
+)
+const reporterOption = Options.text("reporter").pipe(
+  Options.withPseudoName("NAME[=FILE]"),
+  Options.repeated,
+  Options.withDescription(
+    "Report the results with pretty (the default), json, junit, github or markdown (repeatable), each to standard output or to FILE; e.g. --reporter pretty --reporter junit=report.xml --reporter github"
+  )
+)
+const repeatOption = Options.integer("repeat").pipe(
+  Options.withPseudoName("K"),
+  Options.withDefault(1),
+  Options.withDescription(
+    "Ask every case K times, each in a conversation of its own; a case passes only if all K pass (pass^k), and cases that pass some attempts are listed as flaky. The floor holds only runs of the K it was set at."
+  )
+)
+const runShardOption = Options.text("shard").pipe(
+  Options.withPseudoName("i/n"),
+  Options.optional,
+  Options.withDescription(
+    "Run only part i of n of the golden set (stable, by case id), so n machines share it; eval merge joins the parts' --json results."
+  )
+)
+const compareOption = Options.text("compare").pipe(
+  Options.withPseudoName("OLD.json"),
+  Options.optional,
+  Options.withDescription("Also show what changed since the results in OLD.json: regressions with their facts, fixes, new and removed cases.")
+)
+const allowDifferentSetsOption = Options.boolean("allow-different-sets").pipe(
+  Options.withDescription("Compare runs over different case sets (an edited, filtered or sharded golden set) case by case.")
 )
 const checkOption = Options.boolean("check").pipe(
   Options.withDescription("Exit 1 when the pass rate is below the committed floor.")
@@ -165,6 +197,10 @@ const standInHandler = (args: StandInArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.standInHandler(args))
 const auditHandler = (args: AuditArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/Audit.js")), (m) => m.auditHandler(args))
+const mergeHandler = (args: MergeArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/Merge.js")), (m) => m.mergeHandler(args))
+const diffHandler = (args: DiffArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/Diff.js")), (m) => m.diffHandler(args))
 const demoHandler = (args: DemoArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.demoHandler(args))
 
@@ -185,7 +221,12 @@ const runCommand = Command.make("run", {
   check: checkOption,
   ratchet: ratchetOption,
   filter: filterOption,
-  concurrency: concurrencyOption
+  concurrency: concurrencyOption,
+  repeat: repeatOption,
+  shard: runShardOption,
+  reporter: reporterOption,
+  compare: compareOption,
+  allowDifferentSets: allowDifferentSetsOption
 }, runHandler).pipe(
   Command.withDescription(
     "Grade every case's turn and print the scorecard. Example: eval run --fixtures cases/fixtures --check, or live: EVAL_COOKIE='session=…' eval run --base-url http://127.0.0.1:5173 --check"
@@ -208,6 +249,39 @@ const ratchetCommand = Command.make("ratchet", {
 }, ratchetHandler).pipe(
   Command.withDescription(
     "Raise the floor to the pass rate a full run achieved; never lower it. Example: eval ratchet --from results.json"
+  )
+)
+
+const mergeCommand = Command.make("merge", {
+  files: Args.text({ name: "SHARD.json" }).pipe(
+    Args.atLeast(1),
+    Args.withDescription("The results of every shard of one run (eval run --shard i/n --json FILE).")
+  ),
+  cases: casesOption,
+  surfaces: surfacesOption,
+  baseline: baselineOption,
+  check: checkOption,
+  ratchet: ratchetOption,
+  reporter: reporterOption,
+  json: jsonOption
+}, mergeHandler).pipe(
+  Command.withDescription(
+    "Join the results of a sharded run into the results of the whole golden set, then hold the floor; refuses overlapping or missing shards. Example: eval merge shard-*.json --check --reporter junit=report.xml"
+  )
+)
+
+const diffCommand = Command.make("diff", {
+  older: Args.text({ name: "OLD.json" }).pipe(Args.withDescription("The earlier run's results file.")),
+  newer: Args.text({ name: "NEW.json" }).pipe(Args.withDescription("The later run's results file.")),
+  check: Options.boolean("check").pipe(Options.withDescription("Exit 1 when a case that passed in OLD fails in NEW.")),
+  allowDifferentSets: allowDifferentSetsOption,
+  format: Options.choice("format", ["pretty", "markdown", "json"]).pipe(
+    Options.withDefault("pretty"),
+    Options.withDescription("How to print the diff: pretty (the default), markdown (for a pull-request comment) or json.")
+  )
+}, diffHandler).pipe(
+  Command.withDescription(
+    "Show what changed between two runs: regressions with their facts, fixes, new and removed cases, the pass-rate change. Example: eval diff main.json branch.json --check"
   )
 )
 
@@ -250,10 +324,19 @@ const demoCommand = Command.make("demo", {
 
 const evalCommand = Command.make("eval", {}, () =>
   Effect.fail(
-    new UsageError({ message: "name a command: run, validate, ratchet, audit, standin or demo (eval --help lists them)" })
+    new UsageError({ message: "name a command: run, validate, ratchet, merge, diff, audit, standin or demo (eval --help lists them)" })
   )).pipe(
     Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
-    Command.withSubcommands([runCommand, validateCommand, ratchetCommand, auditCommand, standInCommand, demoCommand])
+    Command.withSubcommands([
+      runCommand,
+      validateCommand,
+      ratchetCommand,
+      mergeCommand,
+      diffCommand,
+      auditCommand,
+      standInCommand,
+      demoCommand
+    ])
   )
 
 const cli = Command.run(evalCommand, { name: "eval", version, executable: "eval" })
@@ -267,7 +350,9 @@ const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error: unknown = failure.value
-    if (error instanceof BelowFloor || error instanceof ViolationsFound) return Effect.succeed(1)
+    if (error instanceof BelowFloor || error instanceof ViolationsFound || error instanceof RegressionsFound) {
+      return Effect.succeed(1)
+    }
     if (ValidationError.isValidationError(error)) return Effect.succeed(2)
     if (error instanceof BadInput) return Effect.as(Console.error(error.message), 2)
     if (

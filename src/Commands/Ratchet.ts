@@ -12,22 +12,29 @@ import { resultInconsistencies, showRate } from "../Scorecard/Scorecard.js"
 
 const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
 
-/** Applies the ratchet for a run over `set`, writing the baseline when the floor rises. */
-export const applyRatchet = (set: GoldenSet, baselineFile: string, result: RunResult) =>
-  withBaselineLock(baselineFile, ratchetLocked(set, baselineFile, result))
+/**
+ * Applies the ratchet for a run over `set`, writing the baseline when the floor rises; `say` prints
+ * what happened (to stderr when stdout carries a report a program reads).
+ */
+export const applyRatchet = (
+  set: GoldenSet,
+  baselineFile: string,
+  result: RunResult,
+  say: (text: string) => Effect.Effect<void> = Console.log
+) => withBaselineLock(baselineFile, ratchetLocked(set, baselineFile, result, say))
 
 /** The ratchet's read, decision and write, run while holding the baseline's lock. */
-const ratchetLocked = (set: GoldenSet, baselineFile: string, result: RunResult) =>
+const ratchetLocked = (set: GoldenSet, baselineFile: string, result: RunResult, say: (text: string) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const current = yield* readBaseline(baselineFile)
     const decision = yield* ratchet(current, result, caseSetFingerprint(set.cases), yield* today)
     const tally = `${result.passedCount}/${result.total} passed`
     if (decision._tag === "Kept") {
       const how = decision.achieved === decision.floor ? "it" : `only ${showRate(decision.achieved)}`
-      return yield* Console.log(`floor stays at ${showRate(decision.floor)}: this run achieved ${how} (${tally})`)
+      return yield* say(`floor stays at ${showRate(decision.floor)}: this run achieved ${how} (${tally})`)
     }
     yield* writeBaseline(baselineFile, decision.baseline)
-    yield* Console.log(
+    yield* say(
       decision.from === null
         ? `floor set to ${showRate(decision.to)} (${tally}); wrote ${baselineFile}`
         : `floor raised ${showRate(decision.from)} → ${showRate(decision.to)} (${tally}); wrote ${baselineFile}`

@@ -3,20 +3,24 @@
  * print the scorecard, write the results, hold and ratchet the floor.
  */
 import { FileSystem, type Path } from "@effect/platform"
-import { Config, Console, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
-import { writeAtomically } from "../Files.js"
+import { Config, Console, Duration, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
+import { readJson } from "../Files.js"
 import { type GoldenSet, loadGoldenSet, selectCases } from "../Runner/GoldenSet.js"
 import { Runner } from "../Runner/Runner.js"
+import { inShard, parseShard } from "../Runner/Shard.js"
 import { SurfaceClient } from "../Runner/SurfaceClient.js"
+import type { Case } from "../Schema/Case.js"
 import { inert } from "../Schema/Decode.js"
-import { BelowFloor, UsageError } from "../Schema/Errors.js"
+import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
+import { type CaseResult, RunResult, type ShardInfo } from "../Schema/Result.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
-import { renderPretty } from "../Scorecard/Render/Pretty.js"
-import { noFloorYet, summarize } from "../Scorecard/Scorecard.js"
-import { useColor } from "../Terminal.js"
+import { diffRuns } from "../Scorecard/Diff.js"
+import { renderProgress } from "../Scorecard/Render/Progress.js"
+import { noFloorYet, repeatOf, resultInconsistencies, summarize } from "../Scorecard/Scorecard.js"
 import { applyRatchet } from "./Ratchet.js"
+import { parseReporters, stdoutIsDocument, writeReports } from "./Report.js"
 
 /** The arguments of `eval run`. */
 export interface RunArgs {
@@ -34,6 +38,11 @@ export interface RunArgs {
   readonly ratchet: boolean
   readonly filter: ReadonlyArray<string>
   readonly concurrency: Option.Option<number>
+  readonly repeat: number
+  readonly shard: Option.Option<string>
+  readonly reporter: ReadonlyArray<string>
+  readonly compare: Option.Option<string>
+  readonly allowDifferentSets: boolean
 }
 
 /** Where turns come from. */
@@ -129,64 +138,187 @@ const concurrencyOf = (args: RunArgs): number =>
   Option.getOrElse(args.concurrency, () => Option.isSome(args.baseUrl) ? 4 : 1)
 
 /** Says which conversations a live run left in the account: kept on request, or not deleted. */
-const reportLeftBehind = Effect.gen(function*() {
-  const client = yield* SurfaceClient
-  if (client.leftBehind === undefined) return
-  const { kept, undeleted } = yield* client.leftBehind
-  const width = Math.max(0, ...[...kept, ...undeleted].map((c) => c.conversationId.length))
-  if (kept.length > 0) {
-    yield* Console.log(
-      [
-        `\nkept ${kept.length} conversation${kept.length === 1 ? "" : "s"} for the turn inspector:`,
-        ...kept.map((c) => `  ${inert(c.conversationId).padEnd(width)}  ${c.caseId}`)
-      ].join("\n")
-    )
-  }
-  if (undeleted.length > 0) {
-    yield* Console.error(
-      [
-        `${undeleted.length} conversation${undeleted.length === 1 ? "" : "s"} could not be deleted; delete ${
-          undeleted.length === 1 ? "it" : "them"
-        } by hand:`,
-        ...undeleted.map((c) => `  ${inert(c.conversationId).padEnd(width)}  ${c.caseId}: ${inert(c.reason ?? "")}`)
-      ].join("\n")
-    )
-  }
-})
+const reportLeftBehind = (say: (text: string) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const client = yield* SurfaceClient
+    if (client.leftBehind === undefined) return
+    const { kept, undeleted } = yield* client.leftBehind
+    const width = Math.max(0, ...[...kept, ...undeleted].map((c) => c.conversationId.length))
+    if (kept.length > 0) {
+      yield* say(
+        [
+          `\nkept ${kept.length} conversation${kept.length === 1 ? "" : "s"} for the turn inspector:`,
+          ...kept.map((c) => `  ${inert(c.conversationId).padEnd(width)}  ${c.caseId}`)
+        ].join("\n")
+      )
+    }
+    if (undeleted.length > 0) {
+      yield* Console.error(
+        [
+          `${undeleted.length} conversation${undeleted.length === 1 ? "" : "s"} could not be deleted; delete ${
+            undeleted.length === 1 ? "it" : "them"
+          } by hand:`,
+          ...undeleted.map((c) => `  ${inert(c.conversationId).padEnd(width)}  ${c.caseId}: ${inert(c.reason ?? "")}`)
+        ].join("\n")
+      )
+    }
+  })
 
-/** Grades the selected cases of `set` through `client`, prints the scorecard, then holds the floor. */
+/** What a run covers: the cases `--filter` and `--shard` select, and why no floor applies to a part. */
+interface Selection {
+  readonly cases: ReadonlyArray<Case>
+  readonly shard: ShardInfo | undefined
+  /** Why the floor is not applied, for a partial run. */
+  readonly partial: string | undefined
+}
+
+/** Selects the cases of a run: `--filter`, then `--shard i/n` of the whole golden set by case id. */
+export const selectRun = (set: GoldenSet, args: Pick<RunArgs, "filter" | "shard">): Effect.Effect<Selection, UsageError> =>
+  Effect.gen(function*() {
+    if (Option.isNone(args.shard)) {
+      const cases = yield* selectCases(set, args.filter)
+      return {
+        cases,
+        shard: undefined,
+        partial: cases.length < set.cases.length
+          ? `the floor is not applied to a --filter'ed run (${cases.length} of ${set.cases.length} cases)`
+          : undefined
+      }
+    }
+    if (args.filter.length > 0) {
+      return yield* new UsageError({ message: "--shard splits the whole golden set; it cannot be combined with --filter" })
+    }
+    const shard = yield* Either.match(parseShard(args.shard.value), {
+      onLeft: (message) => Effect.fail(new UsageError({ message })),
+      onRight: Effect.succeed
+    })
+    const cases = set.cases.filter((c) => inShard(shard, c.id))
+    return {
+      cases,
+      shard: { index: shard.index, count: shard.count, of: caseSetFingerprint(set.cases) },
+      partial: `shard ${shard.index}/${shard.count} (${cases.length} of ${set.cases.length} cases): eval merge applies the floor to the whole`
+    }
+  })
+
+/** The results of an earlier run, to compare with (`--compare FILE`), checked like `eval ratchet` checks them. */
+export const readResults = (file: string): Effect.Effect<RunResult, BadInput, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const result = yield* readJson(RunResult, file)
+    const inconsistent = resultInconsistencies(result)
+    if (inconsistent.length > 0) return yield* new BadInput({ file, problems: inconsistent })
+    return result
+  })
+
+/** The live progress line, on a terminal's stderr only: CI logs and pipes never see it. */
+const progressLine = (total: number) =>
+  Effect.sync(() => {
+    const show = process.stderr.isTTY === true && (process.env["CI"] ?? "") === "" && total > 1
+    const started = Date.now()
+    let done = 0
+    let passing = 0
+    let drawn = false
+    let last = 0
+    return {
+      onCaseDone: (result: CaseResult) =>
+        Effect.sync(() => {
+          done++
+          if (result.passed) passing++
+          const now = Date.now()
+          // Only a long run gets a line, redrawn at most ten times a second.
+          if (!show || now - started < 1_000 || (now - last < 100 && done < total)) return
+          last = now
+          drawn = true
+          process.stderr.write(`\r\u001b[2K${renderProgress({ done, total, passing, elapsedMs: now - started })}`)
+        }),
+      clear: Effect.sync(() => {
+        if (drawn) process.stderr.write("\r\u001b[2K")
+      }),
+      elapsedMs: Effect.sync(() => Date.now() - started)
+    }
+  })
+
+/**
+ * The floor a run of `repeat` attempts per case is held to: the committed one, unless the run covers a
+ * part of the golden set (`partial` says which) or the floor was set at another K. `--check` without a
+ * floor that applies is a usage error, told before anything runs.
+ */
+export const floorToHold = (
+  args: { readonly baseline: string; readonly check: boolean },
+  repeat: number,
+  partial: string | undefined
+): Effect.Effect<{ readonly floor: number | null; readonly noFloor: string }, BadInput | UsageError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const baseline = yield* readBaseline(args.baseline)
+    if (Option.isNone(baseline)) {
+      if (args.check) return yield* new UsageError({ message: `${args.baseline}: ${noFloorYet}` })
+      return { floor: null, noFloor: partial ?? noFloorYet }
+    }
+    const k = repeatOf(baseline.value)
+    if (partial === undefined && k === repeat) return { floor: baseline.value.floor, noFloor: noFloorYet }
+    const times = (n: number) => `--repeat ${n}`
+    const noFloor = partial ??
+      `the floor in ${args.baseline} was set with ${times(k)}; it is not applied to a run with ${times(repeat)} (compare like with like)`
+    if (args.check && partial === undefined) {
+      return yield* new UsageError({ message: `--check: ${noFloor}` })
+    }
+    return { floor: null, noFloor }
+  })
+
+/** Grades the selected cases of `set` through `client`, reports the results, then holds the floor. */
 export const gradeRun = (
   args: RunArgs,
   set: GoldenSet,
   client: Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path>
 ) =>
   Effect.gen(function*() {
-    const cases = yield* selectCases(set, args.filter)
-    const partial = cases.length < set.cases.length
-    if (partial && args.check) {
+    const reporters = yield* parseReporters(args.reporter, args.json)
+    const say = (text: string) => stdoutIsDocument(reporters) ? Console.error(text) : Console.log(text)
+    const { cases, partial, shard } = yield* selectRun(set, args)
+    if (partial !== undefined && (args.check || args.ratchet)) {
       return yield* new UsageError({
-        message: "--check holds the floor of the whole golden set; a --filter'ed run cannot be checked against it"
+        message: `${args.check ? "--check" : "--ratchet"} holds the floor of the whole golden set; ${
+          shard === undefined ? "a --filter'ed run" : "a shard"
+        } cannot ${args.check ? "be checked against it" : "move it"}${shard === undefined ? "" : " (merge the shards: eval merge … --check)"}`
       })
     }
-    const baseline = yield* readBaseline(args.baseline)
-    if (args.check && Option.isNone(baseline)) {
-      return yield* new UsageError({ message: `${args.baseline}: ${noFloorYet}` })
-    }
+    const older = yield* Option.match(args.compare, {
+      onNone: () => Effect.succeed(Option.none<RunResult>()),
+      onSome: (file) => Effect.map(readResults(file), Option.some)
+    })
+    const held = yield* floorToHold(args, args.repeat, partial)
     const runner = yield* Runner
-    const results = yield* runner.run(set.catalog, cases, { concurrency: concurrencyOf(args) }).pipe(
-      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : reportLeftBehind)
+    const progress = yield* progressLine(cases.length)
+    const results = yield* runner.run(set.catalog, cases, {
+      concurrency: concurrencyOf(args),
+      repeat: args.repeat,
+      onCaseDone: progress.onCaseDone
+    }).pipe(
+      Effect.ensuring(progress.clear),
+      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : reportLeftBehind(say))
     )
-    const floor = partial ? null : Option.match(baseline, { onNone: () => null, onSome: (b) => b.floor })
-    const result = summarize(results, caseSetFingerprint(cases), floor)
-    const noFloor = partial
-      ? `the floor is not applied to a --filter'ed run (${cases.length} of ${set.cases.length} cases)`
-      : noFloorYet
-    yield* Console.log(renderPretty(result, { color: useColor(), noFloor }))
-    yield* reportLeftBehind
-    if (Option.isSome(args.json)) {
-      yield* writeAtomically(args.json.value, `${JSON.stringify(result, null, 2)}\n`)
-    }
-    if (args.ratchet) yield* applyRatchet(set, args.baseline, result)
+    const result = summarize(results, caseSetFingerprint(cases), held.floor, {
+      repeat: args.repeat,
+      ...(shard === undefined ? {} : { shard })
+    })
+    const diff = yield* Option.match(older, {
+      onNone: () => Effect.succeed(undefined),
+      onSome: (then) =>
+        Effect.map(
+          diffRuns(then, result, {
+            allowDifferentSets: args.allowDifferentSets,
+            names: [Option.getOrThrow(args.compare), "this run"]
+          }),
+          (d) => ({ diff: d, against: Option.getOrThrow(args.compare) })
+        )
+    })
+    yield* writeReports(result, reporters, {
+      casesFile: set.casesFile,
+      noFloor: held.noFloor,
+      durationMs: yield* progress.elapsedMs,
+      ...(diff === undefined ? {} : { diff })
+    })
+    yield* reportLeftBehind(say)
+    if (args.ratchet) yield* applyRatchet(set, args.baseline, result, say)
     if (args.check && result.passed === false) return yield* new BelowFloor()
   }).pipe(
     Effect.provide(
@@ -205,6 +337,12 @@ export const runHandler = (args: RunArgs) =>
       return yield* new UsageError({ message: "--concurrency must be at least 1" })
     }
     if (!(args.timeout > 0)) return yield* new UsageError({ message: "--timeout must be more than 0 seconds" })
+    if (args.repeat < 1) return yield* new UsageError({ message: "--repeat must be at least 1" })
+    if (args.repeat > 1 && Option.isSome(args.record)) {
+      return yield* new UsageError({
+        message: "--record keeps one turn per case, and --repeat obtains several: record with a run of its own"
+      })
+    }
     const source = yield* sourceOf(args)
     if (Option.isSome(args.record)) {
       const dir = args.record.value

@@ -86,7 +86,12 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, unknown, FileSy
         json: Option.none(),
         check: true,
         ratchet: false,
-        filter: []
+        filter: [],
+        repeat: 1,
+        shard: Option.none(),
+        reporter: [],
+        compare: Option.none(),
+        allowDifferentSets: false
       }
       const source = { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), cookie: standIn.cookie() } as const
       yield* gradeRun(run, set, clientFor(source, set, run)).pipe(

@@ -15,10 +15,36 @@ import { SurfaceClient } from "./SurfaceClient.js"
 
 /** How a run goes. */
 export interface RunOptions {
-  /** Cases in flight at once (default 4). */
+  /** Turns in flight at once (default 4). */
   readonly concurrency?: number
-  /** Called as each case finishes, in completion order. */
+  /** Attempts per case, each a turn (a conversation) of its own; the case passes only if all pass (default 1). */
+  readonly repeat?: number
+  /** Called as each case finishes (all its attempts), in completion order. */
   readonly onCaseDone?: (result: CaseResult) => Effect.Effect<void>
+}
+
+/**
+ * One case's verdict from its attempts: it passes only when every attempt passes (pass^k). With more
+ * than one attempt, all are kept, and the case shows its first failing attempt (its first when all pass).
+ */
+export const combineAttempts = (attempts: ReadonlyArray<CaseResult>): CaseResult => {
+  const first = attempts[0]!
+  if (attempts.length === 1) return first
+  const shown = attempts.find((a) => !a.passed) ?? first
+  return {
+    id: first.id,
+    surface: first.surface,
+    passed: attempts.every((a) => a.passed),
+    ...(shown.turnId === undefined ? {} : { turnId: shown.turnId }),
+    ...(shown.error === undefined ? {} : { error: shown.error }),
+    expectations: shown.expectations,
+    attempts: attempts.map((a) => ({
+      passed: a.passed,
+      ...(a.turnId === undefined ? {} : { turnId: a.turnId }),
+      ...(a.error === undefined ? {} : { error: a.error }),
+      expectations: a.expectations
+    }))
+  }
 }
 
 /** The result of a case whose turn could not be obtained. */
@@ -71,21 +97,37 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         options: RunOptions = {}
       ): Effect.Effect<ReadonlyArray<CaseResult>, SessionRejected> =>
         Effect.gen(function*() {
+          const repeat = Math.max(1, Math.floor(options.repeat ?? 1))
+          // Every attempt is a unit of its own, so the attempts of one case overlap like different
+          // cases do; a case is done when its last attempt is.
+          const attempts = cases.map(() => new Array<CaseResult>(repeat))
+          const remaining = cases.map(() => repeat)
+          const units = cases.flatMap((testCase, index) =>
+            Array.from({ length: repeat }, (_, attempt) => ({ testCase, index, attempt }))
+          )
+          const caseDone = (index: number): Effect.Effect<void> => {
+            remaining[index]! -= 1
+            return remaining[index] === 0 && options.onCaseDone !== undefined
+              ? options.onCaseDone(combineAttempts(attempts[index]!))
+              : Effect.void
+          }
           // No case fails inside forEach: a rejected session is signalled here instead, and the whole
           // forEach is interrupted and awaited, so every in-flight case's scope has closed (its
           // conversation deleted) before the run ends. (forEach's own fail-fast path can return
           // while a sibling is still running its finalizers.)
           const rejected = yield* Deferred.make<never, SessionRejected>()
           const all = Effect.forEach(
-            cases,
-            (testCase) =>
-              Effect.catchTag(
-                options.onCaseDone === undefined ? runCase(catalog, testCase) : Effect.tap(runCase(catalog, testCase), options.onCaseDone),
-                "SessionRejected",
-                (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never)
+            units,
+            ({ attempt, index, testCase }) =>
+              runCase(catalog, testCase).pipe(
+                Effect.flatMap((result): Effect.Effect<void> => {
+                  attempts[index]![attempt] = result
+                  return caseDone(index)
+                }),
+                Effect.catchTag("SessionRejected", (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never))
               ),
-            { concurrency: options.concurrency ?? 4 }
-          )
+            { concurrency: options.concurrency ?? 4, discard: true }
+          ).pipe(Effect.map(() => attempts.map(combineAttempts)))
           return yield* Effect.uninterruptibleMask((restore) =>
             Effect.flatMap(Effect.fork(Effect.interruptible(all)), (running) =>
               restore(Effect.raceFirst(Fiber.join(running), Deferred.await(rejected))).pipe(

@@ -65,6 +65,9 @@ export class BelowFloor extends Schema.TaggedError<BelowFloor>()("BelowFloor", {
 /** An audit that found turns breaking an invariant (exit code 1); the report already names them. */
 export class ViolationsFound extends Schema.TaggedError<ViolationsFound>()("ViolationsFound", {}) {}
 
+/** `eval diff --check` found cases that passed before and fail now (exit code 1); the diff names them. */
+export class RegressionsFound extends Schema.TaggedError<RegressionsFound>()("RegressionsFound", {}) {}
+
 /** An audit met lines it could not read (exit code 2); they were listed as they were met. */
 export class UnreadableLines extends Schema.TaggedError<UnreadableLines>()("UnreadableLines", {
   count: Schema.Number

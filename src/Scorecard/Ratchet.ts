@@ -6,7 +6,7 @@ import { Either, Option } from "effect"
 import type { Baseline } from "../Schema/Baseline.js"
 import { RatchetRefused } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
-import { floorFor } from "./Scorecard.js"
+import { floorFor, repeatOf } from "./Scorecard.js"
 
 /** What a ratchet decided: a new baseline to write, or the floor staying where it is. */
 export type RatchetDecision =
@@ -38,15 +38,36 @@ export const ratchet = (
       })
     )
   }
+  if (result.shard !== undefined) {
+    return Either.left(
+      new RatchetRefused({
+        message: `the results cover shard ${result.shard.index}/${result.shard.count} only: merge the shards (eval merge) and ratchet from the merged results`
+      })
+    )
+  }
+  const k = repeatOf(result)
+  if (Option.isSome(baseline) && repeatOf(baseline.value) !== k) {
+    return Either.left(
+      new RatchetRefused({
+        message: `the floor was set by runs with --repeat ${repeatOf(baseline.value)}, and these results repeated each case ${k} time${
+          k === 1 ? "" : "s"
+        }: a floor moves only with runs of the K it was set at`
+      })
+    )
+  }
   const achieved = floorFor(result.passedCount, result.total)
-  const tally = `${result.passedCount}/${result.total} passed`
+  const tally = `${result.passedCount}/${result.total} passed${k > 1 ? ` all ${k} attempts` : ""}`
   return Option.match(baseline, {
     onNone: () =>
       Either.right({
         _tag: "Raised",
         from: null,
         to: achieved,
-        baseline: { floor: achieved, _comment: [baselineHeader, `${date}: floor set to ${achieved} (${tally})`] }
+        baseline: {
+          floor: achieved,
+          ...(k > 1 ? { repeat: k } : {}),
+          _comment: [baselineHeader, `${date}: floor set to ${achieved} (${tally}${k > 1 ? `, --repeat ${k}` : ""})`]
+        }
       }),
     onSome: (current) =>
       achieved > current.floor

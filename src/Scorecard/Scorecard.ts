@@ -2,7 +2,7 @@
  * From case verdicts to a run's verdict: the pass rate, the floor it is held to, and the floors a
  * ratchet may set. Pure.
  */
-import type { CaseResult, RunResult } from "../Schema/Result.js"
+import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
 
 const floorScale = 10_000
 
@@ -19,11 +19,21 @@ export const floorFor = (passedCount: number, total: number): number =>
 /** A rate as the scorecard shows it: four decimals, rounded down like a floor. */
 export const showRate = (rate: number): string => (Math.floor(rate * floorScale + 1e-9) / floorScale).toFixed(4)
 
+/** How a run was made, beyond its cases: the K of `--repeat` and the shard it covered. */
+export interface RunShape {
+  readonly repeat?: number
+  readonly shard?: ShardInfo
+}
+
+/** The K a run or a baseline was made with (absent: 1). */
+export const repeatOf = (made: { readonly repeat?: number | undefined }): number => made.repeat ?? 1
+
 /** The results of a run: the verdict is `passRate >= floor`, or `null` while no floor is committed. */
 export const summarize = (
   cases: ReadonlyArray<CaseResult>,
   caseSet: string,
-  floor: number | null
+  floor: number | null,
+  shape: RunShape = {}
 ): RunResult => {
   const total = cases.length
   const passedCount = cases.filter((c) => c.passed).length
@@ -36,6 +46,8 @@ export const summarize = (
     total,
     passedCount,
     caseSet,
+    ...(shape.repeat !== undefined && shape.repeat > 1 ? { repeat: shape.repeat } : {}),
+    ...(shape.shard === undefined ? {} : { shard: shape.shard }),
     cases
   }
 }
@@ -55,7 +67,20 @@ export const resultInconsistencies = (result: RunResult): ReadonlyArray<{ path: 
     problems.push({ path: "$.passRate", message: `says ${result.passRate}, but the cases give ${rate}` })
   }
   result.cases.forEach((c, i) => {
-    const all = c.error === undefined && c.expectations.length > 0 && c.expectations.every((e) => e.passed)
+    const held = (a: Omit<CaseResult, "id" | "surface">) =>
+      a.error === undefined && a.expectations.length > 0 && a.expectations.every((e) => e.passed)
+    if (c.attempts !== undefined && c.attempts.length !== repeatOf(result)) {
+      problems.push({
+        path: `$.cases[${i}].attempts`,
+        message: `holds ${c.attempts.length} attempts, but the run repeated each case ${repeatOf(result)} times`
+      })
+    } else if (c.attempts === undefined && repeatOf(result) > 1) {
+      problems.push({
+        path: `$.cases[${i}]`,
+        message: `has no attempts, but the run repeated each case ${repeatOf(result)} times`
+      })
+    }
+    const all = c.attempts === undefined ? held(c) : c.attempts.every(held)
     if (c.passed !== all) {
       problems.push({
         path: `$.cases[${i}].passed`,

@@ -220,3 +220,49 @@ describe("Runner scopes", () => {
       expect(yield* Ref.get(closed)).toBe(4)
     }))
 })
+
+describe("Runner.run with repeat (pass^k)", () => {
+  // A client whose nth turn for a case comes from a script: a flaky assistant, made deterministic.
+  const scripted = (script: Record<string, ReadonlyArray<Turn>>) =>
+    Effect.map(Ref.make(new Map<string, number>()), (asked) =>
+      Layer.succeed(
+        SurfaceClient,
+        scopedClient((testCase) =>
+          Ref.modify(asked, (m) => {
+            const n = m.get(testCase.id) ?? 0
+            return [script[testCase.id]![n % script[testCase.id]!.length]!, new Map(m).set(testCase.id, n + 1)]
+          })
+        )
+      )
+    )
+
+  it.effect("passes a case only when all K attempts pass, keeps every attempt, and shows the first failing one", () =>
+    Effect.gen(function*() {
+      const cases = [docsCase("steady"), docsCase("flaky"), docsCase("broken")]
+      const client = yield* scripted({ steady: [good], flaky: [good, recalled], broken: [recalled] })
+      const done: Array<string> = []
+      const results = yield* Effect.flatMap(Runner, (runner) =>
+        runner.run(catalog, cases, {
+          repeat: 3,
+          concurrency: 2,
+          onCaseDone: (r) => Effect.sync(() => done.push(r.id))
+        })).pipe(Effect.provide(Runner.Default.pipe(Layer.provide(client))))
+      expect(results.map((r) => [r.id, r.passed, r.attempts?.map((a) => a.passed)])).toEqual([
+        ["steady", true, [true, true, true]],
+        ["flaky", false, [true, false, true]],
+        ["broken", false, [false, false, false]]
+      ])
+      expect(results[1]!.expectations).toEqual([
+        { kind: "cites-only-surfaced", passed: false, fact: "unsurfaced: /docs/old" }
+      ])
+      expect(done.sort()).toEqual(["broken", "flaky", "steady"])
+    }))
+
+  it.effect("keeps the single-attempt shape when K is 1", () =>
+    Effect.gen(function*() {
+      const client = yield* scripted({ steady: [good] })
+      const results = yield* runWith(client, [docsCase("steady")])
+      expect(results[0]).not.toHaveProperty("attempts")
+      expect(results[0]!.passed).toBe(true)
+    }))
+})

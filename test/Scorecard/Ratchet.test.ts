@@ -49,3 +49,39 @@ describe("ratchet", () => {
     )
   })
 })
+
+describe("ratchet and --repeat", () => {
+  const repeated = (passed: number, total: number, k: number) => {
+    const cases = Array.from({ length: total }, (_, i): CaseResult => ({
+      id: `c${i}`,
+      surface: "docs",
+      passed: i < passed,
+      expectations: [],
+      attempts: Array.from({ length: k }, () => ({ passed: i < passed, expectations: [] }))
+    }))
+    return summarize(cases, set, null, { repeat: k })
+  }
+
+  it("records the K a first floor was set at", () => {
+    const decision = Either.getOrThrow(ratchet(Option.none(), repeated(3, 4, 3), set, "2026-11-30"))
+    expect(decision).toMatchObject({ _tag: "Raised", to: 0.75, baseline: { floor: 0.75, repeat: 3 } })
+    if (decision._tag === "Raised") {
+      expect(decision.baseline._comment?.at(-1)).toBe("2026-11-30: floor set to 0.75 (3/4 passed all 3 attempts, --repeat 3)")
+    }
+  })
+
+  it("moves a floor only with runs of the K it was set at", () => {
+    const refusedHigherK = ratchet(Option.some({ floor: 0.5 }), repeated(4, 4, 3), set, "2026-11-30")
+    expect(Either.isLeft(refusedHigherK) && refusedHigherK.left.message).toContain("--repeat 1")
+    const refusedLowerK = ratchet(Option.some({ floor: 0.5, repeat: 3 }), run(4, 4), set, "2026-11-30")
+    expect(Either.isLeft(refusedLowerK) && refusedLowerK.left.message).toContain("--repeat 3")
+    expect(Either.getOrThrow(ratchet(Option.some({ floor: 0.5, repeat: 3 }), repeated(4, 4, 3), set, "2026-11-30")))
+      .toMatchObject({ _tag: "Raised", to: 1, baseline: { floor: 1, repeat: 3 } })
+  })
+
+  it("refuses the results of one shard", () => {
+    const shard = summarize([], set, null, { shard: { index: 1, count: 2, of: other } })
+    const refused = ratchet(Option.none(), shard, set, "2026-11-30")
+    expect(Either.isLeft(refused) && refused.left.message).toContain("shard 1/2")
+  })
+})

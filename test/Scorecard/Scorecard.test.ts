@@ -79,3 +79,31 @@ describe("resultInconsistencies", () => {
     ])
   })
 })
+
+describe("resultInconsistencies under --repeat", () => {
+  const attempt = (passed: boolean) => ({ passed, expectations: [{ kind: "no-citations" as const, passed }] })
+  const repeated = (id: string, passes: ReadonlyArray<boolean>) => ({
+    ...caseResult(id, passes.every(Boolean)),
+    attempts: passes.map(attempt)
+  })
+
+  it("finds none when each case's verdict is the pass^k of its attempts", () => {
+    const run = summarize([repeated("a", [true, true]), repeated("b", [true, false])], set, null, { repeat: 2 })
+    expect(run.repeat).toBe(2)
+    expect(resultInconsistencies(run)).toEqual([])
+  })
+
+  it("finds a flaky case claimed as passed, and attempts that do not match the run's K", () => {
+    const run = summarize([repeated("a", [true, true]), repeated("b", [true, false])], set, null, { repeat: 2 })
+    const edited = {
+      ...run,
+      passedCount: 2,
+      passRate: 1,
+      cases: [{ ...run.cases[0]!, attempts: [attempt(true)] }, { ...run.cases[1]!, passed: true }]
+    }
+    expect(resultInconsistencies(edited)).toEqual([
+      { path: "$.cases[0].attempts", message: "holds 1 attempts, but the run repeated each case 2 times" },
+      { path: "$.cases[1].passed", message: "says passed, but the case has a failing expectation or an error" }
+    ])
+  })
+})

@@ -5,7 +5,8 @@
  */
 import { inert } from "../../Schema/Decode.js"
 import type { RunResult } from "../../Schema/Result.js"
-import { noFloorYet, showRate } from "../Scorecard.js"
+import { attemptsOf, failingFacts, flakiness } from "../Attempts.js"
+import { noFloorYet, repeatOf, showRate } from "../Scorecard.js"
 
 /** How to paint the scorecard. */
 export interface PrettyOptions {
@@ -24,16 +25,29 @@ export const renderPretty = (result: RunResult, options: PrettyOptions): string 
   const dim = paint(options.color, "2")
   const bold = paint(options.color, "1")
   const width = Math.max(...result.cases.map((c) => c.surface.length), 0)
+  const yellow = paint(options.color, "33")
   const lines: Array<string> = []
+  const k = repeatOf(result)
+  let flaky = 0
   for (const c of result.cases) {
     const surface = dim(inert(c.surface).padEnd(width))
-    lines.push(`${c.passed ? green("✓") : red("✗")} ${surface}  ${inert(c.id)}`)
-    if (c.error !== undefined) lines.push(`    ${red("turn error")}  ${inert(c.error)}`)
-    for (const e of c.expectations) {
-      if (!e.passed) lines.push(`    ${red(e.kind)}  ${inert(e.fact ?? "failed")}`)
+    const how = flakiness(c)
+    if (how.verdict === "flaky") flaky++
+    const mark = how.verdict === "passed" ? green("✓") : how.verdict === "flaky" ? yellow("~") : red("✗")
+    lines.push(`${mark} ${surface}  ${inert(c.id)}`)
+    if (how.verdict === "flaky") {
+      lines.push(`    ${yellow("flaky")}  ${how.passedAttempts} of ${how.attempts} attempts passed`)
+      attemptsOf(c).forEach((attempt, i) => {
+        for (const f of failingFacts(attempt)) lines.push(`    ${dim(`attempt ${i + 1}`)}  ${red(f.kind)}  ${inert(f.fact)}`)
+      })
+    } else if (how.verdict === "failed") {
+      if (k > 1) lines.push(`    ${red("failed")}  all ${k} attempts; the first:`)
+      for (const f of failingFacts(c)) lines.push(`    ${red(f.kind)}  ${inert(f.fact)}`)
     }
   }
-  const tally = `${result.passedCount}/${result.total} passed · pass rate ${showRate(result.passRate)}`
+  const tally = `${result.passedCount}/${result.total} passed${k > 1 ? ` all ${k} attempts` : ""}${
+    flaky > 0 ? ` · ${flaky} flaky` : ""
+  } · pass rate ${showRate(result.passRate)}`
   lines.push("")
   if (result.floor === null) {
     lines.push(`${bold(tally)} · ${options.noFloor ?? noFloorYet}`)

@@ -1,0 +1,37 @@
+/** `eval diff`: what changed between two runs' results files; `--check` fails on any regression. */
+import type { FileSystem } from "@effect/platform"
+import { Console, Effect, Either } from "effect"
+import { UsageError, RegressionsFound } from "../Schema/Errors.js"
+import { diffRuns } from "../Scorecard/Diff.js"
+import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
+import { renderDiffPretty } from "../Scorecard/Render/DiffText.js"
+import { useColor } from "../Terminal.js"
+import { readResults } from "./Run.js"
+
+/** The arguments of `eval diff`. */
+export interface DiffArgs {
+  readonly older: string
+  readonly newer: string
+  readonly check: boolean
+  readonly allowDifferentSets: boolean
+  readonly format: "pretty" | "markdown" | "json"
+}
+
+/** `eval diff OLD.json NEW.json`. */
+export const diffHandler = (args: DiffArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const older = yield* readResults(args.older)
+    const newer = yield* readResults(args.newer)
+    const diff = yield* Either.match(
+      diffRuns(older, newer, { allowDifferentSets: args.allowDifferentSets, names: [args.older, args.newer] }),
+      { onLeft: (e): Effect.Effect<never, UsageError> => Effect.fail(e), onRight: Effect.succeed }
+    )
+    yield* Console.log(
+      args.format === "json"
+        ? JSON.stringify(diff, null, 2)
+        : args.format === "markdown"
+        ? renderDiffMarkdown(diff, args.older)
+        : renderDiffPretty(diff, { color: useColor(), against: args.older })
+    )
+    if (args.check && diff.regressions.length > 0) return yield* new RegressionsFound()
+  })

@@ -1,0 +1,142 @@
+/**
+ * `eval merge`: the results of the shards of one golden set (`run --shard i/n` on n machines) made
+ * into the results of the whole, which the floor, `--check` and `--ratchet` then apply to as to any
+ * full run. Overlapping, missing or mismatched shards are refused.
+ */
+import type { FileSystem } from "@effect/platform"
+import { Console, Effect, Option } from "effect"
+import { loadGoldenSet } from "../Runner/GoldenSet.js"
+import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
+import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
+import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
+import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
+import { applyRatchet } from "./Ratchet.js"
+import { parseReporters, stdoutIsDocument, writeReports } from "./Report.js"
+import { floorToHold, readResults } from "./Run.js"
+
+/** The arguments of `eval merge`. */
+export interface MergeArgs {
+  readonly files: ReadonlyArray<string>
+  readonly cases: string
+  readonly surfaces: string
+  readonly baseline: string
+  readonly check: boolean
+  readonly ratchet: boolean
+  readonly reporter: ReadonlyArray<string>
+  readonly json: Option.Option<string>
+}
+
+const short = (fingerprint: string): string => fingerprint.replace(/^sha256:/, "").slice(0, 12)
+
+/**
+ * Checks that `shards` (file and results) are the n parts of one run over `whole`, each once, and
+ * returns the cases of all of them in golden-set order.
+ */
+export const mergeShards = (
+  shards: ReadonlyArray<{ readonly file: string; readonly result: RunResult }>,
+  whole: { readonly ids: ReadonlyArray<string>; readonly fingerprint: string }
+): Effect.Effect<{ readonly cases: ReadonlyArray<CaseResult>; readonly repeat: number }, BadInput | UsageError> =>
+  Effect.gen(function*() {
+    const parts: Array<{ file: string; result: RunResult; shard: ShardInfo }> = []
+    for (const { file, result } of shards) {
+      if (result.shard === undefined) {
+        return yield* new BadInput({
+          file,
+          problems: [{ path: "$.shard", message: "expected the results of a sharded run (eval run --shard i/n --json FILE)" }]
+        })
+      }
+      parts.push({ file, result, shard: result.shard })
+    }
+    const [first, ...rest] = parts
+    if (first === undefined) return yield* new UsageError({ message: "name the shard results to merge" })
+    for (const part of rest) {
+      if (part.shard.count !== first.shard.count) {
+        return yield* new UsageError({
+          message: `${part.file} is shard ${part.shard.index}/${part.shard.count}, but ${first.file} is one of ${first.shard.count}: merge the shards of one run`
+        })
+      }
+      if (part.shard.of !== first.shard.of) {
+        return yield* new UsageError({
+          message: `${part.file} and ${first.file} are shards of different golden sets (${short(part.shard.of)} and ${
+            short(first.shard.of)
+          }): merge the shards of one run`
+        })
+      }
+      if (repeatOf(part.result) !== repeatOf(first.result)) {
+        return yield* new UsageError({
+          message: `${part.file} repeated each case ${repeatOf(part.result)} times and ${first.file} ${
+            repeatOf(first.result)
+          }: merge the shards of one run`
+        })
+      }
+    }
+    if (first.shard.of !== whole.fingerprint) {
+      return yield* new UsageError({
+        message: `the shards ran over another golden set (${short(first.shard.of)}) than the one here (${
+          short(whole.fingerprint)
+        }): merge them with the cases file they ran with (--cases)`
+      })
+    }
+    const byIndex = new Map<number, string>()
+    for (const part of parts) {
+      const seen = byIndex.get(part.shard.index)
+      if (seen !== undefined) {
+        return yield* new UsageError({
+          message: `shard ${part.shard.index}/${part.shard.count} appears twice (${seen} and ${part.file}): overlapping shards`
+        })
+      }
+      byIndex.set(part.shard.index, part.file)
+    }
+    const missing = Array.from({ length: first.shard.count }, (_, i) => i + 1).filter((i) => !byIndex.has(i))
+    if (missing.length > 0) {
+      return yield* new UsageError({
+        message: `missing shard${missing.length === 1 ? "" : "s"} ${
+          missing.map((i) => `${i}/${first.shard.count}`).join(", ")
+        }: merge every shard of the run`
+      })
+    }
+    const byId = new Map<string, { file: string; result: CaseResult }>()
+    for (const part of parts) {
+      for (const c of part.result.cases) {
+        const seen = byId.get(c.id)
+        if (seen !== undefined) {
+          return yield* new UsageError({
+            message: `case ${JSON.stringify(c.id)} is in ${seen.file} and ${part.file}: overlapping shards`
+          })
+        }
+        byId.set(c.id, { file: part.file, result: c })
+      }
+    }
+    const absent = whole.ids.filter((id) => !byId.has(id))
+    if (absent.length > 0) {
+      return yield* new UsageError({
+        message: `no shard holds case${absent.length === 1 ? "" : "s"} ${
+          absent.slice(0, 5).map((id) => JSON.stringify(id)).join(", ")
+        }${absent.length > 5 ? ` and ${absent.length - 5} more` : ""}: the shards do not cover the golden set`
+      })
+    }
+    const extra = [...byId.keys()].filter((id) => !whole.ids.includes(id))
+    if (extra.length > 0) {
+      return yield* new UsageError({
+        message: `case ${JSON.stringify(extra[0])} (${byId.get(extra[0]!)!.file}) is not in the golden set`
+      })
+    }
+    return { cases: whole.ids.map((id) => byId.get(id)!.result), repeat: repeatOf(first.result) }
+  })
+
+/** `eval merge`. */
+export const mergeHandler = (args: MergeArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const reporters = yield* parseReporters(args.reporter, args.json)
+    const say = (text: string) => stdoutIsDocument(reporters) ? Console.error(text) : Console.log(text)
+    if (args.files.length === 0) return yield* new UsageError({ message: "name the shard results to merge" })
+    const set = yield* loadGoldenSet(args.cases, args.surfaces)
+    const shards = yield* Effect.forEach(args.files, (file) => Effect.map(readResults(file), (result) => ({ file, result })))
+    const fingerprint = caseSetFingerprint(set.cases)
+    const whole = yield* mergeShards(shards, { ids: set.cases.map((c) => c.id), fingerprint })
+    const held = yield* floorToHold(args, whole.repeat, undefined)
+    const result = summarize(whole.cases, fingerprint, held.floor, { repeat: whole.repeat })
+    yield* writeReports(result, reporters, { casesFile: set.casesFile, noFloor: held.noFloor })
+    if (args.ratchet) yield* applyRatchet(set, args.baseline, result, say)
+    if (args.check && result.passed === false) return yield* new BelowFloor()
+  })

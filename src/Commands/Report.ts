@@ -1,0 +1,171 @@
+/**
+ * The reporters a run or a merge writes its results with (`--reporter NAME[=FILE]`, several at once):
+ * `pretty` (the terminal scorecard), `json` (the results file), `junit` (JUnit XML for CI test
+ * reports), `github` (annotations on the golden-set file and the step summary in GitHub Actions) and
+ * `markdown` (the summary for a pull-request comment). Each goes to standard output or to a file.
+ */
+import { FileSystem } from "@effect/platform"
+import { Config, Console, Effect, Option } from "effect"
+import { readTextIfPresent, writeAtomically } from "../Files.js"
+import { BadInput, UsageError } from "../Schema/Errors.js"
+import type { RunResult } from "../Schema/Result.js"
+import type { RunDiff } from "../Scorecard/Diff.js"
+import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
+import { renderDiffPretty } from "../Scorecard/Render/DiffText.js"
+import { caseLines, renderGitHubAnnotations } from "../Scorecard/Render/GitHub.js"
+import { renderJUnit } from "../Scorecard/Render/JUnit.js"
+import { renderMarkdown } from "../Scorecard/Render/Markdown.js"
+import { renderPretty } from "../Scorecard/Render/Pretty.js"
+import { useColor } from "../Terminal.js"
+
+/** The reporters there are. */
+export const reporterNames = ["pretty", "json", "junit", "github", "markdown"] as const
+/** The name of a reporter. */
+export type ReporterName = typeof reporterNames[number]
+
+/** A reporter and where it writes: a file, or standard output when `file` is absent. */
+export interface Reporter {
+  readonly name: ReporterName
+  readonly file?: string
+}
+
+const isName = (name: string): name is ReporterName => (reporterNames as ReadonlyArray<string>).includes(name)
+
+/**
+ * Reads `--reporter` specs (and `--json FILE`, which is `--reporter json=FILE`). No reporter means the
+ * scorecard on standard output. Standard output takes one document at most: two reporters writing
+ * there would interleave into something neither a person nor a parser can read (`github` writes only
+ * workflow commands there, which CI logs take out, so it goes with any of them).
+ */
+export const parseReporters = (
+  specs: ReadonlyArray<string>,
+  json: Option.Option<string>
+): Effect.Effect<ReadonlyArray<Reporter>, UsageError> =>
+  Effect.gen(function*() {
+    const reporters: Array<Reporter> = []
+    for (const spec of specs) {
+      const at = spec.indexOf("=")
+      const name = (at === -1 ? spec : spec.slice(0, at)).trim()
+      const file = at === -1 ? undefined : spec.slice(at + 1)
+      if (!isName(name)) {
+        return yield* new UsageError({
+          message: `--reporter ${JSON.stringify(spec)}: expected NAME or NAME=FILE, NAME one of ${reporterNames.join(", ")}`
+        })
+      }
+      if (file !== undefined && file.trim() === "") {
+        return yield* new UsageError({ message: `--reporter ${JSON.stringify(spec)}: the file after "=" is empty` })
+      }
+      if (name === "github" && file !== undefined) {
+        return yield* new UsageError({
+          message:
+            "--reporter github takes no file: it annotates through standard output and appends its summary to $GITHUB_STEP_SUMMARY"
+        })
+      }
+      reporters.push(file === undefined ? { name } : { name, file })
+    }
+    if (Option.isSome(json)) reporters.push({ name: "json", file: json.value })
+    const files = reporters.flatMap((r) => (r.file === undefined ? [] : [r.file]))
+    const twice = files.find((f, i) => files.indexOf(f) !== i)
+    if (twice !== undefined) {
+      return yield* new UsageError({ message: `two reporters write to ${twice}: give each its own file` })
+    }
+    if (reporters.every((r) => r.name === "github")) reporters.unshift({ name: "pretty" })
+    const onStdout = reporters.filter((r) => r.file === undefined && r.name !== "github").map((r) => r.name)
+    if (onStdout.length > 1) {
+      return yield* new UsageError({
+        message: `${
+          onStdout.join(" and ")
+        } would both write to standard output: send all but one to a file, e.g. --reporter junit=report.xml`
+      })
+    }
+    return reporters
+  })
+
+/** Whether standard output carries a document a program reads (so notes for people go to stderr). */
+export const stdoutIsDocument = (reporters: ReadonlyArray<Reporter>): boolean =>
+  reporters.some((r) => r.file === undefined && (r.name === "json" || r.name === "junit" || r.name === "markdown"))
+
+/** What the reporters need besides the results. */
+export interface ReportContext {
+  /** The golden-set file, for annotations and JUnit `file` attributes. */
+  readonly casesFile: string
+  /** What the scorecard says when no floor applies. */
+  readonly noFloor: string
+  /** The comparison with an earlier run (`run --compare`), and that run's file. */
+  readonly diff?: { readonly diff: RunDiff; readonly against: string }
+  /** How long the run took. */
+  readonly durationMs?: number
+}
+
+/** The results as one reporter writes them. */
+const render = (result: RunResult, reporter: Reporter, context: ReportContext, color: boolean): string => {
+  switch (reporter.name) {
+    case "pretty": {
+      const card = renderPretty(result, { color, noFloor: context.noFloor })
+      return context.diff === undefined
+        ? card
+        : `${card}\n\n${renderDiffPretty(context.diff.diff, { color, against: context.diff.against })}`
+    }
+    case "json":
+      return JSON.stringify(result, null, 2)
+    case "junit":
+      return renderJUnit(result, {
+        casesFile: context.casesFile,
+        ...(context.durationMs === undefined ? {} : { durationMs: context.durationMs })
+      })
+    case "markdown":
+    case "github":
+      return renderMarkdown(result, {
+        noFloor: context.noFloor,
+        extraSections: context.diff === undefined ? [] : [renderDiffMarkdown(context.diff.diff, context.diff.against)]
+      })
+  }
+}
+
+/** `GITHUB_ACTIONS` and `GITHUB_STEP_SUMMARY`, read when the github reporter runs. */
+const gitHubEnvironment = Effect.all({
+  actions: Config.string("GITHUB_ACTIONS").pipe(Config.withDefault("")),
+  summary: Config.string("GITHUB_STEP_SUMMARY").pipe(Config.withDefault(""))
+}).pipe(Effect.orElseSucceed(() => ({ actions: "", summary: "" })))
+
+/** The github reporter: annotations on the golden-set file, and the summary appended to the step's. */
+const writeGitHub = (result: RunResult, context: ReportContext) =>
+  Effect.gen(function*() {
+    const env = yield* gitHubEnvironment
+    if (env.actions !== "true" && env.summary === "") {
+      return yield* Console.error(
+        "--reporter github: not in GitHub Actions (GITHUB_ACTIONS and GITHUB_STEP_SUMMARY are not set), so there is nothing to annotate"
+      )
+    }
+    if (env.actions === "true") {
+      const text = yield* readTextIfPresent(context.casesFile)
+      const lines = caseLines(Option.getOrElse(text, () => ""))
+      const annotations = renderGitHubAnnotations(result, { casesFile: context.casesFile, caseLines: lines })
+      if (annotations !== "") yield* Console.log(annotations)
+    }
+    if (env.summary !== "") {
+      const fs = yield* FileSystem.FileSystem
+      yield* fs.writeFileString(env.summary, `${render(result, { name: "github" }, context, false)}\n`, { flag: "a" }).pipe(
+        Effect.mapError(() =>
+          new BadInput({
+            file: env.summary,
+            problems: [{ path: "$", message: "cannot append the summary to $GITHUB_STEP_SUMMARY" }]
+          })
+        )
+      )
+    }
+  })
+
+/** Writes the results with every reporter: files atomically, standard output last-but-annotations. */
+export const writeReports = (
+  result: RunResult,
+  reporters: ReadonlyArray<Reporter>,
+  context: ReportContext
+): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
+  Effect.forEach(reporters, (reporter) => {
+    if (reporter.name === "github") return writeGitHub(result, context)
+    if (reporter.file !== undefined) {
+      return writeAtomically(reporter.file, `${render(result, reporter, context, false)}\n`)
+    }
+    return Console.log(render(result, reporter, context, reporter.name === "pretty" && useColor()))
+  }, { discard: true })
