@@ -26,7 +26,7 @@ export const validateHandler = (args: ValidateArgs): Effect.Effect<void, unknown
     yield* Console.log(
       Option.match(baseline, {
         onNone: () => `${args.baseline}: ${noFloorYet}`,
-        onSome: (b) => `${args.baseline}: floor ${showRate(b.floor)}`
+        onSome: (b) => `${args.baseline}: floor ${showRate(b.floor)}${b.repeat === undefined ? "" : ` for runs with --repeat ${b.repeat}`}`
       })
     )
   })

@@ -75,3 +75,18 @@ export const startCli = (
 /** Runs the CLI to its end without blocking the event loop. */
 export const evalCliAsync = (args: ReadonlyArray<string>, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
   startCli(args, options).done
+
+/** Runs a shell command without blocking the event loop (a stand-in in the test process must answer it). */
+export const shellAsync = (command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> =>
+  new Promise((resolve) => {
+    const child = spawn("sh", ["-c", command], { cwd, env })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
