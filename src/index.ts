@@ -3,23 +3,29 @@
  * schemas of the contract, the graders and `grade`, the scorecard and ratchet, the Runner with its
  * SurfaceClient service and layers, and the loaders of the committed files.
  */
+
+// ── Schemas: the files of the contract and the errors a user sees ─────────────────────────────────
 export * from "./Schema/Baseline.js"
 export * from "./Schema/Case.js"
 export { decodeJson, decodeValue, jsonPath } from "./Schema/Decode.js"
 export * from "./Schema/Errors.js"
+export { defaultRoutes, resolveRoutes, type Route } from "./Schema/Protocol.js"
 export * from "./Schema/Result.js"
 export * from "./Schema/Surface.js"
 export * from "./Schema/Trace.js"
 export { catalogProblems, caseProblems } from "./Schema/Validate.js"
 
+// ── Graders: pure, one per expectation kind ───────────────────────────────────────────────────────
 export { grade, gradeExpectation, type Grader, graders, type Verdict } from "./Graders/index.js"
 
+// ── Scorecard: pass rate, floor and ratchet (pure), and the baseline file ─────────────────────────
+export { attemptsOf, type Fact, failingFacts, flakiness, type Flakiness, showFact } from "./Scorecard/Attempts.js"
 export { defaultBaselineFile, encodeBaseline, readBaseline, writeBaseline } from "./Scorecard/BaselineStore.js"
 export { caseSetFingerprint } from "./Scorecard/CaseSet.js"
 export { baselineHeader, ratchet, type RatchetDecision } from "./Scorecard/Ratchet.js"
-export { type PrettyOptions, renderPretty } from "./Scorecard/Render/Pretty.js"
 export { floorFor, noFloorYet, resultInconsistencies, showRate, summarize } from "./Scorecard/Scorecard.js"
 
+// ── Golden set: the cases file and the catalog, loaded and checked against each other ─────────────
 export {
   defaultCasesFile,
   defaultSurfacesFile,
@@ -27,5 +33,19 @@ export {
   loadGoldenSet,
   selectCases
 } from "./Runner/GoldenSet.js"
+
+// ── Runner: the run, and the SurfaceClient service with its layers (Fixture, Live, recording, fromTable)
 export { erroredCase, type RunOptions, Runner } from "./Runner/Runner.js"
-export { fixturePath, plainClient, scopedClient, SurfaceClient, type SurfaceClientShape } from "./Runner/SurfaceClient.js"
+export {
+  fixturePath,
+  makeFixture,
+  plainClient,
+  scopedClient,
+  SurfaceClient,
+  type SurfaceClientShape
+} from "./Runner/SurfaceClient.js"
+export type { LeftBehind, LeftConversation, LiveConfig } from "./Runner/LiveClient.js"
+export { HttpLive } from "./Runner/Http.js"
+
+// ── Reporters: render a run ────────────────────────────────────────────────────────────────────────
+export { type PrettyOptions, renderPretty } from "./Scorecard/Render/Pretty.js"
