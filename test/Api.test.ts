@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
+import { program as releaseGate } from "../examples/release-gate-service.js"
 import { program } from "../examples/run-golden-set.js"
 
 describe("the typed API", () => {
@@ -14,6 +15,24 @@ describe("the typed API", () => {
         "docs.force-deploy-no-invented-flag",
         "agent.scale-search-api-stops-at-approval"
       ])
+    }))
+
+  it.effect("runs the golden set inside a service of the user's own, importing the package by its name", () =>
+    Effect.gen(function*() {
+      const decision = yield* releaseGate
+      expect(decision).toMatchObject({ release: true, reason: "18/22 passed against a floor of 0.8181" })
+      expect(decision.failing).toEqual([
+        "docs.refund-proration-no-retired-page",
+        "docs.where-search-api-repo-catalog",
+        "docs.force-deploy-no-invented-flag",
+        "agent.scale-search-api-stops-at-approval"
+      ])
+      expect(decision.run.cases.find((c) => c.id === "docs.refund-proration-no-retired-page")?.expectations).toContainEqual({
+        kind: "cites-only-surfaced",
+        passed: false,
+        fact: "unsurfaced: /docs/billing/refunds-2023"
+      })
+      expect(readFileSync("examples/release-gate-service.ts", "utf8")).toContain(`from "turn-eval"`)
     }))
 
   it("is quoted in the README exactly as it is type-checked", () => {
