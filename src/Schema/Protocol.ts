@@ -1,19 +1,22 @@
 /**
  * The surface protocol a live run speaks: ask a question in a new conversation, read the conversation
- * and the turn's trace, delete the conversation. Route templates default to the ones below and can be
- * overridden in the catalog's `routes`.
+ * and the turn's trace, delete the conversation; and, to grow the golden set, list the turns users
+ * rated thumbs-down. Route templates default to the ones below and can be overridden in the catalog's
+ * `routes`.
  */
 import { Schema } from "effect"
+import { NonBlankString } from "./Case.js"
 import type { Routes } from "./Surface.js"
 
 /** The routes of the protocol, by the name a fault or an error uses. */
-export type Route = "ask" | "conversation" | "trace" | "delete"
+export type Route = "ask" | "conversation" | "trace" | "delete" | "ratings"
 
 /** Route templates, with `{conversationId}` and `{turnId}` placeholders. */
 export const defaultRoutes: Required<Routes> = {
   conversation: "/api/ai/conversations/{conversationId}",
   trace: "/api/ai/turns/{turnId}/trace",
-  delete: "/api/ai/conversations/{conversationId}"
+  delete: "/api/ai/conversations/{conversationId}",
+  ratings: "/api/ai/ratings?rating=down"
 }
 
 /** The catalog's route overrides over the defaults. */
@@ -46,3 +49,15 @@ export const Conversation = Schema.Struct({
 })
 /** A conversation as the conversation route returns it. */
 export type Conversation = typeof Conversation.Type
+
+/** One thumbs-down rating as the ratings route lists it: the rated turn, its conversation, the user's comment. */
+export const Rating = Schema.Struct({
+  turnId: NonBlankString,
+  conversationId: NonBlankString,
+  comment: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
+})
+/** One thumbs-down rating as the ratings route lists it. */
+export type Rating = typeof Rating.Type
+
+/** The ratings route's answer: `[{"turnId", "conversationId", "comment"?}]`. */
+export const Ratings = Schema.Array(Rating)

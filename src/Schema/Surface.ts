@@ -12,7 +12,8 @@ export const defaultOutcomes: ReadonlyArray<string> = ["answered", "refused", "a
 export const Routes = Schema.Struct({
   conversation: Schema.optionalWith(NonBlankString, { exact: true }),
   trace: Schema.optionalWith(NonBlankString, { exact: true }),
-  delete: Schema.optionalWith(NonBlankString, { exact: true })
+  delete: Schema.optionalWith(NonBlankString, { exact: true }),
+  ratings: Schema.optionalWith(NonBlankString, { exact: true })
 })
 /** Route templates for an app whose routes differ from the defaults. */
 export type Routes = typeof Routes.Type

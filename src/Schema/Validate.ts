@@ -40,6 +40,13 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
       })
     }
   }
+  const ratings = catalog.routes?.ratings
+  if (ratings !== undefined && !ratings.startsWith("/")) {
+    problems.push({
+      path: "$.routes.ratings",
+      message: `expected a path starting with "/" (a query is allowed), got ${JSON.stringify(ratings)}`
+    })
+  }
   return problems
 }
 

@@ -31,7 +31,8 @@ describe("routes", () => {
     expect(resolveRoutes({ trace: "/t/{turnId}" })).toEqual({
       conversation: "/api/ai/conversations/{conversationId}",
       trace: "/t/{turnId}",
-      delete: "/api/ai/conversations/{conversationId}"
+      delete: "/api/ai/conversations/{conversationId}",
+      ratings: "/api/ai/ratings?rating=down"
     })
   })
 

@@ -49,6 +49,14 @@ describe("catalogProblems", () => {
       { path: "$.routes.trace", message: "expected a path starting with \"/\" that holds {turnId}, got \"turns/{turnId}\"" }
     ])
   })
+
+  it("takes a ratings route with a query, and rejects one that is not a path", () => {
+    const docs = { endpoint: "/ask", tools: [] }
+    expect(catalogProblems({ surfaces: { docs }, routes: { ratings: "/v2/feedback?thumbs=down" } })).toEqual([])
+    expect(catalogProblems({ surfaces: { docs }, routes: { ratings: "feedback" } })).toEqual([
+      { path: "$.routes.ratings", message: "expected a path starting with \"/\" (a query is allowed), got \"feedback\"" }
+    ])
+  })
 })
 
 describe("caseProblems", () => {
