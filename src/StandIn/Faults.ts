@@ -7,7 +7,7 @@ import { Either } from "effect"
 import type { Route } from "../Schema/Protocol.js"
 import type { Fault, FaultKind } from "./Server.js"
 
-const routes: ReadonlyArray<Route> = ["ask", "conversation", "trace", "delete"]
+const routes: ReadonlyArray<Route> = ["ask", "conversation", "trace", "delete", "ratings"]
 
 const kindOf = (text: string): FaultKind | undefined => {
   const status = /^([1-5]\d\d)(?:\/(\d+))?$/.exec(text)

@@ -3,7 +3,9 @@
  * It has accounts with session cookies, a cap on open conversations per account (429 past it, so a
  * runner that forgets to delete fails), the catalog's surfaces, a recorded trace per turn, and knobs
  * for latency and for faults per route, so any route can be made to fail, hang, answer garbage or
- * redirect. Tests, the demo and people trying the tool use it before pointing the suite at their app.
+ * redirect. Users can rate a turn thumbs-up or down, as an app's rating buttons would, and the ratings
+ * route lists the thumbs-down ones; its known flaws (Flaws.ts) give such a rating a bad turn to point at.
+ * Tests, the demo and people trying the tool use it before pointing the suite at their app.
  */
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -12,7 +14,7 @@ import { Effect, Redacted, type Scope } from "effect"
 import { type Route, resolveRoutes } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { fnv1a } from "../Runner/Shard.js"
-import { respond } from "./Assistant.js"
+import { flaws, respondWithFlaws } from "./Flaws.js"
 
 /** What a faulted request gets instead of a proper answer. */
 export type FaultKind =
@@ -59,6 +61,20 @@ export interface StandInOptions {
   readonly faults?: ReadonlyArray<Fault>
   /** How each surface answers the ask (default: surfaces with gated tools answer JSON, others stream). */
   readonly answerModes?: Readonly<Record<string, AnswerMode>>
+  /**
+   * Start with a rated-down turn per known flaw in the first account: the flaw's example question
+   * asked, answered badly and rated thumbs-down with a comment, for trying `eval candidates` and
+   * `eval propose`. Those conversations count towards the account's cap.
+   */
+  readonly seedRatings?: boolean
+}
+
+/** A user's rating of a turn. */
+export interface StoredRating {
+  readonly turnId: string
+  readonly conversationId: string
+  readonly rating: "up" | "down"
+  readonly comment?: string
 }
 
 /** What the stand-in saw, for tests and benchmarks. */
@@ -97,6 +113,8 @@ export interface StandIn {
   readonly conversations: (account?: string) => ReadonlyArray<StoredConversation>
   /** Replaces the faults. */
   readonly setFaults: (faults: ReadonlyArray<Fault>) => void
+  /** The ratings of an account's turns. */
+  readonly ratings: (account?: string) => ReadonlyArray<StoredRating>
 }
 
 /** The name of the stand-in's session cookie. */
@@ -153,10 +171,11 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   const attempts = new Map<string, number>()
   const conversations = new Map<string, StoredConversation>()
   const byTurn = new Map<string, StoredConversation>()
+  const ratings = new Map<string, StoredRating>()
   let counter = 0
   let inFlight = 0
   const stats = {
-    requests: { ask: 0, conversation: 0, trace: 0, delete: 0 } as Record<Route, number>,
+    requests: { ask: 0, conversation: 0, trace: 0, delete: 0, ratings: 0 } as Record<Route, number>,
     peakInFlight: 0,
     created: 0,
     deleted: 0,
@@ -170,6 +189,9 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   const conversationPattern = templatePattern(prefix, routes.conversation)
   const tracePattern = templatePattern(prefix, routes.trace)
   const deletePattern = templatePattern(prefix, routes.delete)
+  // The ratings route's template may carry a query (`?rating=down`); the path alone selects the route.
+  const ratingsPath = prefix + (routes.ratings.split("?")[0] ?? "")
+  const ratePattern = templatePattern(prefix, "/api/ai/turns/{turnId}/rating")
 
   const accountOf = (request: IncomingMessage): string | undefined => {
     for (const part of (request.headers.cookie ?? "").split(";")) {
@@ -198,7 +220,24 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   const remove = (conversation: StoredConversation) => {
     conversations.delete(conversation.id)
     byTurn.delete(conversation.turnId)
+    ratings.delete(conversation.turnId)
     stats.deleted++
+  }
+
+  /** Opens a conversation holding one question and its turn. */
+  const openConversation = (account: string, surface: string, question: string): StoredConversation => {
+    counter++
+    const conversation: StoredConversation = {
+      id: `conv_${runId}${counter.toString(36)}`,
+      account,
+      surface,
+      question,
+      turnId: `turn_${runId}${counter.toString(36)}`
+    }
+    conversations.set(conversation.id, conversation)
+    byTurn.set(conversation.turnId, conversation)
+    stats.created++
+    return conversation
   }
 
   const padding = (bytes: number) => "x".repeat(bytes)
@@ -246,23 +285,13 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge") {
       return injure(response, "ask", fault, request.url ?? "/", { error: "fault" })
     }
-    const open = [...conversations.values()].filter((c) => c.account === account).length
-    if (open >= maxConversations) {
+    const held = [...conversations.values()].filter((c) => c.account === account).length
+    if (held >= maxConversations) {
       stats.capHits++
       return sendJson(response, 429, { error: `conversation cap reached (${maxConversations} open)` })
     }
-    counter++
-    const conversation: StoredConversation = {
-      id: `conv_${runId}${counter.toString(36)}`,
-      account,
-      surface,
-      question,
-      turnId: `turn_${runId}${counter.toString(36)}`
-    }
-    conversations.set(conversation.id, conversation)
-    byTurn.set(conversation.turnId, conversation)
-    stats.created++
-    const { answer } = respond(surface, question)
+    const conversation = openConversation(account, surface, question)
+    const { answer } = respondWithFlaws(surface, question)
     const ids = { conversationId: conversation.id, turnId: conversation.turnId }
     const mode = modeOf(surface)
     if (mode === "stream") {
@@ -293,9 +322,49 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   const owned = (account: string, conversation: StoredConversation | undefined) =>
     conversation !== undefined && conversation.account === account ? conversation : undefined
 
-  const handle = async (request: IncomingMessage, response: ServerResponse, route: Route, work: (account: string) => Promise<void> | void) => {
-    stats.requests[route]++
-    const wait = options.latency?.[route] ?? 0
+  /** Rates a turn of the account: `{"rating": "up" | "down", "comment"?: string}`. */
+  const handleRate = async (request: IncomingMessage, response: ServerResponse, account: string, turnId: string) => {
+    const conversation = owned(account, byTurn.get(turnId))
+    if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
+    const raw = await readBody(request)
+    let body: { rating?: unknown; comment?: unknown } | undefined
+    try {
+      const parsed: unknown = raw === undefined ? undefined : JSON.parse(raw)
+      body = typeof parsed === "object" && parsed !== null ? parsed : undefined
+    } catch {
+      body = undefined
+    }
+    const rating = body?.rating
+    const comment = body?.comment
+    if ((rating !== "up" && rating !== "down") || (comment !== undefined && comment !== null && typeof comment !== "string")) {
+      return sendJson(response, 400, { error: "expected a JSON body {\"rating\": \"up\" | \"down\", \"comment\"?: TEXT}" })
+    }
+    const stored: StoredRating = {
+      turnId,
+      conversationId: conversation.id,
+      rating,
+      ...(typeof comment === "string" && comment.trim() !== "" ? { comment } : {})
+    }
+    ratings.set(turnId, stored)
+    return sendJson(response, 200, stored)
+  }
+
+  /** The account's ratings with the asked rating (`?rating=`, thumbs-down when not given). */
+  const listRatings = (request: IncomingMessage, account: string) => {
+    const asked = new URL(request.url ?? "/", "http://stand-in").searchParams.get("rating") ?? "down"
+    return [...ratings.values()]
+      .filter((r) => r.rating === asked && conversations.get(r.conversationId)?.account === account)
+      .map(({ comment, conversationId, turnId }) => comment === undefined ? { turnId, conversationId } : { turnId, conversationId, comment })
+  }
+
+  const handle = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    route: Route | undefined,
+    work: (account: string) => Promise<void> | void
+  ) => {
+    if (route !== undefined) stats.requests[route]++
+    const wait = route === undefined ? 0 : options.latency?.[route] ?? 0
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
     const account = accountOf(request)
     if (account === undefined) {
@@ -333,6 +402,18 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     if (surface !== undefined && method === "POST") {
       return done(handle(request, response, "ask", (account) => handleAsk(request, response, account, surface)))
     }
+    const rate = method === "POST" ? ratePattern.exec(path) : null
+    if (rate !== null) {
+      const turnId = decodeURIComponent(rate.groups?.["turnId"] ?? "")
+      return done(handle(request, response, undefined, (account) => handleRate(request, response, account, turnId)))
+    }
+    if (method === "GET" && path === ratingsPath) {
+      return done(handle(request, response, "ratings", (account) => {
+        const body = listRatings(request, account)
+        const fault = faultFor("ratings", "")
+        return fault === undefined ? sendJson(response, 200, body) : injure(response, "ratings", fault, path, body)
+      }))
+    }
     const matched = routeFor()
     if (matched === undefined) return sendJson(response, 404, { error: "no such route" })
     const [route, match] = matched
@@ -342,7 +423,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
         ? owned(account, byTurn.get(decodeURIComponent(groups["turnId"] ?? "")))
         : owned(account, conversations.get(decodeURIComponent(groups["conversationId"] ?? "")))
       if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
-      const turn = respond(conversation.surface, conversation.question)
+      const turn = respondWithFlaws(conversation.surface, conversation.question)
       const body = route === "trace"
         ? { turnId: conversation.turnId, surface: conversation.surface, ...turn }
         : route === "conversation"
@@ -367,6 +448,20 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
       return sendJson(response, 200, body)
     }))
   })
+
+  if (options.seedRatings === true) {
+    const account = accounts[0] ?? "demo"
+    for (const flaw of flaws) {
+      if (!Object.hasOwn(options.catalog.surfaces, flaw.surface)) continue
+      const conversation = openConversation(account, flaw.surface, flaw.example)
+      ratings.set(conversation.turnId, {
+        turnId: conversation.turnId,
+        conversationId: conversation.id,
+        rating: "down",
+        comment: flaw.comment
+      })
+    }
+  }
 
   const sockets = new Set<Socket>()
   server.on("connection", (socket) => {
@@ -393,7 +488,9 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
           setFaults: (next) => {
             faults = next
             attempts.clear()
-          }
+          },
+          ratings: (account = first) =>
+            [...ratings.values()].filter((r) => conversations.get(r.conversationId)?.account === account)
         },
         close: () =>
           new Promise<void>((done) => {

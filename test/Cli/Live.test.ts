@@ -19,7 +19,7 @@ describe("eval run --base-url", () => {
       expect(run.stderr).toBe("")
       expect(run.code).toBe(0)
       expect(run.stdout).toContain("22/22 passed · pass rate 1.0000 · floor 0.8181 · holds the floor")
-      expect(s.stats().requests).toEqual({ ask: 22, conversation: 22, trace: 22, delete: 22 })
+      expect(s.stats().requests).toEqual({ ask: 22, conversation: 22, trace: 22, delete: 22, ratings: 0 })
       expect(s.conversations()).toEqual([])
     }))
 

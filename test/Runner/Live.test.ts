@@ -25,7 +25,7 @@ describe("a live run against the stand-in", () => {
       expect(results.filter((r) => !r.passed).map((r) => [r.id, r.error, r.expectations])).toEqual([])
       expect(results.map((r) => r.id)).toEqual(set.cases.map((c) => c.id))
       const stats = s.stats()
-      expect(stats.requests).toEqual({ ask: 22, conversation: 22, trace: 22, delete: 22 })
+      expect(stats.requests).toEqual({ ask: 22, conversation: 22, trace: 22, delete: 22, ratings: 0 })
       expect(stats).toMatchObject({ created: 22, deleted: 22, capHits: 0, unauthorized: 0 })
       expect(stats.peakInFlight).toBeLessThanOrEqual(4)
       expect(s.conversations()).toEqual([])
@@ -60,7 +60,7 @@ describe("a live run against the stand-in", () => {
       expect(s.url).toMatch(/\/app$/)
       const { results } = yield* runLive(liveClient(s, set), set, pick(set.cases))
       expect(results.every((r) => r.passed)).toBe(true)
-      expect(s.stats().requests).toEqual({ ask: 4, conversation: 4, trace: 4, delete: 4 })
+      expect(s.stats().requests).toEqual({ ask: 4, conversation: 4, trace: 4, delete: 4, ratings: 0 })
       expect(s.conversations()).toEqual([])
     }))
 
