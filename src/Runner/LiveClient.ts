@@ -356,7 +356,23 @@ export const makeLive = (config: LiveConfig) =>
         return { conversationId, turnId }
       })
 
-    /** Reads a route's JSON; a dropped connection, even half-way through the body, is retried. */
+    /** Reads a route's body as text; a dropped connection, even half-way through the body, is retried. */
+    const readBody = (
+      route: "conversation" | "trace" | "ratings",
+      path: string,
+      retrying: Ref.Ref<Option.Option<string>>
+    ): Effect.Effect<string, Failure> => {
+      const fetch = Effect.flatMap(send(route, "GET", path), ({ headers, response, status }) =>
+        response === undefined
+          ? Effect.succeed({ status, headers, text: "" })
+          : Effect.map(readText(route, response), (text) => ({ status, headers, text })))
+      return withRetries(route, [429, 502, 503, 504], fetch, true, retrying).pipe(
+        Effect.flatMap((answered) => requireOk(route, answered)),
+        Effect.map((answered) => answered.text)
+      )
+    }
+
+    /** Reads a route's JSON. */
     const read = <A, I>(
       route: "conversation" | "trace",
       template: string,
@@ -364,16 +380,20 @@ export const makeLive = (config: LiveConfig) =>
       schema: Schema.Schema<A, I>,
       retrying: Ref.Ref<Option.Option<string>>,
       fast?: FastDecoder<A>
-    ) => {
-      const fetch = Effect.flatMap(send(route, "GET", fillRoute(template, ids)), ({ headers, response, status }) =>
-        response === undefined
-          ? Effect.succeed({ status, headers, text: "" })
-          : Effect.map(readText(route, response), (text) => ({ status, headers, text })))
-      return withRetries(route, [429, 502, 503, 504], fetch, true, retrying).pipe(
-        Effect.flatMap((answered) => requireOk(route, answered)),
-        Effect.flatMap((answered) => decodeBody(route, answered.text, schema, fast))
-      )
-    }
+    ) =>
+      Effect.flatMap(readBody(route, fillRoute(template, ids), retrying), (text) => decodeBody(route, text, schema, fast))
+
+    /**
+     * Reads a route's body as text, as a case's reads do (same-origin redirects only, retries, the
+     * body limit), bounded by the timeout: for commands that read the app without asking it anything.
+     */
+    const get = (route: "conversation" | "trace" | "ratings", path: string): Effect.Effect<string, Failure> =>
+      Effect.flatMap(Ref.make<Option.Option<string>>(Option.none()), (retrying) =>
+        readBody(route, path, retrying).pipe(
+          Effect.timeout(config.timeout),
+          Effect.catchTag("TimeoutException", () =>
+            Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut(route, config.timeout, why))))
+        ))
 
     /** Deletes a conversation; 404 means it is already gone. Never fails: a failure is recorded. */
     const remove = (testCase: Case, conversationId: string): Effect.Effect<void> =>
@@ -463,6 +483,7 @@ export const makeLive = (config: LiveConfig) =>
 
     return {
       obtain,
+      get,
       leftBehind: Ref.get(left)
     }
   })
