@@ -13,6 +13,7 @@ import type { RatchetArgs } from "./Commands/Ratchet.js"
 import type { RunArgs } from "./Commands/Run.js"
 import type { DemoArgs, StandInArgs } from "./Commands/StandIn.js"
 import type { ValidateArgs } from "./Commands/Validate.js"
+import { candidatesCommand, proposeCommand } from "./Commands/ProposeCli.js"
 import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
 import {
   BadInput,
@@ -324,7 +325,7 @@ const demoCommand = Command.make("demo", {
 
 const evalCommand = Command.make("eval", {}, () =>
   Effect.fail(
-    new UsageError({ message: "name a command: run, validate, ratchet, merge, diff, audit, standin or demo (eval --help lists them)" })
+    new UsageError({ message: "name a command: run, validate, ratchet, merge, diff, audit, candidates, propose, standin or demo (eval --help lists them)" })
   )).pipe(
     Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
     Command.withSubcommands([
@@ -334,6 +335,8 @@ const evalCommand = Command.make("eval", {}, () =>
       mergeCommand,
       diffCommand,
       auditCommand,
+      candidatesCommand,
+      proposeCommand,
       standInCommand,
       demoCommand
     ])

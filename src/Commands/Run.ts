@@ -73,7 +73,7 @@ export const parseBaseUrl = (text: string): Effect.Effect<URL, UsageError> =>
   )
 
 /** The session cookie from `--cookie` or `EVAL_COOKIE`, checked for shape without ever being shown. */
-const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
+export const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
   Effect.gen(function*() {
     const fromEnv = yield* Config.option(Config.redacted("EVAL_COOKIE")).pipe(Effect.orElseSucceed(() => Option.none()))
     const present = (c: Redacted.Redacted<string>) => Redacted.value(c) !== ""

@@ -23,15 +23,22 @@ export interface GoldenSet {
   readonly catalog: Catalog
 }
 
+/** Reads and validates the catalog alone. */
+export const loadCatalog = (surfacesFile: string): Effect.Effect<Catalog, BadInput, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const catalog = yield* readJson(Catalog, surfacesFile)
+    const inCatalog = catalogProblems(catalog)
+    if (inCatalog.length > 0) return yield* new BadInput({ file: surfacesFile, problems: inCatalog })
+    return catalog
+  })
+
 /** Reads and validates the catalog, then the cases against it. */
 export const loadGoldenSet = (
   casesFile: string,
   surfacesFile: string
 ): Effect.Effect<GoldenSet, BadInput, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const catalog = yield* readJson(Catalog, surfacesFile)
-    const inCatalog = catalogProblems(catalog)
-    if (inCatalog.length > 0) return yield* new BadInput({ file: surfacesFile, problems: inCatalog })
+    const catalog = yield* loadCatalog(surfacesFile)
     const file = yield* readJson(CasesFile, casesFile, "strict", fastCasesFile)
     const inCases = caseProblems(file, catalog)
     if (inCases.length > 0) return yield* new BadInput({ file: casesFile, problems: inCases })

@@ -92,7 +92,7 @@ export const draftExpectations = (turn: Turn, surface: Surface): ReadonlyArray<D
 
 /** Lower-case ASCII words joined by `-`: `What's the refund window?` → `what-s-the-refund-window`. */
 export const slug = (text: string, maxLength: number): string => {
-  const words = text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "")
+  const words = text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/['\u2019]/g, "").toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "")
   let out = ""
   for (const word of words) {
     const next = out === "" ? word : `${out}-${word}`

@@ -1,0 +1,277 @@
+/**
+ * `eval candidates` lists the turns users rated thumbs-down in a live app; `eval propose` drafts a
+ * golden-set case from one of them — the facts the turn broke and the facts it held, each marked as
+ * drafted — prints it, and with `--append` adds it to the golden set with the rated turn recorded, so
+ * the new case fails offline until the assistant is fixed. Nothing is written without `--append`.
+ */
+import { FileSystem, Path } from "@effect/platform"
+import { Console, Duration, Effect, Either, Option, type Redacted, Schema } from "effect"
+import { readText, writeAtomically } from "../Files.js"
+import { HttpLive } from "../Runner/Http.js"
+import { loadCatalog, loadGoldenSet } from "../Runner/GoldenSet.js"
+import { makeLive } from "../Runner/LiveClient.js"
+import { fixturePath } from "../Runner/SurfaceClient.js"
+import { CaseId, CasesFile, fastCasesFile } from "../Schema/Case.js"
+import { decodeJson, inert } from "../Schema/Decode.js"
+import { BadInput, SessionRejected, UsageError } from "../Schema/Errors.js"
+import { Conversation, fillRoute, Ratings, resolveRoutes } from "../Schema/Protocol.js"
+import type { Catalog } from "../Schema/Surface.js"
+import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
+import { caseProblems } from "../Schema/Validate.js"
+import { appendCaseText, draftCase, renderCase } from "../Scorecard/Draft.js"
+import { parseBaseUrl, sessionCookie } from "./Run.js"
+
+/** The arguments of `eval candidates`. */
+export interface CandidatesArgs {
+  readonly baseUrl: string
+  readonly cookie: Option.Option<Redacted.Redacted<string>>
+  readonly surfaces: string
+}
+
+/** The arguments of `eval propose`. */
+export interface ProposeArgs {
+  readonly turn: string
+  readonly baseUrl: string
+  readonly cookie: Option.Option<Redacted.Redacted<string>>
+  readonly cases: string
+  readonly surfaces: string
+  readonly fixtures: string
+  readonly id: Option.Option<string>
+  readonly append: boolean
+}
+
+/** Bounds each read of the app, retries included. */
+const readTimeout = Duration.seconds(30)
+
+const maxComment = 200
+
+/** A one-line, inert rendering of untrusted text from the app. */
+const oneLine = (text: string, max: number): string => {
+  const flat = text.replace(/[\t\n\r]+/g, " ").trim()
+  return inert(flat.length > max ? `${flat.slice(0, max)}…` : flat)
+}
+
+/**
+ * Signs in to the app and reads its routes' JSON, each problem naming the route, its URL and the JSON
+ * path. The HTTP client is provided around the whole command, so it outlives every read.
+ */
+const connect = (baseUrlText: string, cookieFlag: Option.Option<Redacted.Redacted<string>>, catalog: Catalog) =>
+  Effect.gen(function*() {
+    const baseUrl = yield* parseBaseUrl(baseUrlText)
+    const cookie = yield* sessionCookie(cookieFlag)
+    const routes = resolveRoutes(catalog.routes)
+    const live = yield* makeLive({ baseUrl, cookie, routes, timeout: readTimeout, deleteTimeout: readTimeout, keep: true })
+    const prefix = baseUrl.pathname.replace(/\/+$/, "")
+    const urlOf = (path: string) => inert(`${baseUrl.origin}${prefix}${path.startsWith("/") ? path : `/${path}`}`)
+    /** Reads and decodes a route's JSON (keys beyond the schema are ignored, as for every read of an app). */
+    const read = <A, I>(route: "ratings" | "conversation" | "trace", path: string, schema: Schema.Schema<A, I>) =>
+      live.get(route, path).pipe(
+        Effect.mapError((error) =>
+          error instanceof SessionRejected ? error : new UsageError({ message: `${error.reason} (GET ${urlOf(path)})` })
+        ),
+        Effect.flatMap((text) =>
+          Either.match(decodeJson(schema, `the ${route} route (GET ${urlOf(path)})`, text, "lenient"), {
+            onLeft: Effect.fail,
+            onRight: Effect.succeed
+          })
+        )
+      )
+    return { baseUrl: inert(baseUrlText), routes, read, ratingsUrl: urlOf(routes.ratings) }
+  })
+
+/** `eval candidates`: the thumbs-down turns of the signed-in account, one a line. */
+export const candidatesHandler = (args: CandidatesArgs) =>
+  Effect.gen(function*() {
+    const catalog = yield* loadCatalog(args.surfaces)
+    const app = yield* connect(args.baseUrl, args.cookie, catalog)
+    const ratings = yield* app.read("ratings", app.routes.ratings, Ratings)
+    if (ratings.length === 0) {
+      yield* Console.log(`no thumbs-down turns at ${app.ratingsUrl}`)
+      return
+    }
+    const rows = ratings.map((r) => [
+      inert(r.turnId),
+      inert(r.conversationId),
+      r.comment === undefined || r.comment === null || r.comment.trim() === ""
+        ? "(no comment)"
+        : `"${oneLine(r.comment, maxComment)}"`
+    ] as const)
+    const turnWidth = Math.max("turn".length, ...rows.map(([turn]) => turn.length))
+    const conversationWidth = Math.max("conversation".length, ...rows.map(([, conversation]) => conversation.length))
+    yield* Console.log(
+      [
+        `${ratings.length} thumbs-down turn${ratings.length === 1 ? "" : "s"} at ${app.ratingsUrl}:`,
+        "",
+        `  ${"turn".padEnd(turnWidth)}  ${"conversation".padEnd(conversationWidth)}  comment`,
+        ...rows.map(([turn, conversation, comment]) =>
+          `  ${turn.padEnd(turnWidth)}  ${conversation.padEnd(conversationWidth)}  ${comment}`
+        ),
+        "",
+        `draft a case from one: eval propose --turn TURN-ID --base-url ${app.baseUrl}`
+      ].join("\n")
+    )
+  }).pipe(Effect.provide(HttpLive))
+
+/** JSON with every object's keys sorted, to compare values whatever order their keys were written in. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) =>
+    v !== null && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v)
+
+/** Checks `--id` is a case id, as the cases file will. */
+const checkId = (id: string): Effect.Effect<string, UsageError> =>
+  Either.match(Schema.decodeUnknownEither(CaseId)(id), {
+    onLeft: () =>
+      Effect.fail(
+        new UsageError({
+          message: `--id ${JSON.stringify(inert(id.slice(0, 140)))}: expected a case id: lower-case letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters`
+        })
+      ),
+    onRight: Effect.succeed
+  })
+
+/** `eval propose`: drafts a case from a rated turn; prints it, or with `--append` adds it and its recorded turn. */
+export const proposeHandler = (args: ProposeArgs) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const turnId = args.turn
+    const shownTurn = JSON.stringify(inert(turnId.slice(0, 200)))
+    if (turnId.trim() === "") {
+      return yield* new UsageError({ message: "--turn: expected a turn id (eval candidates lists them)" })
+    }
+    const explicitId = Option.isSome(args.id) ? yield* checkId(args.id.value) : undefined
+    const set = yield* loadGoldenSet(args.cases, args.surfaces)
+    const ids = new Set(set.cases.map((c) => c.id))
+    if (explicitId !== undefined && ids.has(explicitId)) {
+      return yield* new UsageError({
+        message: `--id ${explicitId}: ${args.cases} already has a case with that id; choose another`
+      })
+    }
+
+    // The rating, the conversation it points at, and the turn's trace.
+    const app = yield* connect(args.baseUrl, args.cookie, set.catalog)
+    const ratings = yield* app.read("ratings", app.routes.ratings, Ratings)
+    const rating = ratings.find((r) => r.turnId === turnId)
+    if (rating === undefined) {
+      return yield* new UsageError({
+        message: `turn ${shownTurn} is not among the ${ratings.length} thumbs-down turn${
+          ratings.length === 1 ? "" : "s"
+        } at ${app.ratingsUrl} (eval candidates lists them)`
+      })
+    }
+    const conversation = yield* app.read(
+      "conversation",
+      fillRoute(app.routes.conversation, { conversationId: rating.conversationId }),
+      Conversation
+    )
+    const at = conversation.messages.findIndex((m) => m.role === "assistant" && m.turnId === turnId)
+    const shownConversation = JSON.stringify(inert(rating.conversationId.slice(0, 200)))
+    if (at < 0) {
+      return yield* new UsageError({
+        message: `conversation ${shownConversation} holds no assistant message for turn ${shownTurn}`
+      })
+    }
+    const asked = conversation.messages.slice(0, at).reverse().find((m) => m.role === "user")
+    if (asked === undefined || asked.content.trim() === "") {
+      return yield* new UsageError({
+        message: `conversation ${shownConversation} holds no question before the answer of turn ${shownTurn}`
+      })
+    }
+    const trace = yield* app.read("trace", fillRoute(app.routes.trace, { turnId }), TurnTrace)
+    if (trace.turnId !== turnId) {
+      return yield* new UsageError({
+        message: `the trace route answered with the trace of turn ${JSON.stringify(inert(trace.turnId.slice(0, 200)))}, not ${shownTurn}`
+      })
+    }
+    const surface = Object.hasOwn(set.catalog.surfaces, trace.surface) ? set.catalog.surfaces[trace.surface] : undefined
+    if (surface === undefined) {
+      return yield* new UsageError({
+        message: `turn ${shownTurn} is a turn of surface ${JSON.stringify(inert(trace.surface.slice(0, 200)))}, which ${args.surfaces} does not have; add it to the catalog first`
+      })
+    }
+
+    // The draft: an id that is free in the set and among the recorded turns, unless --id names one.
+    const recorded = yield* fs.readDirectory(args.fixtures).pipe(Effect.orElseSucceed(() => [] as ReadonlyArray<string>))
+    const taken = new Set([...ids, ...recorded.filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5))])
+    const answer = conversation.messages[at]!.content
+    const draft = draftCase({ question: asked.content, answer, trace, comment: rating.comment }, trace.surface, surface, {
+      taken,
+      id: explicitId
+    })
+    const testCase = draft.case
+    const violatedLines = draft.violated.map((f) => `  ✗ ${f.expectation.kind}  ${inert(f.fact ?? "")}`)
+    const heldCount = testCase.expect.length - draft.violated.length
+    const noViolation =
+      "note: the turn broke none of the drafted facts, so the case passes on it; add an expectation that catches what the rating objects to (answer-includes, answer-excludes, …)"
+    const file = fixturePath(path, args.fixtures, testCase.id)
+    // A second draft of the same question is most often the same rated turn proposed twice.
+    const twin = set.cases.find((c) => c.surface === testCase.surface && c.question === testCase.question)
+    const twinNote = twin === undefined
+      ? undefined
+      : `${args.cases} already asks this question on ${testCase.surface}, in case ${twin.id}`
+
+    if (!args.append) {
+      yield* Console.log(inert(renderCase(testCase)))
+      yield* Console.error(
+        [
+          `drafted ${testCase.id} from turn ${shownTurn}: ${draft.violated.length} fact${
+            draft.violated.length === 1 ? "" : "s"
+          } it broke, ${heldCount} it held`,
+          ...violatedLines,
+          ...(draft.violated.length === 0 ? [noViolation] : []),
+          ...(twinNote === undefined ? [] : [`note: ${twinNote}; --append adds another only with --id`]),
+          `nothing was written; review the draft, then add --append to add it to ${args.cases} with the rated turn recorded as ${file}`
+        ].join("\n")
+      )
+      return
+    }
+
+    // --append: a valid case, a free id, no recorded turn to overwrite.
+    const problems = caseProblems({ version: 1, cases: [...set.cases, testCase] }, set.catalog)
+    if (problems.length > 0) return yield* new BadInput({ file: `the draft of ${testCase.id}`, problems })
+    if (twinNote !== undefined && explicitId === undefined) {
+      return yield* new UsageError({ message: `${twinNote}: edit that case, or add another with --id` })
+    }
+    if (ids.has(testCase.id)) {
+      return yield* new UsageError({ message: `${args.cases} already has a case ${testCase.id}; choose another id with --id` })
+    }
+    if (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => true))) {
+      return yield* new UsageError({
+        message: `${file} already exists, and a recorded turn is never overwritten; choose another id with --id`
+      })
+    }
+    const before = yield* readText(args.cases)
+    const expected = [...set.cases, testCase]
+    const inPlace = appendCaseText(before, testCase)
+    const keepsTheRest = inPlace !== undefined && Either.match(decodeJson(CasesFile, args.cases, inPlace, "strict", fastCasesFile), {
+      onLeft: () => false,
+      onRight: (decoded) => canonical(decoded.cases) === canonical(expected)
+    })
+    // A file whose layout the in-place edit cannot follow is rewritten whole, in the golden set's layout.
+    const after = keepsTheRest
+      ? inPlace!
+      : `{\n  "version": 1,\n  "cases": [\n${expected.map((c) => inert(renderCase(c, "    "))).join(",\n")}\n  ]\n}\n`
+    const turn: RecordedTurn = { caseId: testCase.id, question: testCase.question, answer, trace }
+    yield* fs.makeDirectory(args.fixtures, { recursive: true }).pipe(
+      Effect.mapError(() => new UsageError({ message: `--fixtures ${args.fixtures}: cannot create that folder` }))
+    )
+    // The recorded turn first: a golden set never names a case whose turn failed to be written.
+    yield* writeAtomically(file, `${inert(JSON.stringify(turn, null, 2))}\n`)
+    yield* writeAtomically(args.cases, after).pipe(Effect.tapError(() => fs.remove(file).pipe(Effect.ignore)))
+    yield* Console.log(
+      [
+        `added ${testCase.id} to ${args.cases}, with turn ${shownTurn} recorded as ${file}`,
+        ...(draft.violated.length === 0
+          ? [noViolation]
+          : [
+            `eval run --fixtures ${args.fixtures} fails it until the assistant is fixed (${draft.violated.length} fact${
+              draft.violated.length === 1 ? "" : "s"
+            } broken):`,
+            ...violatedLines
+          ]),
+        `review it, then delete the "drafted" marks to accept it (the case set's fingerprint stays the same)`
+      ].join("\n")
+    )
+  }).pipe(Effect.provide(HttpLive))
