@@ -1,0 +1,206 @@
+/**
+ * The package as a user receives it: `npm pack` on a copy of the project (so its `prepare` build runs
+ * the way a publish does, apart from the dist/ other tests are using), the tarball's file list, and
+ * the tarball installed into an empty folder: the bin through npx, and a TypeScript program importing
+ * the typed API, type-checked with nodenext resolution and run.
+ */
+import { spawnSync } from "node:child_process"
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const repo = process.cwd()
+const work = mkdtempSync(join(tmpdir(), "eval-pack-"))
+const copy = join(work, "project")
+const packed = join(work, "packed")
+const consumer = join(work, "consumer")
+
+/** The environment without npm's own variables, so a nested npm never takes the repository for its project. */
+const cleanEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== "INIT_CWD")
+  )
+
+const run = (command: string, args: ReadonlyArray<string>, cwd: string) => {
+  const result = spawnSync(command, args, {
+    cwd,
+    env: { ...cleanEnv(), NO_COLOR: "1" },
+    encoding: "utf8",
+    timeout: 240_000
+  })
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, error: result.error }
+}
+
+/** `npx turn-eval …` in the consumer, never fetching a package of that name from the registry instead. */
+const npx = (args: ReadonlyArray<string>) => run("npx", ["--no", "--", "turn-eval", ...args], consumer)
+
+/** The command names a `--help` lists. */
+const commandsIn = (help: string): ReadonlyArray<string> => [...help.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!)
+
+/** What a user needs and nothing else: the build, its declarations, the docs, the licence, the manifest. */
+const allowed = [
+  /^package\.json$/,
+  /^README\.md$/,
+  /^LICENSE$/,
+  /^docs\/[\w-]+\.md$/,
+  /^dist\/(eval|index|vitest)\.js$/,
+  /^dist\/chunks\/[\w-]+\.js$/,
+  /^dist\/lib\/[\w-]+\.js$/,
+  /^dist\/types\/([\w-]+\/)*[\w-]+\.d\.ts$/
+]
+
+const consumerProgram = `import { NodeContext } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { type CaseResult, caseSetFingerprint, loadGoldenSet, Runner, summarize, SurfaceClient } from "turn-eval"
+import type { GoldenSetOptions } from "turn-eval/vitest"
+
+const options: GoldenSetOptions = { fixtures: "cases/fixtures", filter: ["smoke"] }
+
+const program = Effect.gen(function*() {
+  const set = yield* loadGoldenSet("cases/golden-cases.json", "cases/surfaces.json")
+  // @ts-expect-error a case's surface is a string: the declarations carry real types, not any
+  const wrong: number = set.cases[0]!.surface
+  const runner = yield* Runner
+  const results: ReadonlyArray<CaseResult> = yield* runner.run(set.catalog, set.cases)
+  return { run: summarize(results, caseSetFingerprint(set.cases), null), wrong }
+}).pipe(
+  Effect.provide(Runner.Default.pipe(Layer.provide(SurfaceClient.Fixture(options.fixtures!)))),
+  Effect.provide(NodeContext.layer)
+)
+
+const { run } = await Effect.runPromise(program)
+console.log(JSON.stringify({ total: run.total, passed: run.passedCount, failing: run.cases.filter((c) => !c.passed).map((c) => c.id) }))
+`
+
+describe("the packed tarball", () => {
+  let tarball = ""
+  let files: ReadonlyArray<string> = []
+
+  beforeAll(() => {
+    // The working tree as a fresh clone has it, with the installed dependencies linked in.
+    cpSync(repo, copy, {
+      recursive: true,
+      filter: (source) => !/^(node_modules|dist|\.git|reports|coverage|\.scratch)$/.test(source.slice(repo.length + 1).split("/")[0] ?? "")
+    })
+    symlinkSync(join(repo, "node_modules"), join(copy, "node_modules"), "dir")
+    mkdirSync(packed)
+    const pack = run("npm", ["pack", "--pack-destination", packed], copy)
+    if (pack.code !== 0) throw new Error(`npm pack failed (${pack.code}):\n${pack.stdout}\n${pack.stderr}`)
+    const [name] = readdirSync(packed).filter((f) => f.endsWith(".tgz"))
+    tarball = join(packed, name!)
+    files = run("tar", ["-tzf", tarball], work).stdout.trim().split("\n").map((f) => f.replace(/^package\//, ""))
+
+    mkdirSync(consumer)
+    writeFileSync(join(consumer, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module" })}\n`)
+    cpSync(join(repo, "cases"), join(consumer, "cases"), { recursive: true })
+    const install = run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], consumer)
+    if (install.code !== 0) throw new Error(`npm install failed (${install.code}):\n${install.stdout}\n${install.stderr}`)
+  }, 300_000)
+
+  // The install alone is about 90 MB.
+  afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+  it("holds what a user needs", () => {
+    for (
+      const needed of [
+        "package.json",
+        "README.md",
+        "LICENSE",
+        "dist/eval.js",
+        "dist/index.js",
+        "dist/vitest.js",
+        "dist/types/index.d.ts",
+        "dist/types/Vitest.d.ts",
+        "dist/types/Runner/SurfaceClient.d.ts"
+      ]
+    ) expect(files).toContain(needed)
+    expect(files.filter((f) => f.startsWith("dist/chunks/")).length).toBeGreaterThan(0)
+    // Every relative import of the bundles, static or on demand, is in the tarball.
+    for (const bundle of files.filter((f) => f.endsWith(".js"))) {
+      const text = readFileSync(join(copy, bundle), "utf8")
+      for (const [, target] of text.matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+        expect(files).toContain(join(bundle, "..", target!))
+      }
+    }
+  })
+
+  it("holds nothing else: no sources, tests, benchmarks, cases, scripts or CI files", () => {
+    expect(files.filter((f) => !allowed.some((pattern) => pattern.test(f)))).toEqual([])
+    expect(files.filter((f) => /^(src|test|bench|cases|scripts|examples|\.ci)\//.test(f))).toEqual([])
+  })
+
+  it("declares its entries, its bin and an optional vitest, with no private flag", () => {
+    const manifest = JSON.parse(run("tar", ["-xzOf", tarball, "package/package.json"], work).stdout)
+    expect(manifest.private).toBeUndefined()
+    expect(manifest.bin).toEqual({ "turn-eval": "dist/eval.js" })
+    expect(manifest.exports["."]).toEqual({ types: "./dist/types/index.d.ts", import: "./dist/index.js" })
+    expect(manifest.exports["./vitest"]).toEqual({ types: "./dist/types/Vitest.d.ts", import: "./dist/vitest.js" })
+    expect(manifest.peerDependenciesMeta).toEqual({ vitest: { optional: true } })
+    expect(readdirSync(join(consumer, "node_modules"))).not.toContain("vitest")
+  })
+
+  it("runs `npx turn-eval --help` from an empty folder's install, listing every command", () => {
+    const help = npx(["--help"])
+    expect(help.stderr).toBe("")
+    expect(help.code).toBe(0)
+    const commands = commandsIn(help.stdout)
+    expect(commands).toEqual(expect.arrayContaining(["run", "validate", "ratchet", "audit"]))
+    expect(commands).toEqual(commandsIn(run(process.execPath, [join(copy, "dist/eval.js"), "--help"], copy).stdout))
+  })
+
+  it("validates and grades a golden set with the installed bin, and refuses a bad file with its JSON path (exit 2)", () => {
+    const validate = npx(["validate", "--cases", "cases/golden-cases.json", "--surfaces", "cases/surfaces.json"])
+    expect(validate.code).toBe(0)
+    expect(validate.stdout).toContain("cases/golden-cases.json: 22 cases over 2 surfaces (docs, ops-agent), valid against cases/surfaces.json")
+
+    const graded = npx(["run", "--fixtures", "cases/fixtures"])
+    expect(graded.code).toBe(0)
+    expect(graded.stdout).toContain("18/22 passed · pass rate 0.8181")
+
+    const broken = JSON.parse(readFileSync(join(consumer, "cases/golden-cases.json"), "utf8"))
+    broken.cases[2].surface = "billing"
+    writeFileSync(join(consumer, "broken.json"), JSON.stringify(broken))
+    const refused = npx(["validate", "--cases", "broken.json", "--surfaces", "cases/surfaces.json"])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("broken.json: $.cases[2].surface")
+    expect(refused.stderr).not.toMatch(/^\s+at .+[(:]\d+/m)
+  })
+
+  it("type-checks a TypeScript program importing the typed API (nodenext) and runs it on the recorded turns", () => {
+    writeFileSync(join(consumer, "consumer.ts"), consumerProgram)
+    writeFileSync(
+      join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2022",
+          lib: ["ES2022"],
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          verbatimModuleSyntax: true,
+          skipLibCheck: true,
+          typeRoots: [resolve(repo, "node_modules/@types")],
+          types: ["node"],
+          outDir: "out"
+        },
+        files: ["consumer.ts"]
+      })
+    )
+    const tsc = run(process.execPath, [resolve(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], consumer)
+    expect(tsc.stdout + tsc.stderr).toBe("")
+    expect(tsc.code).toBe(0)
+    const ran = run(process.execPath, ["out/consumer.js"], consumer)
+    expect(ran.stderr).toBe("")
+    expect(JSON.parse(ran.stdout)).toEqual({
+      total: 22,
+      passed: 18,
+      failing: [
+        "docs.refund-proration-no-retired-page",
+        "docs.where-search-api-repo-catalog",
+        "docs.force-deploy-no-invented-flag",
+        "agent.scale-search-api-stops-at-approval"
+      ]
+    })
+  })
+})

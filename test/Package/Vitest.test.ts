@@ -1,0 +1,207 @@
+/**
+ * `turn-eval/vitest` in a team's own test suite: a project of its own (the package linked into its
+ * node_modules, as an install would), vitest run on it as a subprocess with the JSON reporter, and the
+ * report read back case by case.
+ */
+import { Redacted, Schema } from "effect"
+import { spawn } from "node:child_process"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { CasesFile } from "../../src/Schema/Case.js"
+import { RunResult } from "../../src/Schema/Result.js"
+import { evalCli } from "../support/cli.js"
+import { withStandIn } from "../support/live.js"
+
+/** The parts of vitest's JSON report read here. */
+interface Report {
+  readonly testResults: ReadonlyArray<{
+    readonly name: string
+    readonly status: string
+    readonly message: string
+    readonly assertionResults: ReadonlyArray<{
+      readonly ancestorTitles: ReadonlyArray<string>
+      readonly title: string
+      readonly status: string
+      readonly failureMessages: ReadonlyArray<string>
+    }>
+  }>
+}
+
+const repo = process.cwd()
+const cases = Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))).cases
+const failingIds = [
+  "docs.refund-proration-no-retired-page",
+  "docs.where-search-api-repo-catalog",
+  "docs.force-deploy-no-invented-flag",
+  "agent.scale-search-api-stops-at-approval"
+]
+const smokeIds = cases.filter((c) => (c.tags ?? []).includes("smoke")).map((c) => c.id)
+
+const testFiles: Record<string, string> = {
+  // The defaults: cases/golden-cases.json, cases/surfaces.json and the recorded turns in cases/fixtures.
+  "fixtures.test.ts": `import { goldenSet } from "turn-eval/vitest"
+
+goldenSet()
+`,
+  "broken.test.ts": `import { goldenSet } from "turn-eval/vitest"
+
+goldenSet({ cases: "broken/golden-cases.json", name: "broken" })
+`,
+  "no-turns.test.ts": `import { SurfaceClient } from "turn-eval"
+import { goldenSet } from "turn-eval/vitest"
+
+goldenSet({ name: "no recordings", fixtures: "no-fixtures", filter: ["smoke"] })
+goldenSet({ name: "empty table", layer: SurfaceClient.fromTable(new Map()), filter: ["${failingIds[0]}"] })
+`,
+  "live.test.ts": `import { Duration, Layer, Redacted } from "effect"
+import { HttpLive, resolveRoutes, SurfaceClient } from "turn-eval"
+import { goldenSet } from "turn-eval/vitest"
+
+goldenSet({
+  name: "live",
+  concurrent: true,
+  layer: (set) =>
+    SurfaceClient.Live({
+      baseUrl: new URL(process.env.APP_URL!),
+      cookie: Redacted.make(process.env.APP_COOKIE!),
+      routes: resolveRoutes(set.catalog.routes),
+      timeout: Duration.seconds(10),
+      deleteTimeout: Duration.seconds(5),
+      keep: false
+    }).pipe(Layer.provide(HttpLive))
+})
+`
+}
+
+/** A project using the helper: the package and effect linked into node_modules, a copy of the golden set. */
+const makeProject = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "eval-vitest-"))
+  mkdirSync(join(dir, "node_modules"))
+  symlinkSync(repo, join(dir, "node_modules", "turn-eval"), "dir")
+  symlinkSync(resolve("node_modules/effect"), join(dir, "node_modules", "effect"), "dir")
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "team-suite", private: true, type: "module" })}\n`)
+  cpSync("cases", join(dir, "cases"), { recursive: true })
+  const broken = JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))
+  broken.cases[1].expect[0].kind = "cites-everything"
+  mkdirSync(join(dir, "broken"))
+  writeFileSync(join(dir, "broken", "golden-cases.json"), JSON.stringify(broken, null, 2))
+  for (const [name, text] of Object.entries(testFiles)) writeFileSync(join(dir, name), text)
+  return dir
+}
+
+/** Runs vitest on the project without blocking this process's event loop (the stand-in answers it). */
+const runVitest = (dir: string, env: NodeJS.ProcessEnv) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+    const child = spawn(process.execPath, [
+      resolve("node_modules/vitest/vitest.mjs"),
+      "run",
+      "--root",
+      dir,
+      "--reporter=json",
+      "--outputFile=report.json"
+    ], { cwd: dir, env: { ...process.env, NO_COLOR: "1", ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 150_000)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      done({ code, stdout, stderr })
+    })
+  })
+
+describe("turn-eval/vitest in a team's own suite", () => {
+  let project = ""
+  let report: Report = { testResults: [] }
+  let standInStats: { requests: Record<string, number>; left: ReadonlyArray<unknown> } | undefined
+  let exitCode: number | null = null
+
+  const file = (name: string) => {
+    const found = report.testResults.find((r) => r.name === join(project, name))
+    if (found === undefined) throw new Error(`no results for ${name} in the report`)
+    return found
+  }
+  const byTitle = (name: string) =>
+    new Map(file(name).assertionResults.map((a) => [a.title.split(" — ")[0]!, a]))
+
+  beforeAll(async () => {
+    project = makeProject()
+    await withStandIn({}, async (s) => {
+      const run = await runVitest(project, { APP_URL: s.url, APP_COOKIE: Redacted.value(s.cookie()) })
+      exitCode = run.code
+      standInStats = { requests: s.stats().requests, left: s.conversations() }
+    })
+    report = JSON.parse(readFileSync(join(project, "report.json"), "utf8")) as Report
+  }, 180_000)
+
+  afterAll(() => rmSync(project, { recursive: true, force: true }))
+
+  it("fails the suite (exit 1) because cases fail, and every file was collected", () => {
+    expect(exitCode).toBe(1)
+    for (const name of Object.keys(testFiles)) expect(file(name).message).toBe("")
+  })
+
+  it("registers a describe per surface and a test per case, named by its id and what it guards", () => {
+    const results = file("fixtures.test.ts").assertionResults
+    expect(results).toHaveLength(cases.length)
+    for (const c of cases) {
+      const result = results.find((r) => r.title === `${c.id} — ${c.guards}`)
+      expect(result?.ancestorTitles).toEqual(["golden set cases/golden-cases.json", c.surface])
+    }
+  })
+
+  it("on the recorded fixtures by default, passes and fails the cases the CLI does, with every failing fact", () => {
+    const results = byTitle("fixtures.test.ts")
+    const failed = [...results].filter(([, r]) => r.status === "failed").map(([id]) => id)
+    expect(failed.sort()).toEqual([...failingIds].sort())
+    expect([...results.values()].filter((r) => r.status === "passed")).toHaveLength(cases.length - failingIds.length)
+
+    const cli = evalCli(["run", "--fixtures", "cases/fixtures", "--json", "results.json"], { cwd: project })
+    expect(cli.code).toBe(0)
+    const fromCli = Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(project, "results.json"), "utf8")))
+    for (const c of fromCli.cases.filter((c) => !c.passed)) {
+      const [message] = results.get(c.id)!.failureMessages
+      expect(message).toContain(`${c.id} failed:`)
+      const facts = c.expectations.filter((e) => !e.passed)
+      expect(facts.length).toBeGreaterThan(0)
+      for (const e of facts) expect(message).toContain(`  ${e.kind}: ${e.fact}`)
+    }
+    expect(results.get(failingIds[0]!)!.failureMessages[0]).toContain(
+      "cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023"
+    )
+  })
+
+  it("turns a cases file that cannot be used into one failing test naming the file, the JSON path and what was expected", () => {
+    const results = file("broken.test.ts").assertionResults
+    expect(results.map((r) => [r.title, r.status])).toEqual([["loads the golden set", "failed"]])
+    expect(results[0]!.failureMessages[0]).toContain(
+      `broken/golden-cases.json: $.cases[1].expect[0].kind: expected "cites-only-surfaced" | "cites" |`
+    )
+    expect(results[0]!.failureMessages[0]).toContain(`got "cites-everything"`)
+  })
+
+  it("fails a case whose turn cannot be obtained with its turn error, from the fixtures option or a layer given", () => {
+    const results = file("no-turns.test.ts").assertionResults
+    const noRecordings = results.filter((r) => r.ancestorTitles[0] === "no recordings")
+    expect(noRecordings.map((r) => r.title.split(" — ")[0]).sort()).toEqual([...smokeIds].sort())
+    for (const r of noRecordings) {
+      const id = r.title.split(" — ")[0]!
+      expect(r.status).toBe("failed")
+      expect(r.failureMessages[0]).toContain(`${id} failed:\n  turn error: no recorded turn: no-fixtures/${id}.json`)
+    }
+    const table = results.filter((r) => r.ancestorTitles[0] === "empty table")
+    expect(table.map((r) => [r.title.split(" — ")[0], r.status])).toEqual([[failingIds[0], "failed"]])
+    expect(table[0]!.failureMessages[0]).toContain(`turn error: no turn for case ${failingIds[0]}`)
+  })
+
+  it("runs on another layer given: live against the app, every case passing, each conversation deleted", () => {
+    const results = file("live.test.ts").assertionResults
+    expect(results).toHaveLength(cases.length)
+    expect(results.filter((r) => r.status !== "passed").map((r) => [r.title, r.failureMessages])).toEqual([])
+    expect(standInStats?.requests).toMatchObject({ ask: cases.length, delete: cases.length })
+    expect(standInStats?.left).toEqual([])
+  })
+})
