@@ -60,4 +60,6 @@ export const Rating = Schema.Struct({
 export type Rating = typeof Rating.Type
 
 /** The ratings route's answer: `[{"turnId", "conversationId", "comment"?}]`. */
-export const Ratings = Schema.Array(Rating)
+export const Ratings = Schema.Array(Rating).annotations({
+  message: () => "expected a list of ratings, [{\"turnId\", \"conversationId\", \"comment\"?}]"
+})
