@@ -176,6 +176,13 @@ const maxConversationsOption = Options.integer("max-conversations").pipe(
   Options.withDefault(16),
   Options.withDescription("Open conversations an account may hold; asks past it are answered 429.")
 )
+const flakyOption = Options.float("flaky").pipe(
+  Options.withPseudoName("RATE"),
+  Options.withDefault(0),
+  Options.withDescription(
+    "The fraction of questions answered differently from one ask to the next (every second ask also cites a page from memory), to try --repeat on."
+  )
+)
 const faultOption = Options.text("fault").pipe(
   Options.withPseudoName("ROUTE:FAULT[@RATE]"),
   Options.repeated,
@@ -293,7 +300,8 @@ const standInCommand = Command.make("standin", {
   port: portOption,
   latency: latencyOption,
   maxConversations: maxConversationsOption,
-  fault: faultOption
+  fault: faultOption,
+  flaky: flakyOption
 }, standInHandler).pipe(
   Command.withDescription(
     "Serve the stand-in assistant (the catalog's surfaces, over the surface protocol) on loopback until stopped. Example: eval standin --port 8787 --fault trace:503@0.2"

@@ -6,6 +6,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Config, Console, Effect, Option } from "effect"
+import { dirname } from "node:path"
 import { readTextIfPresent, writeAtomically } from "../Files.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
@@ -32,8 +33,8 @@ export interface Reporter {
 const isName = (name: string): name is ReporterName => (reporterNames as ReadonlyArray<string>).includes(name)
 
 /**
- * Reads `--reporter` specs (and `--json FILE`, which is `--reporter json=FILE`). No reporter means the
- * scorecard on standard output. Standard output takes one document at most: two reporters writing
+ * Reads `--reporter` specs (and `--json FILE`, which is `--reporter json=FILE`). The scorecard goes to
+ * standard output unless another reporter writes there. Standard output takes one document at most: two reporters writing
  * there would interleave into something neither a person nor a parser can read (`github` writes only
  * workflow commands there, which CI logs take out, so it goes with any of them).
  */
@@ -69,7 +70,8 @@ export const parseReporters = (
     if (twice !== undefined) {
       return yield* new UsageError({ message: `two reporters write to ${twice}: give each its own file` })
     }
-    if (reporters.every((r) => r.name === "github")) reporters.unshift({ name: "pretty" })
+    // The scorecard goes to the terminal unless another report takes standard output.
+    if (reporters.every((r) => r.name === "github" || r.file !== undefined)) reporters.unshift({ name: "pretty" })
     const onStdout = reporters.filter((r) => r.file === undefined && r.name !== "github").map((r) => r.name)
     if (onStdout.length > 1) {
       return yield* new UsageError({
@@ -165,7 +167,12 @@ export const writeReports = (
   Effect.forEach(reporters, (reporter) => {
     if (reporter.name === "github") return writeGitHub(result, context)
     if (reporter.file !== undefined) {
-      return writeAtomically(reporter.file, `${render(result, reporter, context, false)}\n`)
+      const file = reporter.file
+      // A report path in CI is often under a folder nothing has made yet (reports/junit.xml).
+      return Effect.zipRight(
+        Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeDirectory(dirname(file), { recursive: true })).pipe(Effect.ignore),
+        writeAtomically(file, `${render(result, reporter, context, false)}\n`)
+      )
     }
     return Console.log(render(result, reporter, context, reporter.name === "pretty" && useColor()))
   }, { discard: true })

@@ -19,6 +19,7 @@ export interface StandInArgs {
   readonly latency: number
   readonly maxConversations: number
   readonly fault: ReadonlyArray<string>
+  readonly flaky: number
 }
 
 const loopback = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/
@@ -32,6 +33,7 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, 
       }
       if (args.maxConversations < 1) return yield* new UsageError({ message: "--max-conversations must be at least 1" })
       if (args.latency < 0) return yield* new UsageError({ message: "--latency must not be negative" })
+      if (!(args.flaky >= 0 && args.flaky <= 1)) return yield* new UsageError({ message: "--flaky must be from 0 to 1" })
       const faults: Array<Fault> = []
       for (const spec of args.fault) {
         faults.push(yield* Either.match(parseFault(spec), {
@@ -46,7 +48,8 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, 
         port: args.port,
         latency: { ask: args.latency },
         maxConversations: args.maxConversations,
-        faults
+        faults,
+        flaky: args.flaky
       }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot listen on ${args.host}:${args.port}: ${error.message}` })))
       yield* Console.log(
         [

@@ -81,3 +81,16 @@ export const respondWithFlaws = (surface: string, question: string): AssistantTu
   const flaw = flaws.find((f) => f.surface === surface && f.applies(question))
   return flaw === undefined ? turn : flaw.worsen(turn)
 }
+
+/**
+ * The worse answer of a flaky question: the same turn, also citing a page from memory that no tool
+ * surfaced. A refusal or a turn that cites nothing stays as it is.
+ */
+export const recallsFromMemory = (turn: AssistantTurn): AssistantTurn =>
+  turn.outcome !== "answered" || turn.citations.length === 0
+    ? turn
+    : {
+      ...turn,
+      answer: `${turn.answer} See also [the older notes](/docs/notes/archived).`,
+      citations: [...turn.citations, { path: "/docs/notes/archived", match: "unsurfaced" }]
+    }

@@ -14,7 +14,7 @@ import { Effect, Redacted, type Scope } from "effect"
 import { type Route, resolveRoutes } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { fnv1a } from "../Runner/Shard.js"
-import { flaws, respondWithFlaws } from "./Flaws.js"
+import { flaws, recallsFromMemory, respondWithFlaws } from "./Flaws.js"
 
 /** What a faulted request gets instead of a proper answer. */
 export type FaultKind =
@@ -67,6 +67,12 @@ export interface StandInOptions {
    * `eval propose`. Those conversations count towards the account's cap.
    */
   readonly seedRatings?: boolean
+  /**
+   * Questions answered differently from one ask to the next, like a sampled model: every second ask
+   * of one cites a page from memory besides what it surfaced. A number picks that fraction of all
+   * questions (stably, by question); a list names them.
+   */
+  readonly flaky?: number | ReadonlyArray<string>
 }
 
 /** A user's rating of a turn. */
@@ -99,6 +105,8 @@ export interface StoredConversation {
   readonly surface: string
   readonly question: string
   readonly turnId: string
+  /** Whether this turn is the worse answer of a flaky question (see `StandInOptions.flaky`). */
+  readonly worse: boolean
 }
 
 /** A running stand-in. */
@@ -225,14 +233,26 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   }
 
   /** Opens a conversation holding one question and its turn. */
+  const turnOf = (c: StoredConversation) => {
+    const turn = respondWithFlaws(c.surface, c.question)
+    return c.worse ? recallsFromMemory(turn) : turn
+  }
+  const asks = new Map<string, number>()
+  const isFlaky = (question: string): boolean =>
+    typeof options.flaky === "number"
+      ? stableFraction(`flaky\u0000${question}`) < options.flaky
+      : (options.flaky ?? []).includes(question)
   const openConversation = (account: string, surface: string, question: string): StoredConversation => {
     counter++
+    const asked = (asks.get(question) ?? 0) + 1
+    asks.set(question, asked)
     const conversation: StoredConversation = {
       id: `conv_${runId}${counter.toString(36)}`,
       account,
       surface,
       question,
-      turnId: `turn_${runId}${counter.toString(36)}`
+      turnId: `turn_${runId}${counter.toString(36)}`,
+      worse: asked % 2 === 0 && isFlaky(question)
     }
     conversations.set(conversation.id, conversation)
     byTurn.set(conversation.turnId, conversation)
@@ -291,7 +311,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
       return sendJson(response, 429, { error: `conversation cap reached (${maxConversations} open)` })
     }
     const conversation = openConversation(account, surface, question)
-    const { answer } = respondWithFlaws(surface, question)
+    const { answer } = turnOf(conversation)
     const ids = { conversationId: conversation.id, turnId: conversation.turnId }
     const mode = modeOf(surface)
     if (mode === "stream") {
@@ -423,7 +443,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
         ? owned(account, byTurn.get(decodeURIComponent(groups["turnId"] ?? "")))
         : owned(account, conversations.get(decodeURIComponent(groups["conversationId"] ?? "")))
       if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
-      const turn = respondWithFlaws(conversation.surface, conversation.question)
+      const turn = turnOf(conversation)
       const body = route === "trace"
         ? { turnId: conversation.turnId, surface: conversation.surface, ...turn }
         : route === "conversation"

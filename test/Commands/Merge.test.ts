@@ -52,6 +52,7 @@ describe("parseReporters", () => {
   it("defaults to the scorecard, adds --json FILE as a json reporter, and lets github go with any", () => {
     expect(Either.getOrThrow(parsed([]))).toEqual([{ name: "pretty" }])
     expect(Either.getOrThrow(parsed(["junit=r.xml"], "r.json"))).toEqual([
+      { name: "pretty" },
       { name: "junit", file: "r.xml" },
       { name: "json", file: "r.json" }
     ])

@@ -1,0 +1,275 @@
+/**
+ * The CI workflow through the real CLI: reporters whose outputs are parsed back, repeats and the K a
+ * floor holds, shards merged into the whole, and run diffs.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Redacted, Schema } from "effect"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Baseline } from "../../src/Schema/Baseline.js"
+import { CasesFile } from "../../src/Schema/Case.js"
+import { RunResult } from "../../src/Schema/Result.js"
+import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame } from "../support/cli.js"
+import { allElements, parseXml, validateJUnit } from "../support/junit.js"
+import { withStandIn } from "../support/live.js"
+
+const results = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
+const questionOf = (id: string): string =>
+  Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))).cases.find((c) => c.id === id)!
+    .question
+const failingIds = [
+  "docs.refund-proration-no-retired-page",
+  "docs.where-search-api-repo-catalog",
+  "docs.force-deploy-no-invented-flag",
+  "agent.scale-search-api-stops-at-approval"
+]
+
+/** Runs the CLI in a scratch project; bad input never shows a stack trace. */
+const inProject = (dir: string) => (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
+  const run = evalCli(args, { cwd: dir, env: { GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "", CI: "", ...env } })
+  expect(run.stderr).not.toMatch(stackFrame)
+  return run
+}
+
+describe("--reporter", () => {
+  it("writes the scorecard, the results, JUnit XML and Markdown at once, each readable back", async () => {
+    const dir = scratchProject()
+    const run = inProject(dir)([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--reporter",
+      "pretty",
+      "--reporter",
+      "json=out/results.json",
+      "--reporter",
+      "junit=out/report.xml",
+      "--reporter",
+      "markdown=out/summary.md"
+    ])
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain("18/22 passed · pass rate 0.8181")
+
+    const json = results(join(dir, "out/results.json"))
+    expect(json.cases.filter((c) => !c.passed).map((c) => c.id)).toEqual(failingIds)
+
+    const xml = readFileSync(join(dir, "out/report.xml"), "utf8")
+    expect(await validateJUnit(xml)).toEqual([])
+    const root = parseXml(xml)
+    expect(root.name).toBe("testsuites")
+    expect(root.attributes).toMatchObject({ tests: "22", failures: "4", errors: "0" })
+    const suites = allElements(root, "testsuite").map((s) => [s.attributes["name"], s.attributes["tests"], s.attributes["failures"]])
+    expect(suites).toEqual([["docs", "13", "3"], ["ops-agent", "9", "1"]])
+    const failed = allElements(root, "testcase").filter((c) => c.children.some((f) => f.name === "failure"))
+    expect(failed.map((c) => c.attributes["name"])).toEqual(failingIds)
+    const proration = failed[0]!.children.find((f) => f.name === "failure")!
+    expect(`${proration.attributes["message"]}\n${proration.text}`).toContain("cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023")
+
+    const markdown = readFileSync(join(dir, "out/summary.md"), "utf8")
+    const rows = markdown.split("\n").filter((line) => line.startsWith("| `"))
+    expect(rows.map((row) => /^\| `([^`]+)`/.exec(row)![1])).toEqual(failingIds)
+    expect(rows[1]).toContain("catalog errored\\: timeout")
+    expect(markdown).toMatch(/<summary>✅ Passing \(18\)<\/summary>/)
+  })
+
+  it("prints a document alone on standard output, sending notes for people to stderr", () => {
+    const dir = scratchProject()
+    const run = inProject(dir)(["run", "--fixtures", "cases/fixtures", "--reporter", "json", "--ratchet"])
+    expect(run.code).toBe(0)
+    expect(Schema.decodeUnknownSync(RunResult)(JSON.parse(run.stdout)).passedCount).toBe(18)
+    expect(run.stderr).toContain("floor set to 0.8181 (18/22 passed); wrote baseline.json")
+  })
+
+  it("annotates each failing case on its line of the golden-set file and appends the step summary in GitHub Actions", () => {
+    const dir = scratchProject()
+    const summary = join(dir, "step-summary.md")
+    writeFileSync(summary, "earlier step\n")
+    const env = { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary }
+    const run = inProject(dir)(["run", "--fixtures", "cases/fixtures", "--reporter", "github"], env)
+    expect(run.code).toBe(0)
+    const lines = readFileSync(join(dir, "cases/golden-cases.json"), "utf8").split("\n")
+    const annotations = run.stdout.split("\n").filter((line) => line.startsWith("::"))
+    expect(annotations).toHaveLength(4)
+    for (const [i, id] of failingIds.entries()) {
+      const match = /^::error file=([^,]+),line=(\d+),title=([^:]*)::(.*)$/.exec(annotations[i]!)
+      expect(match, annotations[i]).not.toBeNull()
+      expect(match![1]).toBe("cases/golden-cases.json")
+      expect(lines[Number(match![2]) - 1]).toContain(`"id": "${id}"`)
+    }
+    expect(annotations[0]).toContain("unsurfaced%3A /docs/billing/refunds-2023".replace("%3A", ":"))
+    // The scorecard still goes to the log, and the summary is appended after what the step had.
+    expect(run.stdout).toContain("18/22 passed")
+    const appended = readFileSync(summary, "utf8")
+    expect(appended.startsWith("earlier step\n")).toBe(true)
+    expect(appended).toContain("**18/22 passed**")
+
+    const outside = inProject(dir)(["run", "--fixtures", "cases/fixtures", "--reporter", "github"])
+    expect(outside.stdout).not.toMatch(/^::/m)
+    expect(outside.stderr).toContain("not in GitHub Actions")
+  })
+
+  it("refuses a bad reporter before running anything (exit 2)", () => {
+    const dir = scratchProject()
+    const run = inProject(dir)
+    const unknown = run(["run", "--fixtures", "cases/fixtures", "--reporter", "tap"])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("--reporter \"tap\": expected NAME or NAME=FILE")
+    const both = run(["run", "--fixtures", "cases/fixtures", "--reporter", "junit", "--reporter", "markdown"])
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain("junit and markdown would both write to standard output")
+    expect(both.stdout).toBe("")
+  })
+})
+
+describe("--repeat", () => {
+  it("keeps every attempt, and holds or moves a floor only with runs of the K it was set at", () => {
+    const dir = scratchProject()
+    const run = inProject(dir)
+    const first = run(["run", "--fixtures", "cases/fixtures", "--repeat", "3", "--json", "r3.json", "--ratchet"])
+    expect(first.code).toBe(0)
+    const r3 = results(join(dir, "r3.json"))
+    expect(r3.repeat).toBe(3)
+    expect(r3.cases.every((c) => c.attempts?.length === 3)).toBe(true)
+    expect(first.stdout).toContain("18/22 passed all 3 attempts")
+    const baseline = Schema.decodeUnknownSync(Baseline)(JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8")))
+    expect(baseline).toMatchObject({ floor: 0.8181, repeat: 3 })
+
+    expect(run(["run", "--fixtures", "cases/fixtures", "--repeat", "3", "--check"]).code).toBe(0)
+    const onceChecked = run(["run", "--fixtures", "cases/fixtures", "--check"])
+    expect(onceChecked.code).toBe(2)
+    expect(onceChecked.stderr).toContain("was set with --repeat 3; it is not applied to a run with --repeat 1")
+    const once = run(["run", "--fixtures", "cases/fixtures", "--json", "r1.json"])
+    expect(once.code).toBe(0)
+    expect(results(join(dir, "r1.json")).floor).toBeNull()
+    const refused = run(["ratchet", "--from", "r1.json"])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("a floor moves only with runs of the K it was set at")
+  })
+
+  it("lists flaky cases apart, with each attempt's facts, against an assistant that answers differently each time", () =>
+    withStandIn({ flaky: [questionOf("docs.refund-window-cites-source")] }, async (s) => {
+      const dir = scratchProject()
+      const run = await evalCliAsync(
+        ["run", "--base-url", s.url, "--repeat", "2", "--filter", "docs.refund-window-cites-source", "--filter", "docs.rollback-cites-rollbacks-page", "--json", "r.json"],
+        { cwd: dir, env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" } }
+      )
+      expect(run.stderr).toBe("")
+      expect(run.code).toBe(0)
+      expect(run.stdout).toMatch(/^~ docs\s+docs\.refund-window-cites-source$/m)
+      expect(run.stdout).toContain("flaky  1 of 2 attempts passed")
+      expect(run.stdout).toMatch(/attempt 2 {2}cites-only-surfaced {2}unsurfaced: /)
+      expect(run.stdout).toContain("1/2 passed all 2 attempts · 1 flaky")
+      const r = results(join(dir, "r.json"))
+      expect(r.cases[0]!.attempts!.map((a) => a.passed)).toEqual([true, false])
+      expect(new Set(r.cases[0]!.attempts!.map((a) => a.turnId)).size).toBe(2)
+      expect(s.conversations()).toEqual([])
+    }))
+})
+
+describe("--shard and eval merge", () => {
+  it("splits the golden set into stable disjoint parts whose merge equals the whole run", () => {
+    const dir = scratchProject()
+    const run = inProject(dir)
+    expect(run(["run", "--fixtures", "cases/fixtures", "--json", "full.json", "--ratchet"]).code).toBe(0)
+    const parts = [1, 2, 3].map((i) => {
+      const shard = run(["run", "--fixtures", "cases/fixtures", "--shard", `${i}/3`, "--json", `shard-${i}.json`])
+      expect(shard.code).toBe(0)
+      expect(shard.stdout).toContain(`shard ${i}/3`)
+      return results(join(dir, `shard-${i}.json`))
+    })
+    const ids = parts.flatMap((p) => p.cases.map((c) => c.id))
+    expect(new Set(ids).size).toBe(22)
+    expect(parts.every((p) => p.cases.length > 0 && p.floor === null)).toBe(true)
+
+    // The partition depends on the case ids alone: reversing the golden set changes no shard.
+    const file = Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync(join(dir, "cases/golden-cases.json"), "utf8")))
+    writeFileSync(join(dir, "cases/reversed.json"), JSON.stringify({ ...file, cases: [...file.cases].reverse() }))
+    run(["run", "--fixtures", "cases/fixtures", "--cases", "cases/reversed.json", "--shard", "2/3", "--json", "rev-2.json"])
+    expect(results(join(dir, "rev-2.json")).cases.map((c) => c.id).sort()).toEqual(parts[1]!.cases.map((c) => c.id).sort())
+
+    const merged = run(["merge", "shard-3.json", "shard-1.json", "shard-2.json", "--check", "--json", "merged.json", "--reporter", "junit=merged.xml"])
+    expect(merged.code).toBe(0)
+    expect(merged.stdout).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
+    // The whole run's results, now held to the floor the full run set.
+    const whole = results(join(dir, "merged.json"))
+    const full = results(join(dir, "full.json"))
+    expect(whole).toEqual({ ...full, floor: 0.8181, passed: true })
+
+    const missing = run(["merge", "shard-1.json", "shard-3.json"])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain("missing shard 2/3")
+    const twice = run(["merge", "shard-1.json", "shard-1.json", "shard-2.json", "shard-3.json"])
+    expect(twice.code).toBe(2)
+    expect(twice.stderr).toContain("shard 1/3 appears twice")
+    const notShard = run(["merge", "full.json"])
+    expect(notShard.code).toBe(2)
+    expect(notShard.stderr).toContain("full.json: $.shard: expected the results of a sharded run")
+    const checked = run(["run", "--fixtures", "cases/fixtures", "--shard", "1/3", "--check"])
+    expect(checked.code).toBe(2)
+    expect(checked.stderr).toContain("a shard cannot be checked against it")
+  })
+})
+
+describe("eval diff and run --compare", () => {
+  const regress = (dir: string) => {
+    const file = join(dir, "cases/fixtures/docs.refund-window-cites-source.json")
+    const turn = JSON.parse(readFileSync(file, "utf8"))
+    turn.answer += " See also /docs/billing/made-up."
+    turn.trace.citations.push({ path: "/docs/billing/made-up", match: "unsurfaced" })
+    writeFileSync(file, JSON.stringify(turn))
+  }
+
+  it("names regressions with their facts and fails --check on one; different case sets need --allow-different-sets", () => {
+    const dir = scratchProject()
+    const run = inProject(dir)
+    run(["run", "--fixtures", "cases/fixtures", "--json", "before.json"])
+    regress(dir)
+    const compared = run(["run", "--fixtures", "cases/fixtures", "--json", "after.json", "--compare", "before.json"])
+    expect(compared.code).toBe(0)
+    expect(compared.stdout).toContain("compared with before.json: pass rate 0.8181 → 0.7727 (−0.0454) · 18/22 → 17/22 passed")
+    expect(compared.stdout).toMatch(/regressed 1:\n {2}✗ docs {2}docs\.refund-window-cites-source\n {6}cites-only-surfaced: unsurfaced: \/docs\/billing\/made-up/)
+
+    const checked = run(["diff", "before.json", "after.json", "--check"])
+    expect(checked.code).toBe(1)
+    expect(checked.stdout).toContain("regressed 1:")
+    expect(run(["diff", "after.json", "before.json", "--check"]).code).toBe(0)
+    const json = JSON.parse(run(["diff", "before.json", "after.json", "--format", "json"]).stdout)
+    expect(json.regressions.map((c: { id: string }) => c.id)).toEqual(["docs.refund-window-cites-source"])
+    expect(json.passRate).toEqual({ from: 18 / 22, to: 17 / 22 })
+    const markdown = run(["diff", "before.json", "after.json", "--format", "markdown"]).stdout
+    expect(markdown).toContain("**Regressions (1)**")
+
+    expect(run(["run", "--fixtures", "cases/fixtures", "--filter", "citations", "--json", "some.json"]).code).toBe(0)
+    const refused = run(["diff", "before.json", "some.json"])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("before.json and some.json ran over different case sets")
+    const allowed = run(["diff", "before.json", "some.json", "--allow-different-sets"])
+    expect(allowed.code).toBe(0)
+    expect(allowed.stdout).toContain("removed 15:")
+
+    const broken = run(["diff", "before.json", "cases/surfaces.json"])
+    expect(broken.code).toBe(2)
+    expect(broken.stderr).toMatch(/^cases\/surfaces\.json: \$/)
+  })
+})
+
+describe("the progress line", () => {
+  it("is drawn on a terminal during a long run and never in CI logs or pipes", () =>
+    withStandIn({ latency: { ask: 100 } }, async (s) => {
+      const dir = scratchProject()
+      const command = `${process.execPath} ${bin} run --base-url ${s.url} --concurrency 1`
+      const env = { ...process.env, EVAL_COOKIE: Redacted.value(s.cookie()), NO_COLOR: "1" }
+      const onTerminal = await shellAsync(`script -qec '${command}' /dev/null`, dir, { ...env, CI: "" })
+      expect(onTerminal.code).toBe(0)
+      expect(onTerminal.stdout).toMatch(/\r\u001b\[2K\d+\/22 cases · \d+ passing · \d+s elapsed · ~\d+s left/)
+      expect(onTerminal.stdout).toContain("22/22 passed")
+      const inCi = await shellAsync(`script -qec '${command}' /dev/null`, dir, { ...env, CI: "true" })
+      expect(inCi.code).toBe(0)
+      expect(inCi.stdout).not.toContain("elapsed")
+      const piped = await evalCliAsync(["run", "--base-url", s.url, "--concurrency", "1"], {
+        cwd: dir,
+        env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" }
+      })
+      expect(piped.stderr).toBe("")
+    }), 60_000)
+})
