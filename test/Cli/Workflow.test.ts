@@ -159,6 +159,10 @@ describe("--repeat", () => {
       expect(run.stdout).toContain("flaky  1 of 2 attempts passed")
       expect(run.stdout).toMatch(/attempt 2 {2}cites-only-surfaced {2}unsurfaced: /)
       expect(run.stdout).toContain("1/2 passed all 2 attempts · 1 flaky")
+      // What the README shows of it.
+      const shown = /with each attempt's facts:\n\n```\n([\s\S]*?)```/
+        .exec(readFileSync("README.md", "utf8"))![1]!
+      for (const line of shown.trimEnd().split("\n")) expect(run.stdout.split("\n")).toContain(line)
       const r = results(join(dir, "r.json"))
       expect(r.cases[0]!.attempts!.map((a) => a.passed)).toEqual([true, false])
       expect(new Set(r.cases[0]!.attempts!.map((a) => a.turnId)).size).toBe(2)
@@ -272,4 +276,40 @@ describe("the progress line", () => {
       })
       expect(piped.stderr).toBe("")
     }), 60_000)
+})
+
+describe("the README's workflow", () => {
+  const readme = readFileSync("README.md", "utf8")
+  const npx = (line: string) => line.replace(/^npx turn-eval /, `${process.execPath} ${bin} `)
+
+  it("runs the CI recipe's commands: four shards, then the merge that holds the floor and writes the JUnit report", async () => {
+    const recipe = /```yaml\n([\s\S]*?)```/.exec(readme)![1]!
+    const commands = [...recipe.matchAll(/^ {6}- run: (npx turn-eval .*)$/gm)].map((m) => m[1]!)
+    expect(commands).toHaveLength(2)
+    const dir = scratchProject()
+    writeFileSync(join(dir, "baseline.json"), readFileSync("baseline.json"))
+    const summary = join(dir, "summary.md")
+    const env = { ...process.env, NO_COLOR: "1", CI: "true", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary }
+    for (const shard of [1, 2, 3, 4]) {
+      const run = await shellAsync(npx(commands[0]!.replaceAll("${{ matrix.shard }}", String(shard))), dir, env)
+      expect(run.code, run.stderr).toBe(0)
+    }
+    const gate = await shellAsync(npx(commands[1]!), dir, env)
+    expect(gate.stderr).toBe("")
+    expect(gate.code).toBe(0)
+    expect(gate.stdout).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
+    expect(gate.stdout.split("\n").filter((line) => line.startsWith("::error "))).toHaveLength(4)
+    expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
+    expect(results(join(dir, "results.json")).passed).toBe(true)
+  }, 60_000)
+
+  it("writes the reports its reporter example names", async () => {
+    const line = readme.split("\n").find((l) => l.startsWith("npx turn-eval run --fixtures cases/fixtures --reporter pretty"))!
+    const dir = scratchProject()
+    const run = await shellAsync(npx(line), dir, { ...process.env, NO_COLOR: "1", CI: "" })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain("18/22 passed")
+    expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
+    expect(readFileSync(join(dir, "reports/eval.md"), "utf8")).toContain("**18/22 passed**")
+  })
 })
