@@ -7,6 +7,7 @@ import { Command, Options, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
 import type { AuditArgs } from "./Commands/Audit.js"
+import type { ImportArgs } from "./Commands/Import.js"
 import type { RatchetArgs } from "./Commands/Ratchet.js"
 import type { RunArgs } from "./Commands/Run.js"
 import type { DemoArgs, StandInArgs } from "./Commands/StandIn.js"
@@ -54,6 +55,17 @@ const baseUrlOption = Options.text("base-url").pipe(
   Options.withPseudoName("URL"),
   Options.optional,
   Options.withDescription("Grade live turns from the app at this URL (a path in it prefixes every route).")
+)
+const otelOption = Options.text("otel").pipe(
+  Options.withPseudoName("FILE"),
+  Options.repeated,
+  Options.withDescription(
+    "Grade the turns in OpenTelemetry traces: OTLP JSON files, or folders of .json/.jsonl files (repeatable). See docs/otel.md."
+  )
+)
+const outOption = Options.text("out").pipe(
+  Options.withPseudoName("DIR"),
+  Options.withDescription("The folder to write the recorded turns to, one <case id>.json per linked case.")
 )
 const cookieOption = Options.redacted("cookie").pipe(
   Options.withPseudoName("NAME=VALUE"),
@@ -163,6 +175,8 @@ const ratchetHandler = (args: RatchetArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/Ratchet.js")), (m) => m.ratchetHandler(args))
 const standInHandler = (args: StandInArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.standInHandler(args))
+const importHandler = (args: ImportArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/Import.js")), (m) => m.importHandler(args))
 const auditHandler = (args: AuditArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/Audit.js")), (m) => m.auditHandler(args))
 const demoHandler = (args: DemoArgs) =>
@@ -177,6 +191,7 @@ const runCommand = Command.make("run", {
   baseline: baselineOption,
   fixtures: fixturesOption,
   baseUrl: baseUrlOption,
+  otel: otelOption,
   cookie: cookieOption,
   keep: keepOption,
   timeout: timeoutOption,
@@ -237,6 +252,17 @@ const auditCommand = Command.make("audit", {
   )
 )
 
+const importCommand = Command.make("import", {
+  otel: otelOption,
+  out: outOption,
+  cases: casesOption,
+  surfaces: surfacesOption
+}, importHandler).pipe(
+  Command.withDescription(
+    "Read OpenTelemetry traces (GenAI conventions, the AI SDK, OpenInference), link their turns to cases and write them as recorded turns; list the turns it could not link. Example: eval import --otel traces.json --out cases/imported"
+  )
+)
+
 const demoCommand = Command.make("demo", {
   cases: casesOption,
   surfaces: surfacesOption,
@@ -253,7 +279,15 @@ const evalCommand = Command.make("eval", {}, () =>
     new UsageError({ message: "name a command: run, validate, ratchet, audit, standin or demo (eval --help lists them)" })
   )).pipe(
     Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
-    Command.withSubcommands([runCommand, validateCommand, ratchetCommand, auditCommand, standInCommand, demoCommand])
+    Command.withSubcommands([
+      runCommand,
+      validateCommand,
+      ratchetCommand,
+      auditCommand,
+      importCommand,
+      standInCommand,
+      demoCommand
+    ])
   )
 
 const cli = Command.run(evalCommand, { name: "eval", version, executable: "eval" })
