@@ -199,13 +199,23 @@ const questionIn = (value: unknown): string | undefined => {
   return undefined
 }
 
-/** The answer in an output value: a string, `messages` (the last assistant message), or `output`/`answer`/`text`/`content`. */
+/** The answer in a conversation: the last message's text when the assistant wrote it; empty when a tool ended the turn. */
+const finalAnswer = (messages: ReadonlyArray<unknown>): string | undefined => {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const role = roleOf(messages[i])
+    if (role === "tool") return ""
+    if (role === "assistant") return messageText(messages[i]) ?? ""
+  }
+  return undefined
+}
+
+/** The answer in an output value: a string, `messages` (see finalAnswer), or `output`/`answer`/`text`/`content`. */
 const answerIn = (value: unknown): string | undefined => {
   if (typeof value === "string") return value
-  if (Array.isArray(value)) return lastText(value, "assistant", true)
+  if (Array.isArray(value)) return finalAnswer(value)
   if (!isRecord(value)) return undefined
   if (roleOf(value) === "assistant") return messageText(value) ?? ""
-  if (Array.isArray(value["messages"])) return lastText(value["messages"], "assistant", true)
+  if (Array.isArray(value["messages"])) return finalAnswer(value["messages"])
   for (const key of ["output", "answer", "text", "content", "result"]) {
     if (key in value) return answerIn(value[key])
   }
@@ -303,9 +313,12 @@ const readOpenInference = (r: Reading) => {
   }
 }
 
-/** The case id on a span: `eval.case_id`, `ai.telemetry.metadata.caseId`, or `eval.case_id` in OpenInference's `metadata` JSON. */
+/**
+ * The case id on a span: `eval.case_id`, the AI SDK's `ai.telemetry.metadata.caseId` (6) or
+ * `ai.settings.context.caseId` (7, runtime context), or `eval.case_id` in OpenInference's `metadata` JSON.
+ */
 const caseIdOn = (span: Span): ReadTurn["caseId"] => {
-  for (const attribute of ["eval.case_id", "ai.telemetry.metadata.caseId"]) {
+  for (const attribute of ["eval.case_id", "ai.telemetry.metadata.caseId", "ai.settings.context.caseId"]) {
     const value = text(span, attribute)
     if (value !== undefined && value.trim() !== "") return { value, attribute }
   }
