@@ -27,30 +27,30 @@ const Nanos = Schema.Union(
   )
 )
 
-const KeyValue = Schema.Struct({ key: Schema.String, value: Schema.optional(Schema.Unknown) })
+const KeyValue = Schema.Struct({ key: Schema.String, value: Schema.optionalWith(Schema.Unknown, { exact: true }) })
 
 const StatusCode = Schema.Literal(0, 1, 2, "STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR")
 
 const SpanJson = Schema.Struct({
   traceId: hexId(32, "trace id"),
   spanId: hexId(16, "span id"),
-  parentSpanId: Schema.optional(Schema.String),
+  parentSpanId: Schema.optionalWith(Schema.String, { exact: true }),
   name: Schema.String,
   startTimeUnixNano: Nanos,
-  endTimeUnixNano: Schema.optional(Nanos),
-  attributes: Schema.optional(Schema.Array(KeyValue)),
-  events: Schema.optional(Schema.Array(Schema.Struct({
+  endTimeUnixNano: Schema.optionalWith(Nanos, { exact: true }),
+  attributes: Schema.optionalWith(Schema.Array(KeyValue), { exact: true }),
+  events: Schema.optionalWith(Schema.Array(Schema.Struct({
     name: Schema.String,
-    timeUnixNano: Schema.optional(Nanos),
-    attributes: Schema.optional(Schema.Array(KeyValue))
-  }))),
-  status: Schema.optional(Schema.Struct({ code: Schema.optional(StatusCode), message: Schema.optional(Schema.String) }))
+    timeUnixNano: Schema.optionalWith(Nanos, { exact: true }),
+    attributes: Schema.optionalWith(Schema.Array(KeyValue), { exact: true })
+  })), { exact: true }),
+  status: Schema.optionalWith(Schema.Struct({ code: Schema.optionalWith(StatusCode, { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true })
 })
 
 /** One OTLP JSON document (`ExportTraceServiceRequest`), read leniently: fields beyond these are ignored. */
 export const OtlpDocument = Schema.Struct({
   resourceSpans: Schema.Array(Schema.Struct({
-    scopeSpans: Schema.optional(Schema.Array(Schema.Struct({ spans: Schema.optional(Schema.Array(SpanJson)) })))
+    scopeSpans: Schema.optionalWith(Schema.Array(Schema.Struct({ spans: Schema.optionalWith(Schema.Array(SpanJson), { exact: true }) })), { exact: true })
   }))
 })
 
