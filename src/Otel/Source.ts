@@ -92,7 +92,7 @@ export const loadOtelLinks = (
 
 /** Why a case has no turn in the traces. */
 const noTurn = (caseId: string, surface: string) =>
-  `no turn for case ${caseId} in the traces: none carries its id (eval.case_id, ai.telemetry.metadata.caseId) or asks its question on surface ${surface}`
+  `no turn for case ${caseId} in the traces: none carries its case id or asks its question on surface ${surface}`
 
 /** Serves each case the turn linked to it; a case without one fails with the reason. */
 export const OtelClient = (links: Links): Layer.Layer<SurfaceClient> =>
