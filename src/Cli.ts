@@ -1,13 +1,15 @@
 /**
- * The `eval` command tree — `run`, `validate`, `ratchet`, `audit`, `standin`, `demo` — and the mapping of how a
- * command ended to its exit code: 0 done, 1 below the floor under `--check`, 2 bad input or usage
- * (or a rejected session), 70 internal error.
+ * The `eval` command tree — `run`, `validate`, `ratchet`, `merge`, `diff`, `audit`, `import`,
+ * `candidates`, `propose`, `standin`, `demo` — and the mapping of how a command ended to its exit code:
+ * 0 done, 1 a gate failed (below the floor, a violation, a regression), 2 bad input or usage (or a
+ * rejected session), 70 internal error.
  */
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
 import type { AuditArgs } from "./Commands/Audit.js"
 import type { DiffArgs } from "./Commands/Diff.js"
+import type { ImportArgs } from "./Commands/Import.js"
 import type { MergeArgs } from "./Commands/Merge.js"
 import type { RatchetArgs } from "./Commands/Ratchet.js"
 import type { RunArgs } from "./Commands/Run.js"
@@ -58,6 +60,17 @@ const baseUrlOption = Options.text("base-url").pipe(
   Options.withPseudoName("URL"),
   Options.optional,
   Options.withDescription("Grade live turns from the app at this URL (a path in it prefixes every route).")
+)
+const otelOption = Options.text("otel").pipe(
+  Options.withPseudoName("FILE"),
+  Options.repeated,
+  Options.withDescription(
+    "Grade the turns in OpenTelemetry traces: OTLP JSON files, or folders of .json/.jsonl files (repeatable). See docs/otel.md."
+  )
+)
+const outOption = Options.text("out").pipe(
+  Options.withPseudoName("DIR"),
+  Options.withDescription("The folder to write the recorded turns to, one <case id>.json per linked case.")
 )
 const cookieOption = Options.redacted("cookie").pipe(
   Options.withPseudoName("NAME=VALUE"),
@@ -203,6 +216,8 @@ const ratchetHandler = (args: RatchetArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/Ratchet.js")), (m) => m.ratchetHandler(args))
 const standInHandler = (args: StandInArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.standInHandler(args))
+const importHandler = (args: ImportArgs) =>
+  Effect.flatMap(Effect.promise(() => import("./Commands/Import.js")), (m) => m.importHandler(args))
 const auditHandler = (args: AuditArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Commands/Audit.js")), (m) => m.auditHandler(args))
 const mergeHandler = (args: MergeArgs) =>
@@ -221,6 +236,7 @@ const runCommand = Command.make("run", {
   baseline: baselineOption,
   fixtures: fixturesOption,
   baseUrl: baseUrlOption,
+  otel: otelOption,
   cookie: cookieOption,
   keep: keepOption,
   timeout: timeoutOption,
@@ -320,6 +336,17 @@ const auditCommand = Command.make("audit", {
   )
 )
 
+const importCommand = Command.make("import", {
+  otel: otelOption,
+  out: outOption,
+  cases: casesOption,
+  surfaces: surfacesOption
+}, importHandler).pipe(
+  Command.withDescription(
+    "Read OpenTelemetry traces (GenAI conventions, the AI SDK, OpenInference), link their turns to cases and write them as recorded turns; list the turns it could not link. Example: eval import --otel traces.json --out cases/imported"
+  )
+)
+
 const demoCommand = Command.make("demo", {
   cases: casesOption,
   surfaces: surfacesOption,
@@ -333,7 +360,7 @@ const demoCommand = Command.make("demo", {
 
 const evalCommand = Command.make("eval", {}, () =>
   Effect.fail(
-    new UsageError({ message: "name a command: run, validate, ratchet, merge, diff, audit, candidates, propose, standin or demo (eval --help lists them)" })
+    new UsageError({ message: "name a command: run, validate, ratchet, merge, diff, audit, import, candidates, propose, standin or demo (eval --help lists them)" })
   )).pipe(
     Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
     Command.withSubcommands([
@@ -343,6 +370,7 @@ const evalCommand = Command.make("eval", {}, () =>
       mergeCommand,
       diffCommand,
       auditCommand,
+      importCommand,
       candidatesCommand,
       proposeCommand,
       standInCommand,

@@ -29,6 +29,8 @@ export interface RunArgs {
   readonly baseline: string
   readonly fixtures: Option.Option<string>
   readonly baseUrl: Option.Option<string>
+  /** OpenTelemetry trace files (or folders of them) to grade the turns of. */
+  readonly otel?: ReadonlyArray<string>
   readonly cookie: Option.Option<Redacted.Redacted<string>>
   readonly keep: boolean
   readonly timeout: number
@@ -49,6 +51,7 @@ export interface RunArgs {
 export type Source =
   | { readonly _tag: "Fixtures"; readonly dir: string }
   | { readonly _tag: "Live"; readonly baseUrl: URL; readonly cookie: Redacted.Redacted<string> }
+  | { readonly _tag: "Otel"; readonly files: ReadonlyArray<string> }
 
 /** The longest a delete may take, whatever `--timeout` says: cleanup must not hold a stopping run for long. */
 const maxDeleteSeconds = 30
@@ -89,9 +92,14 @@ export const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
     return cookie.value
   })
 
-/** Decides where turns come from: exactly one of `--fixtures` and `--base-url`. */
+/** Decides where turns come from: exactly one of `--fixtures`, `--base-url` and `--otel`. */
 export const sourceOf = (args: RunArgs): Effect.Effect<Source, UsageError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
+    const otel = args.otel ?? []
+    if (otel.length > 0 && (Option.isSome(args.fixtures) || Option.isSome(args.baseUrl))) {
+      return yield* new UsageError({ message: "--otel cannot be used with --fixtures or --base-url: pick one source of turns" })
+    }
+    if (otel.length > 0) return { _tag: "Otel", files: otel } as const
     if (Option.isSome(args.fixtures) && Option.isSome(args.baseUrl)) {
       return yield* new UsageError({ message: "--fixtures and --base-url cannot be used together: pick one source of turns" })
     }
@@ -101,7 +109,8 @@ export const sourceOf = (args: RunArgs): Effect.Effect<Source, UsageError, FileS
     }
     if (Option.isNone(args.fixtures)) {
       return yield* new UsageError({
-        message: "say where turns come from: --fixtures DIR (recorded turns) or --base-url URL (a live app)"
+        message:
+          "say where turns come from: --fixtures DIR (recorded turns), --base-url URL (a live app) or --otel FILE (OpenTelemetry traces)"
       })
     }
     const dir = args.fixtures.value
@@ -115,7 +124,7 @@ export const sourceOf = (args: RunArgs): Effect.Effect<Source, UsageError, FileS
 
 /** The SurfaceClient for a source; live runs use the catalog's routes. */
 export const clientFor = (
-  source: Source,
+  source: Exclude<Source, { readonly _tag: "Otel" }>,
   set: GoldenSet,
   args: Pick<RunArgs, "keep" | "timeout">
 ): Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path> =>
@@ -352,5 +361,8 @@ export const runHandler = (args: RunArgs) =>
       )
     }
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
-    return yield* gradeRun(args, set, clientFor(source, set, args))
+    const client = source._tag === "Otel"
+      ? yield* Effect.flatMap(Effect.promise(() => import("../Otel/Source.js")), (m) => m.otelSource(source.files, set))
+      : clientFor(source, set, args)
+    return yield* gradeRun(args, set, client)
   })

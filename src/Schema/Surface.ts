@@ -4,6 +4,7 @@
  */
 import { Schema } from "effect"
 import { NonBlankString } from "./Case.js"
+import { OtelRules } from "./Otel.js"
 
 /** Outcomes every surface knows; a surface's `outcomes` add to them. */
 export const defaultOutcomes: ReadonlyArray<string> = ["answered", "refused", "awaiting-approval", "error"]
@@ -23,7 +24,8 @@ export const Surface = Schema.Struct({
   endpoint: NonBlankString,
   tools: Schema.Array(NonBlankString),
   gatedTools: Schema.optionalWith(Schema.Array(NonBlankString), { exact: true }),
-  outcomes: Schema.optionalWith(Schema.Array(NonBlankString), { exact: true })
+  outcomes: Schema.optionalWith(Schema.Array(NonBlankString), { exact: true }),
+  otel: Schema.optionalWith(OtelRules, { exact: true })
 })
 /** One surface of an assistant: where to ask, and what its turns may do. */
 export type Surface = typeof Surface.Type

@@ -4,6 +4,7 @@
  */
 import type { CasesFile } from "./Case.js"
 import type { Problem } from "./Errors.js"
+import { otelCatalogProblems } from "./Otel.js"
 import { type Catalog, surfaceOutcomes } from "./Surface.js"
 
 const list = (names: ReadonlyArray<string>): string => names.length === 0 ? "none" : names.join(", ")
@@ -29,6 +30,7 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
       }
     })
   }
+  problems.push(...otelCatalogProblems(catalog.surfaces))
   const needs = { conversation: "{conversationId}", trace: "{turnId}", delete: "{conversationId}" } as const
   for (const route of ["conversation", "trace", "delete"] as const) {
     const template = catalog.routes?.[route]

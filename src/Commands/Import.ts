@@ -1,0 +1,62 @@
+/**
+ * `eval import --otel FILE… --out DIR`: read OpenTelemetry traces, link their turns to the golden set's
+ * cases and write each linked turn as a recorded turn (`DIR/<case id>.json`), to grade with
+ * `eval run --fixtures DIR`. Turns it could not link, and cases whose linked turn cannot be used, are
+ * listed with the reason.
+ */
+import { FileSystem, Path } from "@effect/platform"
+import { Console, Effect, Either } from "effect"
+import { writeAtomically } from "../Files.js"
+import { describeUnlinked, loadOtelLinks } from "../Otel/Source.js"
+import { turnIdOf } from "../Otel/Turn.js"
+import { loadGoldenSet } from "../Runner/GoldenSet.js"
+import { fixturePath } from "../Runner/SurfaceClient.js"
+import { inert } from "../Schema/Decode.js"
+import { UsageError } from "../Schema/Errors.js"
+import type { RecordedTurn } from "../Schema/Trace.js"
+
+/** The arguments of `eval import`. */
+export interface ImportArgs {
+  readonly otel: ReadonlyArray<string>
+  readonly out: string
+  readonly cases: string
+  readonly surfaces: string
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** `eval import`. */
+export const importHandler = (args: ImportArgs) =>
+  Effect.gen(function*() {
+    if (args.otel.length === 0) {
+      return yield* new UsageError({ message: "eval import needs the traces: --otel FILE (repeatable; a folder reads its .json and .jsonl files)" })
+    }
+    const set = yield* loadGoldenSet(args.cases, args.surfaces)
+    const links = yield* loadOtelLinks(args.otel, set)
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    yield* fs.makeDirectory(args.out, { recursive: true }).pipe(
+      Effect.mapError(() => new UsageError({ message: `--out ${args.out}: cannot create that folder` }))
+    )
+    const written: Array<string> = []
+    const refused: Array<string> = []
+    for (const testCase of set.cases) {
+      const linked = links.byCase.get(testCase.id)
+      if (linked === undefined) continue
+      if (Either.isLeft(linked.turn)) {
+        refused.push(`  ${turnIdOf(linked.read)}  case ${testCase.id}: ${inert(linked.turn.left)}`)
+        continue
+      }
+      const recorded: RecordedTurn = { caseId: testCase.id, question: testCase.question, ...linked.turn.right }
+      yield* writeAtomically(fixturePath(path, args.out, testCase.id), `${JSON.stringify(recorded, null, 2)}\n`)
+      written.push(`  ${testCase.id.padEnd(Math.max(...set.cases.map((c) => c.id.length)))}  ${turnIdOf(linked.read)}`)
+    }
+    const lines = [`wrote ${plural(written.length, "recorded turn")} to ${args.out}:`, ...written]
+    const without = set.cases.length - written.length - refused.length
+    if (refused.length > 0) lines.push("", `${plural(refused.length, "turn")} linked to a case but not usable:`, ...refused)
+    if (links.unlinked.length > 0) {
+      lines.push("", `${plural(links.unlinked.length, "turn")} linked to no case:`, ...describeUnlinked(links.unlinked))
+    }
+    lines.push("", `${plural(without, "case")} of ${set.cases.length} got no turn from the traces`)
+    yield* Console.log(lines.join("\n"))
+  })

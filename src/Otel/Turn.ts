@@ -1,0 +1,154 @@
+/**
+ * A read turn made into the trace the graders read, by its surface's rules: the surfaced items are the
+ * identifiers in successful tool results and retrieved documents; the citations are the matches of the
+ * surface's citation pattern and prefixes in the answer, each `path` when it equals a surfaced item
+ * and `unsurfaced` otherwise; the outcome is `error`, `awaiting-approval` or `answered`. Pure.
+ */
+import { Either } from "effect"
+import type { ResolvedOtelRules } from "../Schema/Otel.js"
+import type { Citation, Proposal, ToolExecution, Turn } from "../Schema/Trace.js"
+import type { ReadTurn, ToolCall } from "./Conventions.js"
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Values visited in one result at most: a pathological result cannot stall a run. */
+const maxVisits = 100_000
+
+/**
+ * The identifiers in a value: the text (or number) under any of `fields`, at any depth, looking inside
+ * text that is itself JSON (a tool result serialised into a message, as LangChain records it).
+ */
+export const identifiersIn = (value: unknown, fields: ReadonlyArray<string>, into: Set<string> = new Set()): Set<string> => {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
+  let visits = 0
+  while (stack.length > 0 && visits++ < maxVisits) {
+    const { depth, value: current } = stack.pop()!
+    if (depth > 64) continue
+    if (typeof current === "string") {
+      const trimmed = current.trim()
+      if (/^[[{]/.test(trimmed)) {
+        try {
+          stack.push({ value: JSON.parse(trimmed), depth: depth + 1 })
+        } catch {
+          // Text that only looks like JSON names nothing.
+        }
+      }
+    } else if (Array.isArray(current)) {
+      for (const item of current) stack.push({ value: item, depth: depth + 1 })
+    } else if (isRecord(current)) {
+      for (const [key, item] of Object.entries(current)) {
+        if (fields.includes(key)) {
+          if (typeof item === "string" && item.trim() !== "") into.add(item)
+          else if (typeof item === "number" && Number.isFinite(item)) into.add(String(item))
+        }
+        stack.push({ value: item, depth: depth + 1 })
+      }
+    }
+  }
+  return into
+}
+
+/** Every identifier the turn surfaced: in successful tool results, and in retrieved documents (id, metadata). */
+export const surfacedItems = (turn: ReadTurn, fields: ReadonlyArray<string>): Set<string> => {
+  const items = new Set<string>()
+  for (const call of turn.toolCalls) {
+    if (call.error === null && call.output !== undefined) identifiersIn(call.output, fields, items)
+  }
+  for (const document of turn.retrieved) {
+    if (document.id !== undefined && document.id.trim() !== "") items.add(document.id)
+    if (document.metadata !== undefined) identifiersIn(document.metadata, fields, items)
+  }
+  return items
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
+
+/**
+ * The citations in an answer, in the order they appear, each once: the matches of the pattern (its
+ * first group when it has one that matched), then path-like tokens starting with a prefix — a prefix
+ * not preceded by a letter, digit, `_`, `.`, `/` or `-`, followed by path characters, a final `.` dropped.
+ */
+export const citationsIn = (answer: string, rules: Pick<ResolvedOtelRules, "citationPattern" | "citationPrefixes">): ReadonlyArray<string> => {
+  const found: Array<{ at: number; path: string }> = []
+  const pattern = new RegExp(rules.citationPattern.source, rules.citationPattern.flags.includes("g") ? rules.citationPattern.flags : `${rules.citationPattern.flags}g`)
+  for (const m of answer.matchAll(pattern)) {
+    if (m[0] === "") continue
+    const path = (m.length > 1 ? m.slice(1).find((g) => g !== undefined) : undefined) ?? m[0]
+    if (path.trim() !== "" && !path.startsWith("#")) found.push({ at: m.index, path: path.trim() })
+  }
+  for (const prefix of rules.citationPrefixes) {
+    const token = new RegExp(`(?<![\\w./-])${escapeRegExp(prefix)}[\\w.~%+\\-/#]*`, "g")
+    for (const m of answer.matchAll(token)) {
+      const path = m[0].replace(/\.+$/, "")
+      if (path.length > prefix.length) found.push({ at: m.index, path })
+    }
+  }
+  found.sort((a, b) => a.at - b.at)
+  return [...new Set(found.map((f) => f.path))]
+}
+
+/** The proposal a proposal tool's result makes: its `id`, `summary`/`title`, `status` and `actions`. */
+export const proposalOf = (call: ToolCall): Proposal => {
+  const output = call.output
+  if (typeof output === "string") return { id: call.callId, summary: output }
+  if (!isRecord(output)) return { id: call.callId }
+  const id = output["id"] ?? output["proposalId"]
+  const summary = output["summary"] ?? output["title"]
+  return {
+    id: typeof id === "string" && id !== "" ? id : typeof id === "number" ? String(id) : call.callId,
+    ...(typeof summary === "string" ? { summary } : {}),
+    ...(typeof output["status"] === "string" ? { status: output["status"] } : {}),
+    ...(Array.isArray(output["actions"]) ? { actions: output["actions"] } : {})
+  }
+}
+
+/**
+ * The proposal tool execution the turn ended on: a successful one among the tool executions that
+ * started last (executions that start at the same instant are all last).
+ */
+const endedOnProposal = (calls: ReadonlyArray<ToolCall>, proposalTools: ReadonlyArray<string>): ToolCall | undefined => {
+  if (calls.length === 0 || proposalTools.length === 0) return undefined
+  const latest = calls.reduce((max, c) => c.start > max ? c.start : max, calls[0]!.start)
+  return calls.filter((c) => c.start === latest && c.error === null && proposalTools.includes(c.tool)).at(-1)
+}
+
+/** The turn id of a read turn: its trace id and root span id. */
+export const turnIdOf = (turn: Pick<ReadTurn, "traceId" | "spanId">): string => `${turn.traceId}:${turn.spanId}`
+
+/**
+ * The graders' turn for a read turn of `surface`, by the surface's rules. An answer the span tree does
+ * not record is empty for a turn that failed or stopped at a proposal; otherwise it is a problem, told
+ * as the attribute that is missing (an answer-excludes check must never pass on an unrecorded answer).
+ */
+export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedOtelRules): Either.Either<Turn, string> => {
+  const proposalCall = read.failed ? undefined : endedOnProposal(read.toolCalls, rules.proposalTools)
+  const outcome = read.failed ? "error" : proposalCall !== undefined ? "awaiting-approval" : "answered"
+  if (read.answer === undefined && outcome === "answered") {
+    return Either.left(`${read.answerAttribute}: missing: it records the answer (are outputs recorded?)`)
+  }
+  const answer = read.answer ?? ""
+  const surfaced = surfacedItems(read, rules.identifierFields)
+  const citations: Array<Citation> = citationsIn(answer, rules).map((path) => ({
+    path,
+    match: surfaced.has(path) ? "path" : "unsurfaced"
+  }))
+  const toolExecutions: Array<ToolExecution> = read.toolCalls.map((call) => ({
+    tool: call.tool,
+    ...(call.input === undefined ? {} : { input: call.input }),
+    ...(call.output === undefined ? {} : { output: call.output }),
+    error: call.error,
+    ...(call.durationMs === undefined ? {} : { durationMs: call.durationMs })
+  }))
+  return Either.right({
+    answer,
+    trace: {
+      turnId: turnIdOf(read),
+      surface,
+      outcome,
+      citations,
+      toolExecutions,
+      proposal: proposalCall === undefined ? null : proposalOf(proposalCall)
+    }
+  })
+}

@@ -1,0 +1,111 @@
+/**
+ * `eval run --otel` and `eval import --otel`, as a user runs them: the built CLI as a subprocess, on
+ * OTLP JSON files the real libraries wrote in this test.
+ */
+import { beforeAll, describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { RunResult } from "../../src/Schema/Result.js"
+import { RecordedTurn } from "../../src/Schema/Trace.js"
+import { evalCli, stackFrame } from "../support/cli.js"
+import { otelCases, otelCatalog, proposalTurn, refundTurn, traceTurn } from "../support/otelTraces.js"
+
+let dir = ""
+let traceIdOfStray = ""
+
+const inDir = (args: ReadonlyArray<string>) => evalCli(args, { cwd: dir })
+const results = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(dir, file), "utf8")))
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "eval-otel-"))
+  mkdirSync(join(dir, "cases"))
+  writeFileSync(join(dir, "cases/surfaces.json"), JSON.stringify(otelCatalog, null, 2))
+  writeFileSync(join(dir, "cases/golden-cases.json"), JSON.stringify(otelCases, null, 2))
+  // The refund turn from the AI SDK 7 (GenAI conventions) with its case id; the proposal from LangChain
+  // (OpenInference), linked by question; a turn no case asks, from the AI SDK 6.
+  const refund = await traceTurn("ai-sdk-7 (GenAI)", refundTurn("otel.refund-window"))
+  const proposal = await traceTurn("langchain (OpenInference)", proposalTurn())
+  const stray = await traceTurn("ai-sdk-6", { ...refundTurn(), question: "Is there a refund fee?" })
+  traceIdOfStray = JSON.parse(stray).resourceSpans[0].scopeSpans[0].spans[0].traceId
+  writeFileSync(join(dir, "traces.jsonl"), `${[refund, proposal, stray].join("\n")}\n`)
+  mkdirSync(join(dir, "exports"))
+  writeFileSync(join(dir, "exports/1-refund.json"), refund)
+  writeFileSync(join(dir, "exports/2-proposal.json"), proposal)
+  writeFileSync(join(dir, "exports/notes.txt"), "not a trace")
+}, 60_000)
+
+describe("eval run --otel", () => {
+  it("grades the traced turns, fails a case without one with the reason, and lists the turn no case asks", () => {
+    const run = inDir(["run", "--otel", "traces.jsonl", "--json", "results.json"])
+    expect(run.stderr).not.toMatch(stackFrame)
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/✗ +docs +otel\.refund-window\n +calls-tool +catalog errored: catalog unavailable\n +cites-only-surfaced +unsurfaced: docs\/billing\/refunds-2023\.md\n/)
+    expect(run.stdout).toMatch(/✓ +ops-agent +otel\.scale-search-api\n/)
+    expect(run.stdout).toMatch(/✗ +docs +otel\.no-trace\n +turn error +no turn for case otel\.no-trace in the traces/)
+    expect(run.stdout).toContain("1/3 passed")
+    expect(run.stderr).toContain(`1 turn in the traces linked to no case:\n  ${traceIdOfStray}:`)
+    expect(run.stderr).toContain("no case of surface docs asks \"Is there a refund fee?\"")
+    const result = results("results.json")
+    expect(result.cases.find((c) => c.id === "otel.refund-window")?.turnId).toMatch(/^[0-9a-f]{32}:[0-9a-f]{16}$/)
+  })
+
+  it("reads a folder's .json files, and refuses a second source of turns", () => {
+    const run = inDir(["run", "--otel", "exports", "--json", "folder.json"])
+    expect(run.code).toBe(0)
+    expect(results("folder.json").passedCount).toBe(1)
+    const both = inDir(["run", "--otel", "traces.jsonl", "--fixtures", "cases"])
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain("error: --otel cannot be used with --fixtures or --base-url: pick one source of turns")
+  })
+
+  it("exits 2 on a span tree it cannot read, naming the file, the trace and the attribute", () => {
+    const refund = JSON.parse(readFileSync(join(dir, "exports/1-refund.json"), "utf8"))
+    const spans: Array<{ traceId: string; spanId: string; name: string; attributes: Array<{ key: string; value: unknown }> }> =
+      refund.resourceSpans[0].scopeSpans[0].spans
+    const root = spans.find((s) => s.name.startsWith("invoke_agent"))!
+    root.attributes = root.attributes.map((a) => a.key === "gen_ai.input.messages" ? { key: a.key, value: { stringValue: "[{\"role\": " } } : a)
+    writeFileSync(join(dir, "broken.json"), JSON.stringify(refund))
+    const run = inDir(["run", "--otel", "broken.json"])
+    expect(run.code).toBe(2)
+    expect(run.stderr).not.toMatch(stackFrame)
+    expect(run.stderr).toContain(`broken.json: trace ${root.traceId}: span ${root.spanId} "invoke_agent docs": gen_ai.input.messages: not valid JSON`)
+    const notOtlp = inDir(["run", "--otel", "cases/golden-cases.json"])
+    expect(notOtlp.code).toBe(2)
+    expect(notOtlp.stderr).toContain("cases/golden-cases.json: $.resourceSpans: missing")
+  })
+})
+
+describe("eval import --otel", () => {
+  it("writes a recorded turn per linked case that grades as the traces do, and lists what it could not link", () => {
+    const run = inDir(["import", "--otel", "traces.jsonl", "--out", "imported"])
+    expect(run.stderr).not.toMatch(stackFrame)
+    expect(run.code).toBe(0)
+    expect(readdirSync(join(dir, "imported")).sort()).toEqual(["otel.refund-window.json", "otel.scale-search-api.json"])
+    expect(run.stdout).toMatch(/^wrote 2 recorded turns to imported:\n +otel\.refund-window +[0-9a-f]{32}:[0-9a-f]{16}\n/)
+    expect(run.stdout).toContain(`1 turn linked to no case:\n  ${traceIdOfStray}:`)
+    expect(run.stdout).toContain("1 case of 3 got no turn from the traces")
+    const recorded = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, "imported/otel.scale-search-api.json"), "utf8")))
+    expect(recorded.trace).toMatchObject({ surface: "ops-agent", outcome: "awaiting-approval", proposal: { id: "chg_42" } })
+    // Replayed as recorded turns, every verdict is the one graded from the traces.
+    expect(inDir(["run", "--otel", "traces.jsonl", "--json", "from-traces.json"]).code).toBe(0)
+    expect(inDir(["run", "--fixtures", "imported", "--json", "from-fixtures.json"]).code).toBe(0)
+    const verdicts = (file: string) => results(file).cases.map((c) => [c.id, c.passed, c.expectations])
+    expect(verdicts("from-fixtures.json")).toEqual(verdicts("from-traces.json"))
+  })
+})
+
+describe("the README's OpenTelemetry commands", () => {
+  const readme = readFileSync("README.md", "utf8")
+  const argsOf = (pattern: RegExp) => pattern.exec(readme)![1]!.split(/\s+/)
+
+  it("grade and import the traces an application exported", () => {
+    const run = inDir(argsOf(/^npx turn-eval (run --otel traces\.jsonl)$/m))
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain("1/3 passed")
+    const imported = inDir(argsOf(/^npx turn-eval (import --otel traces\.jsonl --out \S+)/m))
+    expect(imported.code).toBe(0)
+    expect(imported.stdout).toMatch(/^wrote 2 recorded turns to /)
+  })
+})
