@@ -20,6 +20,8 @@ export interface StandInArgs {
   readonly maxConversations: number
   readonly fault: ReadonlyArray<string>
   readonly flaky: number
+  /** Start with a rated-down turn per known flaw, to try `eval candidates` and `eval propose` on. */
+  readonly seedRatings?: boolean
 }
 
 const loopback = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/
@@ -49,13 +51,17 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, 
         latency: { ask: args.latency },
         maxConversations: args.maxConversations,
         faults,
-        flaky: args.flaky
+        flaky: args.flaky,
+        seedRatings: args.seedRatings === true
       }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot listen on ${args.host}:${args.port}: ${error.message}` })))
       yield* Console.log(
         [
           `stand-in assistant listening on ${standIn.url} (surfaces: ${Object.keys(set.catalog.surfaces).join(", ")})`,
           `sign in:   export EVAL_COOKIE='${Redacted.value(standIn.cookie())}'`,
           `then run:  npm run eval -- run --base-url ${standIn.url}`,
+          ...(args.seedRatings === true
+            ? [`${standIn.ratings().length} turns are rated thumbs-down: npm run eval -- candidates --base-url ${standIn.url}`]
+            : []),
           "Ctrl-C stops it."
         ].join("\n")
       )
