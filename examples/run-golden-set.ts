@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { caseSetFingerprint, loadGoldenSet, Runner, summarize, SurfaceClient } from "../src/index.js"
+import { caseSetFingerprint, loadGoldenSet, Runner, summarize, SurfaceClient } from "turn-eval"
 
 export const program = Effect.gen(function*() {
   const set = yield* loadGoldenSet("cases/golden-cases.json", "cases/surfaces.json")

@@ -196,11 +196,17 @@ const flakyOption = Options.float("flaky").pipe(
     "The fraction of questions answered differently from one ask to the next (every second ask also cites a page from memory), to try --repeat on."
   )
 )
+const seedRatingsOption = Options.boolean("seed-ratings").pipe(
+  Options.withDescription(
+    "Start with a rated-down turn per known flaw of the stand-in, to try eval candidates and eval propose on."
+  )
+)
+
 const faultOption = Options.text("fault").pipe(
   Options.withPseudoName("ROUTE:FAULT[@RATE]"),
   Options.repeated,
   Options.withDescription(
-    "Inject a fault (repeatable): ROUTE ask, conversation, trace or delete; FAULT an HTTP status (503, 503/2 with Retry-After), hang, reset, not-json, wrong-shape, huge or redirect=ORIGIN; RATE the fraction of questions hit."
+    "Inject a fault (repeatable): ROUTE ask, conversation, trace, delete or ratings; FAULT an HTTP status (503, 503/2 with Retry-After), hang, reset, not-json, wrong-shape, huge or redirect=ORIGIN; RATE the fraction of questions hit."
   )
 )
 
@@ -317,7 +323,8 @@ const standInCommand = Command.make("standin", {
   latency: latencyOption,
   maxConversations: maxConversationsOption,
   fault: faultOption,
-  flaky: flakyOption
+  flaky: flakyOption,
+  seedRatings: seedRatingsOption
 }, standInHandler).pipe(
   Command.withDescription(
     "Serve the stand-in assistant (the catalog's surfaces, over the surface protocol) on loopback until stopped. Example: eval standin --port 8787 --fault trace:503@0.2"

@@ -35,7 +35,7 @@ export {
 } from "./Runner/GoldenSet.js"
 
 // ── Runner: the run, and the SurfaceClient service with its layers (Fixture, Live, recording, fromTable)
-export { erroredCase, type RunOptions, Runner } from "./Runner/Runner.js"
+export { combineAttempts, erroredCase, type RunOptions, Runner } from "./Runner/Runner.js"
 export {
   fixturePath,
   makeFixture,
@@ -49,3 +49,14 @@ export { HttpLive } from "./Runner/Http.js"
 
 // ── Reporters: render a run ────────────────────────────────────────────────────────────────────────
 export { type PrettyOptions, renderPretty } from "./Scorecard/Render/Pretty.js"
+export { type JUnitOptions, renderJUnit } from "./Scorecard/Render/JUnit.js"
+export { caseLines, type GitHubOptions, renderGitHubAnnotations } from "./Scorecard/Render/GitHub.js"
+export { escapeMarkdown, type MarkdownOptions, renderMarkdown } from "./Scorecard/Render/Markdown.js"
+export { renderDiffMarkdown } from "./Scorecard/Render/DiffMarkdown.js"
+export { renderDiffPretty } from "./Scorecard/Render/DiffText.js"
+export { type ChangedCase, diffRuns, type OnlyIn, type RunDiff } from "./Scorecard/Diff.js"
+
+// ── OpenTelemetry: grade turns read from OTLP JSON traces ─────────────────────────────────────────
+export { describeUnlinked, loadOtelLinks, OtelClient, readOtelTurns } from "./Otel/Source.js"
+export { type Links, linkTurns, type Unlinked } from "./Otel/Link.js"
+export { type OtelRules, resolveOtelRules, type ResolvedOtelRules } from "./Schema/Otel.js"

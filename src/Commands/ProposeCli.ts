@@ -49,12 +49,6 @@ const appendOption = Options.boolean("append").pipe(
 )
 
 /** `eval standin --seed-ratings`: for the stand-in command's options. */
-export const seedRatingsOption = Options.boolean("seed-ratings").pipe(
-  Options.withDescription(
-    "Start with a rated-down turn per known flaw of the stand-in, to try eval candidates and eval propose on."
-  )
-)
-
 const candidatesHandler = (args: CandidatesArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Propose.js")), (m) => m.candidatesHandler(args))
 const proposeHandler = (args: ProposeArgs) =>

@@ -2,14 +2,14 @@
  * The CI workflow through the real CLI: reporters whose outputs are parsed back, repeats and the K a
  * floor holds, shards merged into the whole, and run diffs.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { Redacted, Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Baseline } from "../../src/Schema/Baseline.js"
-import { CasesFile } from "../../src/Schema/Case.js"
+import { Case, CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
-import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame } from "../support/cli.js"
+import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame, startCli } from "../support/cli.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 import { withStandIn } from "../support/live.js"
 
@@ -312,4 +312,50 @@ describe("the README's workflow", () => {
     expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
     expect(readFileSync(join(dir, "reports/eval.md"), "utf8")).toContain("**18/22 passed**")
   })
+})
+
+describe("the README's propose workflow", () => {
+  const readme = readFileSync("README.md", "utf8")
+  const block = (after: string) => new RegExp(`${after}[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)![1]!
+    .trim().split("\n").map((line) => line.replace(/\s+#.*$/, ""))
+  const local = (line: string) => line.replace(/^(npm run eval --|npx turn-eval) /, "").split(/\s+/)
+
+  it("drafts a case from a rated turn of the seeded stand-in, appends it, and the new case fails offline", async () => {
+    const [serve, candidates, propose, run] = block("starts with a rated-down\\s+turn for each:")
+    const standIn = startCli(local(serve!).map((arg) => arg === "8787" ? "0" : arg), { env: { CI: "" } })
+    try {
+      await vi.waitFor(() => expect(standIn.stdout()).toContain("Ctrl-C stops it."), { timeout: 10_000 })
+      const url = /listening on (http:\/\/[\d.:]+)/.exec(standIn.stdout())![1]!
+      const cookie = /export EVAL_COOKIE='([^']+)'/.exec(standIn.stdout())![1]!
+      const at = (line: string) => local(line).map((arg) => arg.replace("http://127.0.0.1:8787", url))
+      const dir = scratchProject()
+      const env = { EVAL_COOKIE: cookie, CI: "" }
+
+      const listed = await evalCliAsync(at(candidates!), { cwd: dir, env })
+      expect(listed.code).toBe(0)
+      const turns = [...listed.stdout.matchAll(/^ {2}(turn_\w+) /gm)].map((m) => m[1]!)
+      expect(turns).toHaveLength(2)
+
+      // The generic commands, pointed at the stand-in: a draft is printed and nothing is written.
+      const [list, draft] = block("lists it, and the suite turns it into\\s+a case:")
+      const generic = (line: string) =>
+        local(line).map((arg) => arg.replace("http://127.0.0.1:5173", url).replace("TURN-ID", turns[0]!))
+      expect((await evalCliAsync(generic(list!), { cwd: dir, env })).stdout).toContain(turns[0]!)
+      const printed = await evalCliAsync(generic(draft!), { cwd: dir, env })
+      expect(printed.code).toBe(0)
+      expect(Schema.decodeUnknownSync(Case)(JSON.parse(printed.stdout)).question)
+        .toBe("What was the old refund policy for Harbor invoices?")
+      expect(readFileSync(join(dir, "cases/golden-cases.json"), "utf8")).toBe(readFileSync("cases/golden-cases.json", "utf8"))
+
+      const appended = await evalCliAsync(at(propose!).map((arg) => arg === "TURN-ID" ? turns[0]! : arg), { cwd: dir, env })
+      expect(appended.code, appended.stderr).toBe(0)
+      const graded = await evalCliAsync(at(run!), { cwd: dir, env })
+      expect(graded.code).toBe(0)
+      expect(graded.stdout).toMatch(/^✗ docs {2}docs\.\S+\n {4}cites-only-surfaced {2}unsurfaced: \/docs\/billing\/refunds-2023$/m)
+      expect(graded.stdout).toContain("0/1 passed")
+    } finally {
+      standIn.signal("SIGTERM")
+      await standIn.done
+    }
+  }, 60_000)
 })
