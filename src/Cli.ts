@@ -65,7 +65,7 @@ const otelOption = Options.text("otel").pipe(
   Options.withPseudoName("FILE"),
   Options.repeated,
   Options.withDescription(
-    "Grade the turns in OpenTelemetry traces: OTLP JSON files, or folders of .json/.jsonl files (repeatable). See docs/otel.md."
+    "Grade the turns in OpenTelemetry traces: an OTLP JSON file, or a folder of .json/.jsonl files; repeat --otel for each further file or folder (--otel a.json --otel b.json). See docs/otel.md."
   )
 )
 const outOption = Options.text("out").pipe(

@@ -48,8 +48,15 @@ export const importHandler = (args: ImportArgs) =>
         continue
       }
       const recorded: RecordedTurn = { caseId: testCase.id, question: testCase.question, ...linked.turn.right }
-      yield* writeAtomically(fixturePath(path, args.out, testCase.id), `${JSON.stringify(recorded, null, 2)}\n`)
-      written.push(`  ${testCase.id.padEnd(Math.max(...set.cases.map((c) => c.id.length)))}  ${turnIdOf(linked.read)}`)
+      const file = fixturePath(path, args.out, testCase.id)
+      // A recording is replaced, as a re-import should, but never without saying so.
+      const replaced = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))
+      yield* writeAtomically(file, `${JSON.stringify(recorded, null, 2)}\n`)
+      written.push(
+        `  ${testCase.id.padEnd(Math.max(...set.cases.map((c) => c.id.length)))}  ${turnIdOf(linked.read)}${
+          replaced ? "  (replaced the recording there)" : ""
+        }`
+      )
     }
     const lines = [`wrote ${plural(written.length, "recorded turn")} to ${args.out}:`, ...written]
     const without = set.cases.length - written.length - refused.length

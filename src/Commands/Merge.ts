@@ -8,10 +8,10 @@ import { Console, Effect, Option } from "effect"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
 import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
-import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
+import { caseSetFingerprint, shortFingerprint } from "../Scorecard/CaseSet.js"
 import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
 import { applyRatchet } from "./Ratchet.js"
-import { parseReporters, stdoutIsDocument, writeReports } from "./Report.js"
+import { parseReporters, refuseOverwritingInputs, stdoutIsDocument, writeReports } from "./Report.js"
 import { floorToHold, readResults } from "./Run.js"
 
 /** The arguments of `eval merge`. */
@@ -26,7 +26,6 @@ export interface MergeArgs {
   readonly json: Option.Option<string>
 }
 
-const short = (fingerprint: string): string => fingerprint.replace(/^sha256:/, "").slice(0, 12)
 
 /**
  * Checks that `shards` (file and results) are the n parts of one run over `whole`, each once, and
@@ -57,8 +56,8 @@ export const mergeShards = (
       }
       if (part.shard.of !== first.shard.of) {
         return yield* new UsageError({
-          message: `${part.file} and ${first.file} are shards of different golden sets (${short(part.shard.of)} and ${
-            short(first.shard.of)
+          message: `${part.file} and ${first.file} are shards of different golden sets (${shortFingerprint(part.shard.of)} and ${
+            shortFingerprint(first.shard.of)
           }): merge the shards of one run`
         })
       }
@@ -72,8 +71,8 @@ export const mergeShards = (
     }
     if (first.shard.of !== whole.fingerprint) {
       return yield* new UsageError({
-        message: `the shards ran over another golden set (${short(first.shard.of)}) than the one here (${
-          short(whole.fingerprint)
+        message: `the shards ran over another golden set (${shortFingerprint(first.shard.of)}) than the one here (${
+          shortFingerprint(whole.fingerprint)
         }): merge them with the cases file they ran with (--cases)`
       })
     }
@@ -131,6 +130,12 @@ export const mergeHandler = (args: MergeArgs): Effect.Effect<void, unknown, File
     const say = (text: string) => stdoutIsDocument(reporters) ? Console.error(text) : Console.log(text)
     if (args.files.length === 0) return yield* new UsageError({ message: "name the shard results to merge" })
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
+    yield* refuseOverwritingInputs(reporters, [
+      [set.casesFile, "the golden set"],
+      [set.surfacesFile, "the catalog"],
+      [args.baseline, "the baseline"],
+      ...args.files.map((file) => [file, "a shard's results"] as const)
+    ])
     const shards = yield* Effect.forEach(args.files, (file) => Effect.map(readResults(file), (result) => ({ file, result })))
     const fingerprint = caseSetFingerprint(set.cases)
     const whole = yield* mergeShards(shards, { ids: set.cases.map((c) => c.id), fingerprint })

@@ -48,7 +48,7 @@ const appendOption = Options.boolean("append").pipe(
   )
 )
 
-/** `eval standin --seed-ratings`: for the stand-in command's options. */
+// Handlers, loaded when their command runs, like the others in src/Cli.ts.
 const candidatesHandler = (args: CandidatesArgs) =>
   Effect.flatMap(Effect.promise(() => import("./Propose.js")), (m) => m.candidatesHandler(args))
 const proposeHandler = (args: ProposeArgs) =>

@@ -6,7 +6,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Config, Console, Effect, Option } from "effect"
-import { dirname } from "node:path"
+import { dirname, resolve } from "node:path"
 import { readTextIfPresent, writeAtomically } from "../Files.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
@@ -35,8 +35,8 @@ const isName = (name: string): name is ReporterName => (reporterNames as Readonl
 /**
  * Reads `--reporter` specs (and `--json FILE`, which is `--reporter json=FILE`). The scorecard goes to
  * standard output unless another reporter writes there. Standard output takes one document at most: two reporters writing
- * there would interleave into something neither a person nor a parser can read (`github` writes only
- * workflow commands there, which CI logs take out, so it goes with any of them).
+ * there would interleave into something neither a person nor a parser can read. `github` writes
+ * workflow commands there, which CI logs take out of the scorecard but which would break a document.
  */
 export const parseReporters = (
   specs: ReadonlyArray<string>,
@@ -73,6 +73,13 @@ export const parseReporters = (
     // The scorecard goes to the terminal unless another report takes standard output.
     if (reporters.every((r) => r.name === "github" || r.file !== undefined)) reporters.unshift({ name: "pretty" })
     const onStdout = reporters.filter((r) => r.file === undefined && r.name !== "github").map((r) => r.name)
+    if (reporters.some((r) => r.name === "github") && onStdout.some((name) => name !== "pretty")) {
+      return yield* new UsageError({
+        message: `--reporter github annotates through standard output, which would break the ${
+          onStdout.find((name) => name !== "pretty")
+        } report there: send that one to a file`
+      })
+    }
     if (onStdout.length > 1) {
       return yield* new UsageError({
         message: `${
@@ -82,6 +89,28 @@ export const parseReporters = (
     }
     return reporters
   })
+
+/**
+ * Refuses reporters that would write over a file the command reads (`inputs`, each with what it is):
+ * a results file written over the golden set or the baseline would lose it.
+ */
+export const refuseOverwritingInputs = (
+  reporters: ReadonlyArray<Reporter>,
+  inputs: ReadonlyArray<readonly [file: string, what: string]>
+): Effect.Effect<void, UsageError> => {
+  for (const reporter of reporters) {
+    if (reporter.file === undefined) continue
+    const input = inputs.find(([file]) => resolve(file) === resolve(reporter.file!))
+    if (input !== undefined) {
+      return Effect.fail(
+        new UsageError({
+          message: `the ${reporter.name} report would overwrite ${input[0]}, ${input[1]}: write it to another file`
+        })
+      )
+    }
+  }
+  return Effect.void
+}
 
 /** Whether standard output carries a document a program reads (so notes for people go to stderr). */
 export const stdoutIsDocument = (reporters: ReadonlyArray<Reporter>): boolean =>

@@ -20,7 +20,7 @@ import { diffRuns } from "../Scorecard/Diff.js"
 import { renderProgress } from "../Scorecard/Render/Progress.js"
 import { noFloorYet, repeatOf, resultInconsistencies, summarize } from "../Scorecard/Scorecard.js"
 import { applyRatchet } from "./Ratchet.js"
-import { parseReporters, stdoutIsDocument, writeReports } from "./Report.js"
+import { parseReporters, refuseOverwritingInputs, stdoutIsDocument, writeReports } from "./Report.js"
 
 /** The arguments of `eval run`. */
 export interface RunArgs {
@@ -52,6 +52,9 @@ export type Source =
   | { readonly _tag: "Fixtures"; readonly dir: string }
   | { readonly _tag: "Live"; readonly baseUrl: URL; readonly cookie: Redacted.Redacted<string> }
   | { readonly _tag: "Otel"; readonly files: ReadonlyArray<string> }
+
+/** The most attempts per case: enough to measure any flakiness worth gating on, without flooding the app. */
+const maxRepeat = 100
 
 /** The longest a delete may take, whatever `--timeout` says: cleanup must not hold a stopping run for long. */
 const maxDeleteSeconds = 30
@@ -249,10 +252,11 @@ const progressLine = (total: number) =>
 /**
  * The floor a run of `repeat` attempts per case is held to: the committed one, unless the run covers a
  * part of the golden set (`partial` says which) or the floor was set at another K. `--check` without a
- * floor that applies is a usage error, told before anything runs.
+ * floor that applies, or `--ratchet` of a floor set at another K, is a usage error, told before
+ * anything runs.
  */
 export const floorToHold = (
-  args: { readonly baseline: string; readonly check: boolean },
+  args: { readonly baseline: string; readonly check: boolean; readonly ratchet: boolean },
   repeat: number,
   partial: string | undefined
 ): Effect.Effect<{ readonly floor: number | null; readonly noFloor: string }, BadInput | UsageError, FileSystem.FileSystem> =>
@@ -267,8 +271,10 @@ export const floorToHold = (
     const times = (n: number) => `--repeat ${n}`
     const noFloor = partial ??
       `the floor in ${args.baseline} was set with ${times(k)}; it is not applied to a run with ${times(repeat)} (compare like with like)`
-    if (args.check && partial === undefined) {
-      return yield* new UsageError({ message: `--check: ${noFloor}` })
+    if ((args.check || args.ratchet) && partial === undefined) {
+      return yield* new UsageError({
+        message: `${args.check ? "--check" : "--ratchet"}: ${noFloor}${args.ratchet && !args.check ? ", nor moved by it" : ""}`
+      })
     }
     return { floor: null, noFloor }
   })
@@ -290,10 +296,22 @@ export const gradeRun = (
         } cannot ${args.check ? "be checked against it" : "move it"}${shard === undefined ? "" : " (merge the shards: eval merge … --check)"}`
       })
     }
+    yield* refuseOverwritingInputs(reporters, [
+      [set.casesFile, "the golden set"],
+      [set.surfacesFile, "the catalog"],
+      [args.baseline, "the baseline"],
+      ...Option.match(args.compare, { onNone: () => [], onSome: (file) => [[file, "the results compared with"] as const] })
+    ])
     const older = yield* Option.match(args.compare, {
       onNone: () => Effect.succeed(Option.none<RunResult>()),
       onSome: (file) => Effect.map(readResults(file), Option.some)
     })
+    // A comparison that will be refused is refused before any turn is obtained.
+    if (Option.isSome(older) && !args.allowDifferentSets) {
+      yield* diffRuns(older.value, summarize([], caseSetFingerprint(cases), null), {
+        names: [Option.getOrThrow(args.compare), "this run"]
+      })
+    }
     const held = yield* floorToHold(args, args.repeat, partial)
     const runner = yield* Runner
     const progress = yield* progressLine(cases.length)
@@ -346,7 +364,9 @@ export const runHandler = (args: RunArgs) =>
       return yield* new UsageError({ message: "--concurrency must be at least 1" })
     }
     if (!(args.timeout > 0)) return yield* new UsageError({ message: "--timeout must be more than 0 seconds" })
-    if (args.repeat < 1) return yield* new UsageError({ message: "--repeat must be at least 1" })
+    if (args.repeat < 1 || args.repeat > maxRepeat) {
+      return yield* new UsageError({ message: `--repeat must be from 1 to ${maxRepeat}` })
+    }
     if (args.repeat > 1 && Option.isSome(args.record)) {
       return yield* new UsageError({
         message: "--record keeps one turn per case, and --repeat obtains several: record with a run of its own"

@@ -5,6 +5,7 @@
  * `arrayValue` and `kvlistValue`. An empty value is `null`.
  */
 import { Either } from "effect"
+import { isRecord } from "../Schema/Decode.js"
 
 /** A decoded attribute value. */
 export type AttributeValue =
@@ -21,8 +22,6 @@ export interface ValueProblem {
   readonly message: string
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const kinds = "stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue or bytesValue"
 

@@ -13,7 +13,7 @@
  * docs/otel.md names every attribute read here.
  */
 import type { Problem } from "../Schema/Errors.js"
-import { inert } from "../Schema/Decode.js"
+import { inert, isRecord } from "../Schema/Decode.js"
 import { type AttributeValue, attributeText } from "./Attributes.js"
 import type { Span, Trace } from "./Otlp.js"
 
@@ -60,8 +60,6 @@ export interface ReadTurn {
   readonly retrieved: ReadonlyArray<RetrievedDocument>
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const text = (span: Span, key: string): string | undefined => attributeText(span.attributes.get(key))
 

@@ -5,12 +5,11 @@
  * and `unsurfaced` otherwise; the outcome is `error`, `awaiting-approval` or `answered`. Pure.
  */
 import { Either } from "effect"
+import { isRecord } from "../Schema/Decode.js"
 import type { ResolvedOtelRules } from "../Schema/Otel.js"
 import type { Citation, Proposal, ToolExecution, Turn } from "../Schema/Trace.js"
 import type { ReadTurn, ToolCall } from "./Conventions.js"
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Values visited in one result at most: a pathological result cannot stall a run. */
 const maxVisits = 100_000

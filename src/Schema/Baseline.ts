@@ -12,7 +12,7 @@ export const Baseline = Schema.Struct({
       message: (issue) => `expected a floor between 0 and 1, got ${String(issue.actual)}`
     })
   ),
-  repeat: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(2)), { exact: true }),
+  repeat: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
   _comment: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
 })
 /** The committed floor and the log of its raises. */

@@ -3,6 +3,7 @@
  * Version 1 of the cases-file contract (docs/contract.md).
  */
 import { Schema } from "effect"
+import { isRecord } from "./Decode.js"
 
 /** A string with at least one non-blank character. */
 export const NonBlankString = Schema.String.pipe(
@@ -118,8 +119,6 @@ export type CasesFile = typeof CasesFile.Type
 // (they then decode it, with their precise problems), never accept what they reject; a property test
 // holds it to that and to decoding to the same value.
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 const isNonBlank = (value: unknown): value is string => typeof value === "string" && value.trim().length > 0
 const onlyKeys = (record: Record<string, unknown>, allowed: ReadonlyArray<string>): boolean =>
   Object.keys(record).every((key) => allowed.includes(key))

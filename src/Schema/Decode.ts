@@ -6,6 +6,10 @@ import { Either, ParseResult, Schema } from "effect"
 import { BadInput, type Problem } from "./Errors.js"
 import { describeJsonError } from "./JsonSyntax.js"
 
+/** Whether a decoded JSON value is an object (not null, not an array). */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
 const maxMessage = 300
 
 /** `$`, `$.cases[3].expect[0]`, `$.surfaces["my surface"]`. */

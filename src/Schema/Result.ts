@@ -69,7 +69,7 @@ export const RunResult = Schema.Struct({
   total: Count,
   passedCount: Count,
   caseSet: Fingerprint,
-  repeat: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(2)), { exact: true }),
+  repeat: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
   shard: Schema.optionalWith(ShardInfo, { exact: true }),
   cases: Schema.Array(CaseResult)
 })

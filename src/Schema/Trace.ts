@@ -3,6 +3,7 @@
  * the outcome and any pending proposal. Graders read only this and the answer text.
  */
 import { Schema } from "effect"
+import { isRecord } from "./Decode.js"
 
 /** A citation in the answer; `path` and `quote` matches are surfaced, `unsurfaced` was recalled. */
 export const Citation = Schema.Struct({
@@ -74,8 +75,6 @@ export const surfaced = (citation: Citation): boolean => citation.match !== "uns
 // above, written out, so that a valid recording costs no schema walk. It may reject what the schemas
 // accept (that value is then decoded by them), never the reverse; a property test holds it to that.
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const optionalString = (record: Record<string, unknown>, key: string): boolean =>
   !(key in record) || typeof record[key] === "string"

@@ -28,7 +28,7 @@ export const readBaseline = (
 
 /** The baseline as it is committed: `_comment` first, then the floor and its K, two-space JSON. */
 export const encodeBaseline = (baseline: Baseline): string =>
-  `${JSON.stringify({ ...(baseline._comment ? { _comment: baseline._comment } : {}), floor: baseline.floor, ...(baseline.repeat === undefined ? {} : { repeat: baseline.repeat }) }, null, 2)}\n`
+  `${JSON.stringify({ ...(baseline._comment ? { _comment: baseline._comment } : {}), floor: baseline.floor, ...(baseline.repeat === undefined || baseline.repeat === 1 ? {} : { repeat: baseline.repeat }) }, null, 2)}\n`
 
 /** Writes the baseline atomically. */
 export const writeBaseline = (file: string, baseline: Baseline): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>

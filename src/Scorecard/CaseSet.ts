@@ -17,3 +17,6 @@ export const caseSetFingerprint = (cases: ReadonlyArray<Case>): string => {
   for (const c of cases) for (const e of c.expect) for (const key of Object.keys(e)) if (key !== "drafted") keys.add(key)
   return `sha256:${createHash("sha256").update(JSON.stringify(parts, [...keys].sort())).digest("hex")}`
 }
+
+/** A fingerprint as messages show it: its first 12 hex digits. */
+export const shortFingerprint = (fingerprint: string): string => fingerprint.replace(/^sha256:/, "").slice(0, 12)

@@ -5,6 +5,7 @@
 import { Either } from "effect"
 import { UsageError } from "../Schema/Errors.js"
 import type { CaseResult, RunResult } from "../Schema/Result.js"
+import { shortFingerprint } from "./CaseSet.js"
 import { repeatOf } from "./Scorecard.js"
 
 /** A case present in both runs whose verdict changed. */
@@ -37,7 +38,6 @@ export interface RunDiff {
   readonly repeat: { readonly from: number; readonly to: number }
 }
 
-const short = (fingerprint: string): string => fingerprint.replace(/^sha256:/, "").slice(0, 12)
 
 /**
  * Compares two runs case by case (by id). Runs over different case sets are refused unless
@@ -53,8 +53,8 @@ export const diffRuns = (
     const [a, b] = options.names ?? ["the older run", "the newer run"]
     return Either.left(
       new UsageError({
-        message: `${a} and ${b} ran over different case sets (${short(older.caseSet)} and ${
-          short(newer.caseSet)
+        message: `${a} and ${b} ran over different case sets (${shortFingerprint(older.caseSet)} and ${
+          shortFingerprint(newer.caseSet)
         }): a golden set was edited, filtered or sharded between them; pass --allow-different-sets to compare them case by case`
       })
     )

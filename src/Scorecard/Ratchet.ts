@@ -6,6 +6,7 @@ import { Either, Option } from "effect"
 import type { Baseline } from "../Schema/Baseline.js"
 import { RatchetRefused } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
+import { shortFingerprint } from "./CaseSet.js"
 import { floorFor, repeatOf } from "./Scorecard.js"
 
 /** What a ratchet decided: a new baseline to write, or the floor staying where it is. */
@@ -17,7 +18,6 @@ export type RatchetDecision =
 export const baselineHeader =
   "The pass-rate floor that `eval run --check` holds. Raised by `eval ratchet` to what a full run achieves; never lowered."
 
-const short = (fingerprint: string): string => fingerprint.replace(/^sha256:/, "").slice(0, 12)
 
 /**
  * Decides a ratchet. `caseSet` is the fingerprint of the golden set the floor belongs to; a run over
@@ -32,8 +32,8 @@ export const ratchet = (
   if (result.caseSet !== caseSet) {
     return Either.left(
       new RatchetRefused({
-        message: `the results cover another case set (${short(result.caseSet)}) than the golden set (${
-          short(caseSet)
+        message: `the results cover another case set (${shortFingerprint(result.caseSet)}) than the golden set (${
+          shortFingerprint(caseSet)
         }): a --filter'ed run or an edited golden set cannot move the floor; run the whole golden set and ratchet from that`
       })
     )

@@ -93,6 +93,10 @@ describe("eval import --otel", () => {
     expect(inDir(["run", "--fixtures", "imported", "--json", "from-fixtures.json"]).code).toBe(0)
     const verdicts = (file: string) => results(file).cases.map((c) => [c.id, c.passed, c.expectations])
     expect(verdicts("from-fixtures.json")).toEqual(verdicts("from-traces.json"))
+    // Importing again replaces the recordings, and says so.
+    const again = inDir(["import", "--otel", "traces.jsonl", "--out", "imported"])
+    expect(again.code).toBe(0)
+    expect(again.stdout.match(/\(replaced the recording there\)$/gm)).toHaveLength(2)
   })
 })
 

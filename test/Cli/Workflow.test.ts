@@ -118,6 +118,22 @@ describe("--reporter", () => {
     expect(both.code).toBe(2)
     expect(both.stderr).toContain("junit and markdown would both write to standard output")
     expect(both.stdout).toBe("")
+    const annotated = run(["run", "--fixtures", "cases/fixtures", "--reporter", "json", "--reporter", "github"])
+    expect(annotated.code).toBe(2)
+    expect(annotated.stderr).toContain("would break the json report there")
+  })
+
+  it("never writes a report over a file the command reads", () => {
+    const dir = scratchProject()
+    const run = inProject(dir)
+    const golden = readFileSync(join(dir, "cases/golden-cases.json"), "utf8")
+    const over = run(["run", "--fixtures", "cases/fixtures", "--reporter", "json=cases/golden-cases.json"])
+    expect(over.code).toBe(2)
+    expect(over.stderr).toContain("the json report would overwrite cases/golden-cases.json, the golden set")
+    expect(readFileSync(join(dir, "cases/golden-cases.json"), "utf8")).toBe(golden)
+    expect(run(["run", "--fixtures", "cases/fixtures", "--json", "./baseline.json"]).stderr).toContain("the baseline")
+    run(["run", "--fixtures", "cases/fixtures", "--shard", "1/1", "--json", "s.json"])
+    expect(run(["merge", "s.json", "--reporter", "junit=s.json"]).stderr).toContain("s.json, a shard's results")
   })
 })
 
@@ -144,6 +160,12 @@ describe("--repeat", () => {
     const refused = run(["ratchet", "--from", "r1.json"])
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain("a floor moves only with runs of the K it was set at")
+    // Told before anything runs: no scorecard is printed.
+    const ratchetOtherK = run(["run", "--fixtures", "cases/fixtures", "--ratchet"])
+    expect(ratchetOtherK.code).toBe(2)
+    expect(ratchetOtherK.stderr).toContain("--ratchet: the floor in baseline.json was set with --repeat 3")
+    expect(ratchetOtherK.stdout).toBe("")
+    expect(run(["run", "--fixtures", "cases/fixtures", "--repeat", "101"]).stderr).toContain("--repeat must be from 1 to 100")
   })
 
   it("lists flaky cases apart, with each attempt's facts, against an assistant that answers differently each time", () =>
@@ -247,6 +269,10 @@ describe("eval diff and run --compare", () => {
     const refused = run(["diff", "before.json", "some.json"])
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain("before.json and some.json ran over different case sets")
+    const early = run(["run", "--fixtures", "cases/fixtures", "--filter", "citations", "--compare", "before.json", "--json", "late.json"])
+    expect(early.code).toBe(2)
+    expect(early.stderr).toContain("before.json and this run ran over different case sets")
+    expect(early.stdout).toBe("")
     const allowed = run(["diff", "before.json", "some.json", "--allow-different-sets"])
     expect(allowed.code).toBe(0)
     expect(allowed.stdout).toContain("removed 15:")

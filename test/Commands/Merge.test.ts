@@ -49,7 +49,7 @@ describe("parseReporters", () => {
   const parsed = (specs: ReadonlyArray<string>, json?: string) =>
     Effect.runSync(Effect.either(parseReporters(specs, Option.fromNullable(json))))
 
-  it("defaults to the scorecard, adds --json FILE as a json reporter, and lets github go with any", () => {
+  it("defaults to the scorecard, adds --json FILE as a json reporter, and lets github go with the scorecard", () => {
     expect(Either.getOrThrow(parsed([]))).toEqual([{ name: "pretty" }])
     expect(Either.getOrThrow(parsed(["junit=r.xml"], "r.json"))).toEqual([
       { name: "pretty" },
@@ -57,7 +57,12 @@ describe("parseReporters", () => {
       { name: "json", file: "r.json" }
     ])
     expect(Either.getOrThrow(parsed(["github"]))).toEqual([{ name: "pretty" }, { name: "github" }])
-    expect(Either.getOrThrow(parsed(["json", "github"]))).toEqual([{ name: "json" }, { name: "github" }])
+    expect(Either.getOrThrow(parsed(["github", "json=r.json"]))).toEqual([
+      { name: "pretty" },
+      { name: "github" },
+      { name: "json", file: "r.json" }
+    ])
+    expect(message(parsed(["json", "github"]))).toContain("would break the json report there")
   })
 
   it("refuses unknown names, two documents on standard output, one file twice and a file for github", () => {
