@@ -1,6 +1,7 @@
 /**
  * The same scripted turn, traced by four real libraries in three conventions, reads to the same turn
- * facts and the same verdicts.
+ * facts and the same verdicts; so does the turn whose document search is a real LangChain retriever,
+ * read from OpenInference's RETRIEVER span.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
@@ -8,11 +9,21 @@ import { grade } from "../../src/Graders/index.js"
 import { readTurnsOf } from "../../src/Otel/Conventions.js"
 import { linkTurns } from "../../src/Otel/Link.js"
 import { groupTraces, readSpans } from "../../src/Otel/Otlp.js"
+import { surfacedItems } from "../../src/Otel/Turn.js"
 import { CasesFile } from "../../src/Schema/Case.js"
 import type { Problem } from "../../src/Schema/Errors.js"
 import { Catalog } from "../../src/Schema/Surface.js"
 import type { Turn } from "../../src/Schema/Trace.js"
-import { otelCases, otelCatalog, producers, proposalTurn, refundTurn, traceTurn } from "../support/otelTraces.js"
+import {
+  docsCorpus,
+  otelCases,
+  otelCatalog,
+  producers,
+  proposalTurn,
+  refundTurn,
+  traceRetrieverTurn,
+  traceTurn
+} from "../support/otelTraces.js"
 
 const catalog = Schema.decodeUnknownSync(Catalog)(otelCatalog)
 const { cases } = Schema.decodeUnknownSync(CasesFile)(otelCases)
@@ -115,5 +126,46 @@ describe("one scripted turn, traced by each library", () => {
     expect([...seen.keys()]).toEqual([...producers])
     const [first, ...rest] = [...seen.values()]
     for (const other of rest) expect(other).toEqual(first)
+  })
+})
+
+describe("a LangChain retriever, traced by OpenInference", () => {
+  it("its RETRIEVER span surfaces the cited document: the same turn facts and verdicts", async () => {
+    const document = await traceRetrieverTurn("otel.refund-window")
+
+    // The spans really hold a retriever run, below the search tool, with its document's attributes.
+    const spans = Either.getOrThrow(readSpans("retriever.json", document, 0))
+    const retrievers = spans.filter((s) => s.attributes.get("openinference.span.kind") === "RETRIEVER")
+    expect(retrievers).toHaveLength(1)
+    const retriever = retrievers[0]!
+    const parent = spans.find((s) => s.spanId === retriever.parentSpanId)
+    expect(parent?.attributes.get("tool.name")).toBe("search_docs")
+    // LangChain's instrumentation records a document's content and metadata, not its `id`.
+    expect(Object.fromEntries([...retriever.attributes].filter(([key]) => key.startsWith("retrieval.documents.")))).toEqual({
+      "retrieval.documents.0.document.content": "Refunds: within 30 days of the invoice",
+      "retrieval.documents.0.document.metadata": JSON.stringify({ path: "docs/billing/refunds.md", title: "Refunds" })
+    })
+
+    const { links, reads } = turnsOf([document])
+    expect(links.unlinked).toEqual([])
+    expect(reads).toHaveLength(1)
+    const read = reads[0]!
+    expect(read.caseId?.value).toBe("otel.refund-window")
+    expect(read.retrieved).toEqual([{ metadata: { path: "docs/billing/refunds.md", title: "Refunds" } }])
+    // The tool returned the documents' text only: the cited path was surfaced by the retriever's span alone.
+    const fields = ["path", "url", "id", "source"]
+    expect(surfacedItems({ ...read, retrieved: [] }, fields).has("docs/billing/refunds.md")).toBe(false)
+    expect([...surfacedItems(read, fields)]).toEqual(["docs/billing/refunds.md"])
+
+    const refund = Either.getOrThrow(links.byCase.get("otel.refund-window")!.turn)
+    expect(facts(refund)).toEqual({
+      ...expectedRefund,
+      tools: [
+        { tool: "catalog", error: "catalog unavailable", output: undefined },
+        { tool: "search_docs", error: null, output: docsCorpus[0]!.pageContent }
+      ]
+    })
+    const refundCase = cases.find((c) => c.id === "otel.refund-window")!
+    expect(grade(refundCase, refund, catalog.surfaces["docs"]!).expectations).toEqual(expectedVerdicts["otel.refund-window"])
   })
 })

@@ -3,14 +3,18 @@
  * (GenAI conventions, and `LegacyOpenTelemetry`'s `ai.*` spans), the AI SDK 6's built-in `ai.*`
  * telemetry, and OpenInference's LangChain instrumentation — each driven by its library's own mock
  * model through its real tool loop, captured with sdk-trace-base's in-memory exporter and serialised
- * to OTLP JSON with otlp-transformer, exactly as an OTLP/HTTP JSON exporter sends it.
+ * to OTLP JSON with otlp-transformer, exactly as an OTLP/HTTP JSON exporter sends it. The refund turn
+ * is also traced by LangChain with its document search a real LangChain retriever, for OpenInference's
+ * RETRIEVER spans.
  */
 import { LegacyOpenTelemetry, OpenTelemetry } from "@ai-sdk/otel"
 import { LangChainInstrumentation } from "@arizeai/openinference-instrumentation-langchain"
 import * as CallbackManagerModule from "@langchain/core/callbacks/manager"
+import { Document } from "@langchain/core/documents"
 import { AIMessage } from "@langchain/core/messages"
+import { BaseRetriever } from "@langchain/core/retrievers"
 import { fakeModel } from "@langchain/core/testing"
-import { tool as langChainTool } from "@langchain/core/tools"
+import { type StructuredToolInterface, tool as langChainTool } from "@langchain/core/tools"
 import { context, trace } from "@opentelemetry/api"
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks"
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer"
@@ -148,13 +152,14 @@ const runAiSdk6 = async (turn: ScriptedTurn) => {
   })
 }
 
-const runLangChain = async (turn: ScriptedTurn) => {
+/** Runs the turn with LangChain's `createAgent`; a tool in `replacing` stands in for the scripted call of its name. */
+const runLangChain = async (turn: ScriptedTurn, replacing: ReadonlyArray<StructuredToolInterface> = []) => {
   let model = fakeModel().respondWithTools(
     turn.calls.map((call, i) => ({ name: call.tool, args: call.input, id: `call_${i + 1}` }))
   )
   if (turn.answer !== undefined) model = model.respond(new AIMessage(turn.answer))
   const tools = turn.calls.map((call, i) =>
-    langChainTool(async () => JSON.stringify(await run(call)()), {
+    replacing.find((t) => t.name === call.tool) ?? langChainTool(async () => JSON.stringify(await run(call)()), {
       name: call.tool,
       description: `the ${call.tool} tool`,
       schema: inputSchema(call),
@@ -169,28 +174,72 @@ const runLangChain = async (turn: ScriptedTurn) => {
   )
 }
 
-/** Runs the scripted turn with a library and returns its spans as one OTLP JSON document. */
-export const traceTurn = async (producer: Producer, turn: ScriptedTurn): Promise<string> => {
+/** Runs a turn under the set-up and returns the spans it recorded as one OTLP JSON document. */
+const traced = async (what: string, runTurn: () => Promise<void>): Promise<string> => {
   const { exporter, provider } = capture()
   exporter.reset()
-  switch (producer) {
-    case "ai-sdk-7 (GenAI)":
-      await runAiSdk7(turn, false)
-      break
-    case "ai-sdk-7 (LegacyOpenTelemetry)":
-      await runAiSdk7(turn, true)
-      break
-    case "ai-sdk-6":
-      await runAiSdk6(turn)
-      break
-    case "langchain (OpenInference)":
-      await runLangChain(turn)
-      break
-  }
+  await runTurn()
   await provider.forceFlush()
   const spans = exporter.getFinishedSpans()
-  if (spans.length === 0) throw new Error(`${producer} recorded no spans`)
+  if (spans.length === 0) throw new Error(`${what} recorded no spans`)
   return new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans))
+}
+
+/** Runs the scripted turn with a library and returns its spans as one OTLP JSON document. */
+export const traceTurn = (producer: Producer, turn: ScriptedTurn): Promise<string> =>
+  traced(producer, async () => {
+    switch (producer) {
+      case "ai-sdk-7 (GenAI)":
+        return runAiSdk7(turn, false)
+      case "ai-sdk-7 (LegacyOpenTelemetry)":
+        return runAiSdk7(turn, true)
+      case "ai-sdk-6":
+        return runAiSdk6(turn)
+      case "langchain (OpenInference)":
+        return runLangChain(turn)
+    }
+  })
+
+/** The documents the docs retriever searches: a path and title in each one's metadata. */
+export const docsCorpus: ReadonlyArray<Document> = [
+  new Document({
+    id: "refunds",
+    pageContent: "Refunds: within 30 days of the invoice",
+    metadata: { path: "docs/billing/refunds.md", title: "Refunds" }
+  }),
+  new Document({
+    id: "invoices",
+    pageContent: "Invoices: sent on the first day of each month",
+    metadata: { path: "docs/billing/invoices.md", title: "Invoices" }
+  })
+]
+
+/** A LangChain retriever over a fixed corpus: the documents whose text holds a word of the query (of four letters or more). */
+class KeywordRetriever extends BaseRetriever {
+  lc_namespace = ["turn_eval", "retrievers"]
+  constructor(private readonly corpus: ReadonlyArray<Document>) {
+    super()
+  }
+  override async _getRelevantDocuments(query: string): Promise<Array<Document>> {
+    const words = query.toLowerCase().split(/\W+/).filter((w) => w.length >= 4)
+    return this.corpus.filter((d) => words.some((w) => d.pageContent.toLowerCase().includes(w)))
+  }
+}
+
+/**
+ * The refund turn traced by LangChain under OpenInference, its `search_docs` tool a real retriever
+ * (a `BaseRetriever` over `docsCorpus`) that returns the found documents' text, as LangChain's
+ * retriever tools do: the paths reach the trace only on the retriever's span. The catalog call throws
+ * and the answer is the scripted one.
+ */
+export const traceRetrieverTurn = (caseId?: string): Promise<string> => {
+  const retriever = new KeywordRetriever(docsCorpus)
+  const search = langChainTool(
+    async ({ query }: { query: string }, config) =>
+      (await retriever.invoke(query, config)).map((d) => d.pageContent).join("\n\n"),
+    { name: "search_docs", description: "search the docs", schema: z.object({ query: z.string() }) }
+  )
+  return traced("langchain retriever (OpenInference)", () => runLangChain(refundTurn(caseId), [search]))
 }
 
 /** The scripted docs turn: a search that succeeds, a catalog call that throws, an answer citing a surfaced and an unsurfaced path. */
