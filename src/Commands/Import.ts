@@ -38,6 +38,7 @@ export const importHandler = (args: ImportArgs) =>
     yield* fs.makeDirectory(args.out, { recursive: true }).pipe(
       Effect.mapError(() => new UsageError({ message: `--out ${args.out}: cannot create that folder` }))
     )
+    const idWidth = Math.max(...set.cases.map((c) => c.id.length))
     const written: Array<string> = []
     const refused: Array<string> = []
     for (const testCase of set.cases) {
@@ -53,7 +54,7 @@ export const importHandler = (args: ImportArgs) =>
       const replaced = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))
       yield* writeAtomically(file, `${JSON.stringify(recorded, null, 2)}\n`)
       written.push(
-        `  ${testCase.id.padEnd(Math.max(...set.cases.map((c) => c.id.length)))}  ${turnIdOf(linked.read)}${
+        `  ${testCase.id.padEnd(idWidth)}  ${turnIdOf(linked.read)}${
           replaced ? "  (replaced the recording there)" : ""
         }`
       )

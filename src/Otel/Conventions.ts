@@ -64,7 +64,7 @@ export interface ReadTurn {
 const text = (span: Span, key: string): string | undefined => attributeText(span.attributes.get(key))
 
 /** The convention a span follows, by the attribute only that convention writes. */
-export const conventionOf = (span: Span): Convention | undefined =>
+const conventionOf = (span: Span): Convention | undefined =>
   span.attributes.has("ai.operationId")
     ? "ai-sdk"
     : span.attributes.has("gen_ai.operation.name")
@@ -102,7 +102,7 @@ const isToolSpan = (span: Span, convention: Convention): boolean =>
   )
 
 /** A JSON text's value; text that is not JSON stays text. */
-export const parseMaybeJson = (value: AttributeValue | undefined): unknown => {
+const parseMaybeJson = (value: AttributeValue | undefined): unknown => {
   if (typeof value !== "string") return value ?? undefined
   const trimmed = value.trim()
   if (!/^[[{"]/.test(trimmed) && !/^(?:-?\d|true$|false$|null$)/.test(trimmed)) return value
@@ -117,7 +117,7 @@ export const parseMaybeJson = (value: AttributeValue | undefined): unknown => {
 const firstLine = (message: string): string => message.trim().split(/\r?\n/, 1)[0]!.trim()
 
 /** Why a span failed: its `exception` event's `exception.message`, else the status message; null when it did not. */
-export const spanError = (span: Span): string | null => {
+const spanError = (span: Span): string | null => {
   if (span.status !== "error") return null
   const exception = span.events.find((e) => e.name === "exception")
   const message = attributeText(exception?.attributes.get("exception.message")) ?? span.statusMessage
@@ -393,30 +393,39 @@ const retrievedBy = (span: Span): ReadonlyArray<RetrievedDocument> => {
   return [...documents.entries()].sort(([a], [b]) => a - b).map(([, d]) => d)
 }
 
+/** The root span of an agent run, and the spans below it (parent first). */
+interface AgentRun {
+  readonly span: Span
+  readonly convention: Convention
+  readonly below: Array<Span>
+}
+
 /**
  * The turns in a trace: every agent-run span with no agent run above it, read with the spans below it.
  * Problems name the trace, the span and the attribute.
  */
 export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArray<ReadTurn> => {
-  const rootOf = new Map<string, Span>()
-  const roots: Array<{ span: Span; convention: Convention }> = []
+  // Spans come parent first, so a span's agent run is known by the time the span is reached.
+  const runOf = new Map<string, AgentRun>()
+  const roots: Array<AgentRun> = []
   for (const span of trace.spans) {
-    const parentRoot = span.parentSpanId === undefined ? undefined : rootOf.get(span.parentSpanId)
-    if (parentRoot !== undefined) {
-      rootOf.set(span.spanId, parentRoot)
+    const parentRun = span.parentSpanId === undefined ? undefined : runOf.get(span.parentSpanId)
+    if (parentRun !== undefined) {
+      runOf.set(span.spanId, parentRun)
+      parentRun.below.push(span)
       continue
     }
     const convention = conventionOf(span)
     if (convention !== undefined && isAgentRun(span, convention)) {
-      rootOf.set(span.spanId, span)
-      roots.push({ span, convention })
+      const run: AgentRun = { span, convention, below: [] }
+      runOf.set(span.spanId, run)
+      roots.push(run)
     }
   }
-  return roots.flatMap(({ convention, span }) => {
+  return roots.flatMap(({ below, convention, span }) => {
     const r: Reading = { problems, trace, span }
     const before = problems.length
     const root = convention === "gen-ai" ? readGenAi(r) : convention === "ai-sdk" ? readAiSdk(r) : readOpenInference(r)
-    const below = trace.spans.filter((s) => s !== span && rootOf.get(s.spanId) === span)
     const toolCalls = below.filter((s) => isToolSpan(s, convention)).flatMap((s) => {
       const call = readToolCall(r, s, convention)
       return call === undefined ? [] : [call]

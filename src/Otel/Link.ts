@@ -29,7 +29,7 @@ export interface Links {
 const clip = (text: string, max = 80): string => inert(text.length > max ? `${text.slice(0, max)}…` : text)
 
 /** Where a turn came from, for messages: `trace T (file F)`. */
-export const whereFrom = (turn: ReadTurn): string => `trace ${turn.traceId} (${turn.file})`
+const whereFrom = (turn: ReadTurn): string => `trace ${turn.traceId} (${turn.file})`
 
 const agentAttribute: Record<ReadTurn["convention"], string> = {
   "gen-ai": "gen_ai.agent.name",
@@ -38,7 +38,7 @@ const agentAttribute: Record<ReadTurn["convention"], string> = {
 }
 
 /** The catalog surface each agent name is, by the surfaces' `otel.agentNames` (default: their own names). */
-export const surfacesByAgentName = (catalog: Catalog): ReadonlyMap<string, { name: string; rules: ResolvedOtelRules }> => {
+const surfacesByAgentName = (catalog: Catalog): ReadonlyMap<string, { name: string; rules: ResolvedOtelRules }> => {
   const byAgent = new Map<string, { name: string; rules: ResolvedOtelRules }>()
   for (const [name, surface] of Object.entries(catalog.surfaces)) {
     const rules = resolveOtelRules(name, surface.otel)
@@ -57,6 +57,7 @@ export const linkTurns = (
   catalog: Catalog
 ): Either.Either<Links, ReadonlyArray<Problem & { readonly file: string }>> => {
   const byAgent = surfacesByAgentName(catalog)
+  const surfaceOf = (read: ReadTurn) => read.agentName === undefined ? undefined : byAgent.get(read.agentName)
   const byId = new Map(cases.map((c) => [c.id, c] as const))
   const chosen = new Map<string, ReadTurn>()
   const unlinked: Array<Unlinked> = []
@@ -68,7 +69,6 @@ export const linkTurns = (
     unlinked.push({ turn: earlier, reason: `case ${testCase.id} is given a later turn (${turnIdOf(later)})` })
   }
   for (const read of reads) {
-    const surface = read.agentName === undefined ? undefined : byAgent.get(read.agentName)
     if (read.caseId !== undefined) {
       const testCase = byId.get(read.caseId.value)
       if (testCase === undefined) {
@@ -80,6 +80,7 @@ export const linkTurns = (
       unlinked.push({ turn: read, reason: `no case id, and no surface: ${agentAttribute[read.convention]} is missing` })
       continue
     }
+    const surface = surfaceOf(read)
     if (surface === undefined) {
       unlinked.push({
         turn: read,
@@ -97,7 +98,7 @@ export const linkTurns = (
   const byCase = new Map<string, { read: ReadTurn; turn: Either.Either<Turn, string> }>()
   for (const [caseId, read] of chosen) {
     const testCase = byId.get(caseId)!
-    const named = read.agentName === undefined ? undefined : byAgent.get(read.agentName)
+    const named = surfaceOf(read)
     const surfaceName = named?.name ?? testCase.surface
     if (surfaceName !== testCase.surface) {
       byCase.set(caseId, {

@@ -9,12 +9,14 @@ import { decodeValue, inert, parseJson } from "../Schema/Decode.js"
 import { BadInput, type Problem } from "../Schema/Errors.js"
 import { type AttributeValue, decodeAnyValue } from "./Attributes.js"
 
-const hexId = (digits: number, what: string) =>
-  Schema.String.pipe(
-    Schema.filter((s) => new RegExp(`^[0-9a-fA-F]{${digits}}$`).test(s), {
+const hexId = (digits: number, what: string) => {
+  const pattern = new RegExp(`^[0-9a-fA-F]{${digits}}$`)
+  return Schema.String.pipe(
+    Schema.filter((s) => pattern.test(s), {
       message: (issue) => `expected a ${what} of ${digits} hex digits, got ${JSON.stringify(String(issue.actual).slice(0, 60))}`
     })
   )
+}
 
 const Nanos = Schema.Union(
   Schema.String.pipe(
@@ -48,7 +50,7 @@ const SpanJson = Schema.Struct({
 })
 
 /** One OTLP JSON document (`ExportTraceServiceRequest`), read leniently: fields beyond these are ignored. */
-export const OtlpDocument = Schema.Struct({
+const OtlpDocument = Schema.Struct({
   resourceSpans: Schema.Array(Schema.Struct({
     scopeSpans: Schema.optionalWith(Schema.Array(Schema.Struct({ spans: Schema.optionalWith(Schema.Array(SpanJson), { exact: true }) })), { exact: true })
   }))

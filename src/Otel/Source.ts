@@ -16,7 +16,7 @@ import { groupTraces, readSpans, type Span } from "./Otlp.js"
 import { turnIdOf } from "./Turn.js"
 
 /** The files the `--otel` paths name: a file as it is, a folder's `.json` and `.jsonl` files in name order. */
-export const expandPaths = (
+const expandPaths = (
   paths: ReadonlyArray<string>
 ): Effect.Effect<ReadonlyArray<string>, UsageError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {

@@ -88,7 +88,7 @@ export const citationsIn = (answer: string, rules: Pick<ResolvedOtelRules, "cita
 }
 
 /** The proposal a proposal tool's result makes: its `id`, `summary`/`title`, `status` and `actions`. */
-export const proposalOf = (call: ToolCall): Proposal => {
+const proposalOf = (call: ToolCall): Proposal => {
   const output = call.output
   if (typeof output === "string") return { id: call.callId, summary: output }
   if (!isRecord(output)) return { id: call.callId }

@@ -5,6 +5,7 @@
  * works for the GenAI conventions, the AI SDK's `ai.*` spans and OpenInference; docs/otel.md has them.
  */
 import { Schema } from "effect"
+import { jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
 
 const Name = Schema.String.pipe(
@@ -23,10 +24,10 @@ export const OtelRules = Schema.Struct({
 export type OtelRules = typeof OtelRules.Type
 
 /** The JSON fields of a tool result (found at any depth) whose values are surfaced document identifiers. */
-export const defaultIdentifierFields: ReadonlyArray<string> = ["path", "url", "id", "source"]
+const defaultIdentifierFields: ReadonlyArray<string> = ["path", "url", "id", "source"]
 
 /** Markdown link targets: `[text](target)` and `[text](<target> "title")`, not images. */
-export const defaultCitationPattern = String.raw`(?<!!)\[[^\]\n]*\]\(\s*<?([^\s<>()]+)>?(?:\s+"[^"\n]*")?\s*\)`
+const defaultCitationPattern = String.raw`(?<!!)\[[^\]\n]*\]\(\s*<?([^\s<>()]+)>?(?:\s+"[^"\n]*")?\s*\)`
 
 /** A surface's rules with every default filled in, ready to apply. */
 export interface ResolvedOtelRules {
@@ -38,7 +39,7 @@ export interface ResolvedOtelRules {
 }
 
 /** A citation pattern compiled as it is applied (global), or why it cannot be. */
-export const compileCitationPattern = (source: string): RegExp | string => {
+const compileCitationPattern = (source: string): RegExp | string => {
   try {
     return new RegExp(source, "gu")
   } catch (error) {
@@ -58,10 +59,6 @@ export const resolveOtelRules = (name: string, rules: OtelRules | undefined): Re
   }
 }
 
-/** The JSON path of a surface in the catalog. */
-const surfacePath = (name: string): string =>
-  `$.surfaces${/^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`}`
-
 /**
  * Problems in the catalog's `otel` blocks: each surface's rules, and an agent name that two surfaces
  * claim (a surface claims its own name unless its `agentNames` say otherwise).
@@ -72,7 +69,7 @@ export const otelCatalogProblems = (
   const problems: Array<Problem> = []
   const claimedBy = new Map<string, string>()
   for (const [name, surface] of Object.entries(surfaces)) {
-    const at = surfacePath(name)
+    const at = jsonPath(["surfaces", name])
     problems.push(...otelRuleProblems(at, surface.otel, surface.tools))
     ;(surface.otel?.agentNames ?? [name]).forEach((agent, i) => {
       const other = claimedBy.get(agent)
@@ -88,7 +85,7 @@ export const otelCatalogProblems = (
 }
 
 /** Problems in one surface's `otel` block, at JSON paths under `at` (the surface's path). */
-export const otelRuleProblems = (
+const otelRuleProblems = (
   at: string,
   rules: OtelRules | undefined,
   tools: ReadonlyArray<string>
