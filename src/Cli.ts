@@ -7,15 +7,6 @@
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
-import type { AuditArgs } from "./Commands/Audit.js"
-import type { DiffArgs } from "./Commands/Diff.js"
-import type { ImportArgs } from "./Commands/Import.js"
-import type { MergeArgs } from "./Commands/Merge.js"
-import type { RatchetArgs } from "./Commands/Ratchet.js"
-import type { RunArgs } from "./Commands/Run.js"
-import type { DemoArgs, StandInArgs } from "./Commands/StandIn.js"
-import type { ValidateArgs } from "./Commands/Validate.js"
-import { candidatesCommand, proposeCommand } from "./Commands/ProposeCli.js"
 import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
 import {
   BadInput,
@@ -76,7 +67,7 @@ const cookieOption = Options.redacted("cookie").pipe(
   Options.withPseudoName("NAME=VALUE"),
   Options.optional,
   Options.withDescription(
-    "The session cookie of a live run. Prefer the EVAL_COOKIE environment variable: arguments are visible to other users."
+    "The session cookie of the app. Prefer the EVAL_COOKIE environment variable: arguments are visible to other users."
   )
 )
 const keepOption = Options.boolean("keep").pipe(
@@ -196,6 +187,30 @@ const flakyOption = Options.float("flaky").pipe(
     "The fraction of questions answered differently from one ask to the next (every second ask also cites a page from memory), to try --repeat on."
   )
 )
+const appUrlOption = Options.text("base-url").pipe(
+  Options.withPseudoName("URL"),
+  Options.withDescription("The app at this URL (a path in it prefixes every route), read as the signed-in user.")
+)
+const turnOption = Options.text("turn").pipe(
+  Options.withPseudoName("TURN-ID"),
+  Options.withDescription("The rated turn to draft a case from (eval candidates lists them).")
+)
+const draftFixturesOption = Options.text("fixtures").pipe(
+  Options.withPseudoName("DIR"),
+  Options.withDefault("cases/fixtures"),
+  Options.withDescription("Where --append records the rated turn, as <case id>.json.")
+)
+const idOption = Options.text("id").pipe(
+  Options.withPseudoName("CASE-ID"),
+  Options.optional,
+  Options.withDescription("The new case's id (default: the surface and the question's words).")
+)
+const appendOption = Options.boolean("append").pipe(
+  Options.withDescription(
+    "Check the draft against the catalog, add it to the golden set and record the rated turn. Without it nothing is written."
+  )
+)
+
 const seedRatingsOption = Options.boolean("seed-ratings").pipe(
   Options.withDescription(
     "Start with a rated-down turn per known flaw of the stand-in, to try eval candidates and eval propose on."
@@ -214,24 +229,24 @@ const faultOption = Options.text("fault").pipe(
 // Handlers, loaded when their command runs: `--help` and `validate` start without the HTTP client
 // or the stand-in.
 
-const runHandler = (args: RunArgs) =>
-  Effect.flatMap(Effect.promise(() => import("./Commands/Run.js")), (m) => m.runHandler(args))
-const validateHandler = (args: ValidateArgs) =>
-  Effect.flatMap(Effect.promise(() => import("./Commands/Validate.js")), (m) => m.validateHandler(args))
-const ratchetHandler = (args: RatchetArgs) =>
-  Effect.flatMap(Effect.promise(() => import("./Commands/Ratchet.js")), (m) => m.ratchetHandler(args))
-const standInHandler = (args: StandInArgs) =>
-  Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.standInHandler(args))
-const importHandler = (args: ImportArgs) =>
-  Effect.flatMap(Effect.promise(() => import("./Commands/Import.js")), (m) => m.importHandler(args))
-const auditHandler = (args: AuditArgs) =>
-  Effect.flatMap(Effect.promise(() => import("./Commands/Audit.js")), (m) => m.auditHandler(args))
-const mergeHandler = (args: MergeArgs) =>
-  Effect.flatMap(Effect.promise(() => import("./Commands/Merge.js")), (m) => m.mergeHandler(args))
-const diffHandler = (args: DiffArgs) =>
-  Effect.flatMap(Effect.promise(() => import("./Commands/Diff.js")), (m) => m.diffHandler(args))
-const demoHandler = (args: DemoArgs) =>
-  Effect.flatMap(Effect.promise(() => import("./Commands/StandIn.js")), (m) => m.demoHandler(args))
+/** A command's handler, loaded from its module when the command runs. */
+const lazy = <M, A, B, E, R>(
+  load: () => Promise<M>,
+  pick: (module: M) => (args: A) => Effect.Effect<B, E, R>
+) =>
+(args: A): Effect.Effect<B, E, R> => Effect.flatMap(Effect.promise(load), (module) => pick(module)(args))
+
+const runHandler = lazy(() => import("./Commands/Run.js"), (m) => m.runHandler)
+const validateHandler = lazy(() => import("./Commands/Validate.js"), (m) => m.validateHandler)
+const ratchetHandler = lazy(() => import("./Commands/Ratchet.js"), (m) => m.ratchetHandler)
+const standInHandler = lazy(() => import("./Commands/StandIn.js"), (m) => m.standInHandler)
+const importHandler = lazy(() => import("./Commands/Import.js"), (m) => m.importHandler)
+const auditHandler = lazy(() => import("./Commands/Audit.js"), (m) => m.auditHandler)
+const mergeHandler = lazy(() => import("./Commands/Merge.js"), (m) => m.mergeHandler)
+const diffHandler = lazy(() => import("./Commands/Diff.js"), (m) => m.diffHandler)
+const demoHandler = lazy(() => import("./Commands/StandIn.js"), (m) => m.demoHandler)
+const candidatesHandler = lazy(() => import("./Commands/Propose.js"), (m) => m.candidatesHandler)
+const proposeHandler = lazy(() => import("./Commands/Propose.js"), (m) => m.proposeHandler)
 
 // ---------------------------------------------------------------------------------------------------
 // Commands
@@ -351,6 +366,31 @@ const importCommand = Command.make("import", {
 }, importHandler).pipe(
   Command.withDescription(
     "Read OpenTelemetry traces (GenAI conventions, the AI SDK, OpenInference), link their turns to cases and write them as recorded turns; list the turns it could not link. Example: eval import --otel traces.json --out cases/imported"
+  )
+)
+
+const candidatesCommand = Command.make("candidates", {
+  baseUrl: appUrlOption,
+  cookie: cookieOption,
+  surfaces: surfacesOption
+}, candidatesHandler).pipe(
+  Command.withDescription(
+    "List the turns users rated thumbs-down in the app (turn, conversation, comment), to draft cases from. Example: EVAL_COOKIE='session=…' eval candidates --base-url http://127.0.0.1:5173"
+  )
+)
+
+const proposeCommand = Command.make("propose", {
+  turn: turnOption,
+  baseUrl: appUrlOption,
+  cookie: cookieOption,
+  cases: casesOption,
+  surfaces: surfacesOption,
+  fixtures: draftFixturesOption,
+  id: idOption,
+  append: appendOption
+}, proposeHandler).pipe(
+  Command.withDescription(
+    "Draft a case from a thumbs-down turn: the facts it broke and held, marked as drafted; --append adds it to the golden set with the turn recorded. Example: eval propose --turn turn_8f2 --base-url http://127.0.0.1:5173 --append"
   )
 )
 

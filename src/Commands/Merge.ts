@@ -26,7 +26,6 @@ export interface MergeArgs {
   readonly json: Option.Option<string>
 }
 
-
 /**
  * Checks that `shards` (file and results) are the n parts of one run over `whole`, each once, and
  * returns the cases of all of them in golden-set order.
@@ -128,7 +127,6 @@ export const mergeHandler = (args: MergeArgs): Effect.Effect<void, unknown, File
   Effect.gen(function*() {
     const reporters = yield* parseReporters(args.reporter, args.json)
     const say = (text: string) => stdoutIsDocument(reporters) ? Console.error(text) : Console.log(text)
-    if (args.files.length === 0) return yield* new UsageError({ message: "name the shard results to merge" })
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
     yield* refuseOverwritingInputs(reporters, [
       [set.casesFile, "the golden set"],

@@ -129,8 +129,8 @@ export interface ReportContext {
 }
 
 /** The results as one reporter writes them. */
-const render = (result: RunResult, reporter: Reporter, context: ReportContext, color: boolean): string => {
-  switch (reporter.name) {
+const render = (result: RunResult, name: ReporterName, context: ReportContext, color: boolean): string => {
+  switch (name) {
     case "pretty": {
       const card = renderPretty(result, { color, noFloor: context.noFloor })
       return context.diff === undefined
@@ -176,7 +176,7 @@ const writeGitHub = (result: RunResult, context: ReportContext) =>
     }
     if (env.summary !== "") {
       const fs = yield* FileSystem.FileSystem
-      yield* fs.writeFileString(env.summary, `${render(result, { name: "github" }, context, false)}\n`, { flag: "a" }).pipe(
+      yield* fs.writeFileString(env.summary, `${render(result, "github", context, false)}\n`, { flag: "a" }).pipe(
         Effect.mapError(() =>
           new BadInput({
             file: env.summary,
@@ -187,7 +187,7 @@ const writeGitHub = (result: RunResult, context: ReportContext) =>
     }
   })
 
-/** Writes the results with every reporter: files atomically, standard output last-but-annotations. */
+/** Writes the results with every reporter, in the order given: files atomically, the rest to standard output. */
 export const writeReports = (
   result: RunResult,
   reporters: ReadonlyArray<Reporter>,
@@ -200,8 +200,8 @@ export const writeReports = (
       // A report path in CI is often under a folder nothing has made yet (reports/junit.xml).
       return Effect.zipRight(
         Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeDirectory(dirname(file), { recursive: true })).pipe(Effect.ignore),
-        writeAtomically(file, `${render(result, reporter, context, false)}\n`)
+        writeAtomically(file, `${render(result, reporter.name, context, false)}\n`)
       )
     }
-    return Console.log(render(result, reporter, context, reporter.name === "pretty" && useColor()))
+    return Console.log(render(result, reporter.name, context, reporter.name === "pretty" && useColor()))
   }, { discard: true })

@@ -16,7 +16,7 @@ import { resolveRoutes } from "../Schema/Protocol.js"
 import { type CaseResult, RunResult, type ShardInfo } from "../Schema/Result.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
-import { diffRuns } from "../Scorecard/Diff.js"
+import { diffRuns, refuseDifferentSets } from "../Scorecard/Diff.js"
 import { renderProgress } from "../Scorecard/Render/Progress.js"
 import { noFloorYet, repeatOf, resultInconsistencies, summarize } from "../Scorecard/Scorecard.js"
 import { applyRatchet } from "./Ratchet.js"
@@ -30,7 +30,7 @@ export interface RunArgs {
   readonly fixtures: Option.Option<string>
   readonly baseUrl: Option.Option<string>
   /** OpenTelemetry trace files (or folders of them) to grade the turns of. */
-  readonly otel?: ReadonlyArray<string>
+  readonly otel: ReadonlyArray<string>
   readonly cookie: Option.Option<Redacted.Redacted<string>>
   readonly keep: boolean
   readonly timeout: number
@@ -98,11 +98,10 @@ export const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
 /** Decides where turns come from: exactly one of `--fixtures`, `--base-url` and `--otel`. */
 export const sourceOf = (args: RunArgs): Effect.Effect<Source, UsageError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const otel = args.otel ?? []
-    if (otel.length > 0 && (Option.isSome(args.fixtures) || Option.isSome(args.baseUrl))) {
+    if (args.otel.length > 0 && (Option.isSome(args.fixtures) || Option.isSome(args.baseUrl))) {
       return yield* new UsageError({ message: "--otel cannot be used with --fixtures or --base-url: pick one source of turns" })
     }
-    if (otel.length > 0) return { _tag: "Otel", files: otel } as const
+    if (args.otel.length > 0) return { _tag: "Otel", files: args.otel } as const
     if (Option.isSome(args.fixtures) && Option.isSome(args.baseUrl)) {
       return yield* new UsageError({ message: "--fixtures and --base-url cannot be used together: pick one source of turns" })
     }
@@ -296,20 +295,20 @@ export const gradeRun = (
         } cannot ${args.check ? "be checked against it" : "move it"}${shard === undefined ? "" : " (merge the shards: eval merge … --check)"}`
       })
     }
+    const compareFile = Option.getOrUndefined(args.compare)
     yield* refuseOverwritingInputs(reporters, [
       [set.casesFile, "the golden set"],
       [set.surfacesFile, "the catalog"],
       [args.baseline, "the baseline"],
-      ...Option.match(args.compare, { onNone: () => [], onSome: (file) => [[file, "the results compared with"] as const] })
+      ...(compareFile === undefined ? [] : [[compareFile, "the results compared with"] as const])
     ])
-    const older = yield* Option.match(args.compare, {
-      onNone: () => Effect.succeed(Option.none<RunResult>()),
-      onSome: (file) => Effect.map(readResults(file), Option.some)
-    })
+    const caseSet = caseSetFingerprint(cases)
     // A comparison that will be refused is refused before any turn is obtained.
-    if (Option.isSome(older) && !args.allowDifferentSets) {
-      yield* diffRuns(older.value, summarize([], caseSetFingerprint(cases), null), {
-        names: [Option.getOrThrow(args.compare), "this run"]
+    const older = compareFile === undefined ? undefined : yield* readResults(compareFile)
+    if (older !== undefined) {
+      yield* refuseDifferentSets(older.caseSet, caseSet, {
+        allowDifferentSets: args.allowDifferentSets,
+        names: [compareFile!, "this run"]
       })
     }
     const held = yield* floorToHold(args, args.repeat, partial)
@@ -323,21 +322,13 @@ export const gradeRun = (
       Effect.ensuring(progress.clear),
       Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : reportLeftBehind(say))
     )
-    const result = summarize(results, caseSetFingerprint(cases), held.floor, {
+    const result = summarize(results, caseSet, held.floor, {
       repeat: args.repeat,
       ...(shard === undefined ? {} : { shard })
     })
-    const diff = yield* Option.match(older, {
-      onNone: () => Effect.succeed(undefined),
-      onSome: (then) =>
-        Effect.map(
-          diffRuns(then, result, {
-            allowDifferentSets: args.allowDifferentSets,
-            names: [Option.getOrThrow(args.compare), "this run"]
-          }),
-          (d) => ({ diff: d, against: Option.getOrThrow(args.compare) })
-        )
-    })
+    const diff = older === undefined
+      ? undefined
+      : { diff: yield* diffRuns(older, result, { allowDifferentSets: true }), against: compareFile! }
     yield* writeReports(result, reporters, {
       casesFile: set.casesFile,
       noFloor: held.noFloor,

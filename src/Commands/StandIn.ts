@@ -7,7 +7,7 @@ import { Console, Effect, Either, Option, Redacted } from "effect"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { UsageError } from "../Schema/Errors.js"
 import { parseFault } from "../StandIn/Faults.js"
-import { type Fault, start } from "../StandIn/Server.js"
+import { start } from "../StandIn/Server.js"
 import { clientFor, gradeRun, parseBaseUrl } from "./Run.js"
 
 /** The arguments of `eval standin`. */
@@ -36,13 +36,11 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, 
       if (args.maxConversations < 1) return yield* new UsageError({ message: "--max-conversations must be at least 1" })
       if (args.latency < 0) return yield* new UsageError({ message: "--latency must not be negative" })
       if (!(args.flaky >= 0 && args.flaky <= 1)) return yield* new UsageError({ message: "--flaky must be from 0 to 1" })
-      const faults: Array<Fault> = []
-      for (const spec of args.fault) {
-        faults.push(yield* Either.match(parseFault(spec), {
+      const faults = yield* Effect.forEach(args.fault, (spec) =>
+        Either.match(parseFault(spec), {
           onLeft: (message) => Effect.fail(new UsageError({ message })),
           onRight: Effect.succeed
         }))
-      }
       const set = yield* loadGoldenSet(args.cases, args.surfaces)
       const standIn = yield* start({
         catalog: set.catalog,
@@ -100,7 +98,8 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, unknown, FileSy
         shard: Option.none(),
         reporter: [],
         compare: Option.none(),
-        allowDifferentSets: false
+        allowDifferentSets: false,
+        otel: []
       }
       const source = { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), cookie: standIn.cookie() } as const
       yield* gradeRun(run, set, clientFor(source, set, run)).pipe(

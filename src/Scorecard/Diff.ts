@@ -38,27 +38,34 @@ export interface RunDiff {
   readonly repeat: { readonly from: number; readonly to: number }
 }
 
-
 /**
- * Compares two runs case by case (by id). Runs over different case sets are refused unless
+ * Refuses to compare runs over different case sets (`older` and `newer` fingerprints) unless
  * `allowDifferentSets`: a pass-rate change between them says nothing about the assistant.
  */
+export const refuseDifferentSets = (
+  older: string,
+  newer: string,
+  options: { readonly allowDifferentSets?: boolean; readonly names?: readonly [string, string] } = {}
+): Either.Either<void, UsageError> => {
+  if (older === newer || options.allowDifferentSets === true) return Either.void
+  const [a, b] = options.names ?? ["the older run", "the newer run"]
+  return Either.left(
+    new UsageError({
+      message: `${a} and ${b} ran over different case sets (${shortFingerprint(older)} and ${
+        shortFingerprint(newer)
+      }): a golden set was edited, filtered or sharded between them; pass --allow-different-sets to compare them case by case`
+    })
+  )
+}
+
+/** Compares two runs case by case (by id), refusing different case sets as `refuseDifferentSets` does. */
 export const diffRuns = (
   older: RunResult,
   newer: RunResult,
   options: { readonly allowDifferentSets?: boolean; readonly names?: readonly [string, string] } = {}
 ): Either.Either<RunDiff, UsageError> => {
-  const sameSet = older.caseSet === newer.caseSet
-  if (!sameSet && options.allowDifferentSets !== true) {
-    const [a, b] = options.names ?? ["the older run", "the newer run"]
-    return Either.left(
-      new UsageError({
-        message: `${a} and ${b} ran over different case sets (${shortFingerprint(older.caseSet)} and ${
-          shortFingerprint(newer.caseSet)
-        }): a golden set was edited, filtered or sharded between them; pass --allow-different-sets to compare them case by case`
-      })
-    )
-  }
+  const refused = refuseDifferentSets(older.caseSet, newer.caseSet, options)
+  if (Either.isLeft(refused)) return Either.left(refused.left)
   const before = new Map(older.cases.map((c) => [c.id, c]))
   const after = new Set(newer.cases.map((c) => c.id))
   const regressions: Array<ChangedCase> = []
@@ -79,7 +86,7 @@ export const diffRuns = (
     passRate: { from: older.passRate, to: newer.passRate },
     passed: { from: older.passedCount, to: newer.passedCount },
     total: { from: older.total, to: newer.total },
-    sameSet,
+    sameSet: older.caseSet === newer.caseSet,
     repeat: { from: repeatOf(older), to: repeatOf(newer) }
   })
 }

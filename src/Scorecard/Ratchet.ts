@@ -18,7 +18,6 @@ export type RatchetDecision =
 export const baselineHeader =
   "The pass-rate floor that `eval run --check` holds. Raised by `eval ratchet` to what a full run achieves; never lowered."
 
-
 /**
  * Decides a ratchet. `caseSet` is the fingerprint of the golden set the floor belongs to; a run over
  * another set is refused. `date` is the day written into the log line (YYYY-MM-DD).

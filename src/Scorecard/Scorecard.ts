@@ -2,7 +2,8 @@
  * From case verdicts to a run's verdict: the pass rate, the floor it is held to, and the floors a
  * ratchet may set. Pure.
  */
-import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
+import type { Attempt, CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
+import { attemptsOf } from "./Attempts.js"
 
 const floorScale = 10_000
 
@@ -52,6 +53,10 @@ export const summarize = (
   }
 }
 
+/** Whether an attempt's verdict follows from it: obtained, and every expectation passed. */
+const held = (attempt: Attempt): boolean =>
+  attempt.error === undefined && attempt.expectations.length > 0 && attempt.expectations.every((e) => e.passed)
+
 /** Inconsistencies inside a results file (a hand-edited count, a verdict that does not follow), as messages. */
 export const resultInconsistencies = (result: RunResult): ReadonlyArray<{ path: string; message: string }> => {
   const problems: Array<{ path: string; message: string }> = []
@@ -66,21 +71,17 @@ export const resultInconsistencies = (result: RunResult): ReadonlyArray<{ path: 
   if (Math.abs(result.passRate - rate) > 1e-9) {
     problems.push({ path: "$.passRate", message: `says ${result.passRate}, but the cases give ${rate}` })
   }
+  const k = repeatOf(result)
   result.cases.forEach((c, i) => {
-    const held = (a: Omit<CaseResult, "id" | "surface">) =>
-      a.error === undefined && a.expectations.length > 0 && a.expectations.every((e) => e.passed)
-    if (c.attempts !== undefined && c.attempts.length !== repeatOf(result)) {
+    if (c.attempts !== undefined && c.attempts.length !== k) {
       problems.push({
         path: `$.cases[${i}].attempts`,
-        message: `holds ${c.attempts.length} attempts, but the run repeated each case ${repeatOf(result)} times`
+        message: `holds ${c.attempts.length} attempts, but the run repeated each case ${k} times`
       })
-    } else if (c.attempts === undefined && repeatOf(result) > 1) {
-      problems.push({
-        path: `$.cases[${i}]`,
-        message: `has no attempts, but the run repeated each case ${repeatOf(result)} times`
-      })
+    } else if (c.attempts === undefined && k > 1) {
+      problems.push({ path: `$.cases[${i}]`, message: `has no attempts, but the run repeated each case ${k} times` })
     }
-    const all = c.attempts === undefined ? held(c) : c.attempts.every(held)
+    const all = attemptsOf(c).every(held)
     if (c.passed !== all) {
       problems.push({
         path: `$.cases[${i}].passed`,
