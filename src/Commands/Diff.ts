@@ -1,12 +1,13 @@
 /** `eval diff`: what changed between two runs' results files; `--check` fails on any regression. */
 import type { FileSystem } from "@effect/platform"
-import { Console, Effect, Either } from "effect"
-import { UsageError, RegressionsFound } from "../Schema/Errors.js"
+import { Console, Effect } from "effect"
+import { RegressionsFound } from "../Schema/Errors.js"
 import { diffRuns } from "../Scorecard/Diff.js"
 import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
 import { renderDiffPretty } from "../Scorecard/Render/DiffText.js"
+import { readResults } from "../Scorecard/ResultsStore.js"
 import { useColor } from "../Terminal.js"
-import { readResults } from "./Run.js"
+
 
 /** The arguments of `eval diff`. */
 export interface DiffArgs {
@@ -22,10 +23,7 @@ export const diffHandler = (args: DiffArgs): Effect.Effect<void, unknown, FileSy
   Effect.gen(function*() {
     const older = yield* readResults(args.older)
     const newer = yield* readResults(args.newer)
-    const diff = yield* Either.match(
-      diffRuns(older, newer, { allowDifferentSets: args.allowDifferentSets, names: [args.older, args.newer] }),
-      { onLeft: (e): Effect.Effect<never, UsageError> => Effect.fail(e), onRight: Effect.succeed }
-    )
+    const diff = yield* diffRuns(older, newer, { allowDifferentSets: args.allowDifferentSets, names: [args.older, args.newer] })
     yield* Console.log(
       args.format === "json"
         ? JSON.stringify(diff, null, 2)

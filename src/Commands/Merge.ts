@@ -9,10 +9,11 @@ import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
 import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
 import { caseSetFingerprint, shortFingerprint } from "../Scorecard/CaseSet.js"
+import { readResults } from "../Scorecard/ResultsStore.js"
 import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
 import { applyRatchet } from "./Ratchet.js"
 import { parseReporters, refuseOverwritingInputs, stdoutIsDocument, writeReports } from "./Report.js"
-import { floorToHold, readResults } from "./Run.js"
+import { floorToHold } from "./Run.js"
 
 /** The arguments of `eval merge`. */
 export interface MergeArgs {

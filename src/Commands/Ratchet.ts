@@ -1,14 +1,13 @@
 /** `eval ratchet`, and the ratchet step `run --ratchet` shares with it. */
 import type { FileSystem } from "@effect/platform"
 import { Clock, Console, Effect } from "effect"
-import { readJson } from "../Files.js"
 import { loadGoldenSet, type GoldenSet } from "../Runner/GoldenSet.js"
-import { BadInput } from "../Schema/Errors.js"
-import { RunResult } from "../Schema/Result.js"
+import type { RunResult } from "../Schema/Result.js"
 import { readBaseline, withBaselineLock, writeBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { ratchet } from "../Scorecard/Ratchet.js"
-import { resultInconsistencies, showRate } from "../Scorecard/Scorecard.js"
+import { readResults } from "../Scorecard/ResultsStore.js"
+import { showRate } from "../Scorecard/Scorecard.js"
 
 const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
 
@@ -53,8 +52,5 @@ export interface RatchetArgs {
 export const ratchetHandler = (args: RatchetArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
-    const result = yield* readJson(RunResult, args.from)
-    const inconsistent = resultInconsistencies(result)
-    if (inconsistent.length > 0) return yield* new BadInput({ file: args.from, problems: inconsistent })
-    yield* applyRatchet(set, args.baseline, result)
+    yield* applyRatchet(set, args.baseline, yield* readResults(args.from))
   })

@@ -4,7 +4,6 @@
  */
 import { FileSystem, type Path } from "@effect/platform"
 import { Config, Console, Duration, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
-import { readJson } from "../Files.js"
 import { type GoldenSet, loadGoldenSet, selectCases } from "../Runner/GoldenSet.js"
 import { Runner } from "../Runner/Runner.js"
 import { inShard, parseShard } from "../Runner/Shard.js"
@@ -13,12 +12,13 @@ import type { Case } from "../Schema/Case.js"
 import { inert } from "../Schema/Decode.js"
 import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
-import { type CaseResult, RunResult, type ShardInfo } from "../Schema/Result.js"
+import type { CaseResult, ShardInfo } from "../Schema/Result.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { diffRuns, refuseDifferentSets } from "../Scorecard/Diff.js"
 import { renderProgress } from "../Scorecard/Render/Progress.js"
-import { noFloorYet, repeatOf, resultInconsistencies, summarize } from "../Scorecard/Scorecard.js"
+import { readResults } from "../Scorecard/ResultsStore.js"
+import { noFloorYet, repeatOf, summarize } from "../Scorecard/Scorecard.js"
 import { applyRatchet } from "./Ratchet.js"
 import { parseReporters, refuseOverwritingInputs, stdoutIsDocument, writeReports } from "./Report.js"
 
@@ -209,15 +209,6 @@ export const selectRun = (set: GoldenSet, args: Pick<RunArgs, "filter" | "shard"
       shard: { index: shard.index, count: shard.count, of: caseSetFingerprint(set.cases) },
       partial: `shard ${shard.index}/${shard.count} (${cases.length} of ${set.cases.length} cases): eval merge applies the floor to the whole`
     }
-  })
-
-/** The results of an earlier run, to compare with (`--compare FILE`), checked like `eval ratchet` checks them. */
-export const readResults = (file: string): Effect.Effect<RunResult, BadInput, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const result = yield* readJson(RunResult, file)
-    const inconsistent = resultInconsistencies(result)
-    if (inconsistent.length > 0) return yield* new BadInput({ file, problems: inconsistent })
-    return result
   })
 
 /** The live progress line, on a terminal's stderr only: CI logs and pipes never see it. */
