@@ -39,8 +39,8 @@ export interface Fact {
   readonly fact: string
 }
 
-/** The kind a turn error is reported under. */
-export const turnErrorKind = "turn error"
+// The kind a turn error is reported under.
+const turnErrorKind = "turn error"
 
 /** The failing facts of a case or an attempt: its turn error, or each failing expectation's fact. */
 export const failingFacts = (
@@ -56,3 +56,10 @@ export const failingFacts = (
 
 /** `kind: fact`, the way every report prints a fact. */
 export const showFact = (f: Fact): string => `${f.kind}: ${f.fact}`
+
+/** Each attempt of a case as lines: `attempt N: passed` or `failed` (with its turn when asked), then its facts indented. */
+export const attemptLines = (c: CaseResult, options: { readonly turns: boolean }): ReadonlyArray<string> =>
+  attemptsOf(c).flatMap((a, i) => [
+    `attempt ${i + 1}${options.turns && a.turnId !== undefined ? ` (${a.turnId})` : ""}: ${a.passed ? "passed" : "failed"}`,
+    ...failingFacts(a).map((f) => `  ${showFact(f)}`)
+  ])

@@ -4,14 +4,14 @@
  * report read back case by case.
  */
 import { Redacted, Schema } from "effect"
-import { spawn } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
-import { evalCli } from "../support/cli.js"
+import { evalCli, spawnAsync } from "../support/cli.js"
+import { failingOnFixtures } from "../support/golden.js"
 import { withStandIn } from "../support/live.js"
 
 /** The parts of vitest's JSON report read here. */
@@ -31,12 +31,6 @@ interface Report {
 
 const repo = process.cwd()
 const cases = Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))).cases
-const failingIds = [
-  "docs.refund-proration-no-retired-page",
-  "docs.where-search-api-repo-catalog",
-  "docs.force-deploy-no-invented-flag",
-  "agent.scale-search-api-stops-at-approval"
-]
 const smokeIds = cases.filter((c) => (c.tags ?? []).includes("smoke")).map((c) => c.id)
 
 const testFiles: Record<string, string> = {
@@ -53,7 +47,7 @@ goldenSet({ cases: "broken/golden-cases.json", name: "broken" })
 import { goldenSet } from "turn-eval/vitest"
 
 goldenSet({ name: "no recordings", fixtures: "no-fixtures", filter: ["smoke"] })
-goldenSet({ name: "empty table", layer: SurfaceClient.fromTable(new Map()), filter: ["${failingIds[0]}"] })
+goldenSet({ name: "empty table", layer: SurfaceClient.fromTable(new Map()), filter: ["${failingOnFixtures[0]}"] })
 `,
   "live.test.ts": `import { Duration, Layer, Redacted } from "effect"
 import { HttpLive, resolveRoutes, SurfaceClient } from "turn-eval"
@@ -93,25 +87,11 @@ const makeProject = (): string => {
 
 /** Runs vitest on the project without blocking this process's event loop (the stand-in answers it). */
 const runVitest = (dir: string, env: NodeJS.ProcessEnv) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-    const child = spawn(process.execPath, [
-      resolve("node_modules/vitest/vitest.mjs"),
-      "run",
-      "--root",
-      dir,
-      "--reporter=json",
-      "--outputFile=report.json"
-    ], { cwd: dir, env: { ...process.env, NO_COLOR: "1", ...env } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 150_000)
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      done({ code, stdout, stderr })
-    })
-  })
+  spawnAsync(
+    process.execPath,
+    [resolve("node_modules/vitest/vitest.mjs"), "run", "--root", dir, "--reporter=json", "--outputFile=report.json"],
+    { cwd: dir, env: { ...process.env, NO_COLOR: "1", ...env }, timeoutMs: 150_000 }
+  )
 
 describe("turn-eval/vitest in a team's own suite", () => {
   let project = ""
@@ -156,8 +136,8 @@ describe("turn-eval/vitest in a team's own suite", () => {
   it("on the recorded fixtures by default, passes and fails the cases the CLI does, with every failing fact", () => {
     const results = byTitle("fixtures.test.ts")
     const failed = [...results].filter(([, r]) => r.status === "failed").map(([id]) => id)
-    expect(failed.sort()).toEqual([...failingIds].sort())
-    expect([...results.values()].filter((r) => r.status === "passed")).toHaveLength(cases.length - failingIds.length)
+    expect(failed.sort()).toEqual([...failingOnFixtures].sort())
+    expect([...results.values()].filter((r) => r.status === "passed")).toHaveLength(cases.length - failingOnFixtures.length)
 
     const cli = evalCli(["run", "--fixtures", "cases/fixtures", "--json", "results.json"], { cwd: project })
     expect(cli.code).toBe(0)
@@ -169,7 +149,7 @@ describe("turn-eval/vitest in a team's own suite", () => {
       expect(facts.length).toBeGreaterThan(0)
       for (const e of facts) expect(message).toContain(`  ${e.kind}: ${e.fact}`)
     }
-    expect(results.get(failingIds[0]!)!.failureMessages[0]).toContain(
+    expect(results.get(failingOnFixtures[0]!)!.failureMessages[0]).toContain(
       "cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023"
     )
   })
@@ -193,8 +173,8 @@ describe("turn-eval/vitest in a team's own suite", () => {
       expect(r.failureMessages[0]).toContain(`${id} failed:\n  turn error: no recorded turn: no-fixtures/${id}.json`)
     }
     const table = results.filter((r) => r.ancestorTitles[0] === "empty table")
-    expect(table.map((r) => [r.title.split(" — ")[0], r.status])).toEqual([[failingIds[0], "failed"]])
-    expect(table[0]!.failureMessages[0]).toContain(`turn error: no turn for case ${failingIds[0]}`)
+    expect(table.map((r) => [r.title.split(" — ")[0], r.status])).toEqual([[failingOnFixtures[0], "failed"]])
+    expect(table[0]!.failureMessages[0]).toContain(`turn error: no turn for case ${failingOnFixtures[0]}`)
   })
 
   it("runs on another layer given: live against the app, every case passing, each conversation deleted", () => {

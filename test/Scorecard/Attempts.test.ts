@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { attemptsOf, failingFacts, flakiness, showFact } from "../../src/Scorecard/Attempts.js"
+import { attemptLines, attemptsOf, failingFacts, flakiness, showFact } from "../../src/Scorecard/Attempts.js"
 import { plainRun, repeatedRun } from "./Render/results.js"
 
 const named = (cases: typeof plainRun.cases, id: string) => cases.find((c) => c.id === id)!
@@ -36,5 +36,21 @@ describe("failingFacts", () => {
   it("never leaves a failed outcome without a fact", () => {
     expect(failingFacts({ passed: false, expectations: [] }).map(showFact)).toEqual(["case: failed"])
     expect(failingFacts({ passed: false, expectations: [{ kind: "outcome", passed: false }] }).map(showFact)).toEqual(["outcome: failed"])
+  })
+})
+
+describe("attemptLines", () => {
+  it("lists each attempt, with its turn when asked, and its failing facts indented", () => {
+    const flaky = named(repeatedRun.cases, "docs.flaky")
+    expect(attemptLines(flaky, { turns: true })).toEqual([
+      "attempt 1 (t4): passed",
+      "attempt 2 (t5): failed",
+      "  answer-includes: answer lacks: \"30 days\"",
+      "attempt 3 (t6): passed"
+    ])
+    expect(attemptLines(named(repeatedRun.cases, "docs.broken"), { turns: false }).slice(-2)).toEqual([
+      "attempt 3: failed",
+      "  turn error: timeout after 30s"
+    ])
   })
 })

@@ -90,3 +90,22 @@ export const shellAsync = (command: string, cwd: string, env: NodeJS.ProcessEnv)
       resolve({ code, stdout, stderr })
     })
   })
+
+/** Runs any program to its end without blocking the event loop, killing it after `timeoutMs`. */
+export const spawnAsync = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv; readonly timeoutMs?: number }
+): Promise<CliRun> =>
+  new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })

@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { validateXML } from "xmllint-wasm"
 
-/** The JUnit schema the reports are checked against. */
-export const junitSchema = readFileSync(fileURLToPath(new URL("../Scorecard/Render/junit.xsd", import.meta.url)), "utf8")
+// The JUnit schema the reports are checked against.
+const junitSchema = readFileSync(fileURLToPath(new URL("../Scorecard/Render/junit.xsd", import.meta.url)), "utf8")
 
 /** The schema problems of an XML document (none when it is valid), against the JUnit schema unless told another. */
 export const validateJUnit = async (xml: string, xsd: string = junitSchema): Promise<Array<string>> => {

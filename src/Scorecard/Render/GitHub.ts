@@ -6,7 +6,7 @@
  */
 import { inert } from "../../Schema/Decode.js"
 import type { CaseResult, RunResult } from "../../Schema/Result.js"
-import { attemptsOf, failingFacts, flakiness, showFact } from "../Attempts.js"
+import { attemptLines, attemptsOf, failingFacts, flakiness, showFact } from "../Attempts.js"
 
 /** Where the annotations point: the cases file, and the line of each case in it. */
 export interface GitHubOptions {
@@ -16,12 +16,12 @@ export interface GitHubOptions {
   readonly caseLines: ReadonlyMap<string, number>
 }
 
-/** A workflow command's message: `%`, CR and LF escaped, so a message cannot end its command or start another. */
-export const escapeData = (value: string): string =>
+// A workflow command's message: `%`, CR and LF escaped, so a message cannot end its command or start another.
+const escapeData = (value: string): string =>
   value.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A")
 
-/** A workflow command's property value: as a message, and `:` and `,` escaped too. */
-export const escapeProperty = (value: string): string =>
+// A workflow command's property value: as a message, and `:` and `,` escaped too.
+const escapeProperty = (value: string): string =>
   escapeData(value).replace(/:/g, "%3A").replace(/,/g, "%2C")
 
 const command = (
@@ -37,14 +37,10 @@ const annotation = (c: CaseResult, options: GitHubOptions): string | undefined =
   const where = [["file", options.casesFile], ["line", String(options.caseLines.get(c.id) ?? 1)]] as const
   const id = inert(c.id)
   if (verdict === "flaky") {
-    const lines = attemptsOf(c).flatMap((a, i) => [
-      `attempt ${i + 1}: ${a.passed ? "passed" : "failed"}`,
-      ...failingFacts(a).map((f) => `  ${inert(showFact(f))}`)
-    ])
     return command(
       "warning",
       [...where, ["title", `flaky: ${id} (${passedAttempts} of ${attempts} attempts passed)`]],
-      lines.join("\n")
+      attemptLines(c, { turns: false }).map(inert).join("\n")
     )
   }
   const facts = [...new Set(attemptsOf(c).flatMap((a) => failingFacts(a).map((f) => inert(showFact(f)))))]

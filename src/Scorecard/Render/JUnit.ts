@@ -7,7 +7,7 @@
  */
 import { inert } from "../../Schema/Decode.js"
 import type { CaseResult, RunResult } from "../../Schema/Result.js"
-import { attemptsOf, failingFacts, flakiness, showFact } from "../Attempts.js"
+import { attemptLines, attemptsOf, failingFacts, flakiness, showFact } from "../Attempts.js"
 import { showRate } from "../Scorecard.js"
 
 /** What the JUnit report needs beyond the results. */
@@ -44,8 +44,6 @@ const attributes = (pairs: ReadonlyArray<readonly [string, string | number | und
 const maxMessage = 2_000
 const clip = (text: string): string => text.length > maxMessage ? `${text.slice(0, maxMessage)}…` : text
 
-const distinct = (items: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(items)]
-
 interface Outcome {
   readonly element: "failure" | "error"
   readonly type: string
@@ -53,24 +51,17 @@ interface Outcome {
   readonly body: ReadonlyArray<string>
 }
 
-// Every attempt of a repeated case, with its turn and its facts.
-const attemptLines = (c: CaseResult): ReadonlyArray<string> =>
-  attemptsOf(c).flatMap((a, i) => [
-    `attempt ${i + 1}${a.turnId === undefined ? "" : ` (${a.turnId})`}: ${a.passed ? "passed" : "failed"}`,
-    ...failingFacts(a).map((f) => `  ${showFact(f)}`)
-  ])
-
 const outcomeOf = (c: CaseResult): Outcome | undefined => {
   const { verdict, passedAttempts, attempts } = flakiness(c)
   if (verdict === "passed") return undefined
   const failed = attemptsOf(c).filter((a) => !a.passed)
-  const facts = distinct(failed.flatMap((a) => failingFacts(a).map(showFact)))
+  const facts = [...new Set(failed.flatMap((a) => failingFacts(a).map(showFact)))]
   if (verdict === "flaky") {
     return {
       element: "failure",
       type: "flaky",
       message: `flaky: ${passedAttempts} of ${attempts} attempts passed; ${facts.join("; ")}`,
-      body: attemptLines(c)
+      body: attemptLines(c, { turns: true })
     }
   }
   // Only when no attempt got a turn to grade is the case an error rather than a failure.
@@ -88,7 +79,7 @@ const outcomeOf = (c: CaseResult): Outcome | undefined => {
     element,
     type,
     message: `all ${attempts} attempts failed; ${facts.join("; ")}`,
-    body: attemptLines(c)
+    body: attemptLines(c, { turns: true })
   }
 }
 
