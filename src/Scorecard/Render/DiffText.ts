@@ -6,8 +6,7 @@ import { inert } from "../../Schema/Decode.js"
 import { failingFacts, showFact } from "../Attempts.js"
 import type { RunDiff } from "../Diff.js"
 import { showRate } from "../Scorecard.js"
-
-const paint = (on: boolean, code: string) => (text: string): string => on ? `\u001b[${code}m${text}\u001b[0m` : text
+import { paint } from "./Pretty.js"
 
 /** The signed change between two rates as the scorecard shows them (four decimals, rounded down). */
 export const showRateChange = (from: number, to: number): string => {

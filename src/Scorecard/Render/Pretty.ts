@@ -16,7 +16,8 @@ export interface PrettyOptions {
   readonly noFloor?: string
 }
 
-const paint = (on: boolean, code: string) => (text: string): string => on ? `\u001b[${code}m${text}\u001b[0m` : text
+/** Text in an ANSI style (`code`, e.g. 31 for red) when `on`, plain otherwise. */
+export const paint = (on: boolean, code: string) => (text: string): string => on ? `\u001b[${code}m${text}\u001b[0m` : text
 
 /** Renders a run's results as the terminal scorecard. */
 export const renderPretty = (result: RunResult, options: PrettyOptions): string => {
@@ -24,8 +25,8 @@ export const renderPretty = (result: RunResult, options: PrettyOptions): string 
   const red = paint(options.color, "31")
   const dim = paint(options.color, "2")
   const bold = paint(options.color, "1")
-  const width = Math.max(...result.cases.map((c) => c.surface.length), 0)
   const yellow = paint(options.color, "33")
+  const width = Math.max(...result.cases.map((c) => c.surface.length), 0)
   const lines: Array<string> = []
   const k = repeatOf(result)
   let flaky = 0
