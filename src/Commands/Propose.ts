@@ -51,6 +51,12 @@ const oneLine = (text: string, max: number): string => {
   return inert(flat.length > max ? `${flat.slice(0, max)}…` : flat)
 }
 
+/** An id from the app, quoted and inert, as a message shows it. */
+const quoted = (id: string): string => JSON.stringify(inert(id.slice(0, 200)))
+
+/** `1 fact`, `3 facts`. */
+const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`
+
 /**
  * Signs in to the app and reads its routes' JSON, each problem naming the route, its URL and the JSON
  * path. The HTTP client is provided around the whole command, so it outlives every read.
@@ -100,7 +106,7 @@ export const candidatesHandler = (args: CandidatesArgs) =>
     const conversationWidth = Math.max("conversation".length, ...rows.map(([, conversation]) => conversation.length))
     yield* Console.log(
       [
-        `${ratings.length} thumbs-down turn${ratings.length === 1 ? "" : "s"} at ${app.ratingsUrl}:`,
+        `${count(ratings.length, "thumbs-down turn")} at ${app.ratingsUrl}:`,
         "",
         `  ${"turn".padEnd(turnWidth)}  ${"conversation".padEnd(conversationWidth)}  comment`,
         ...rows.map(([turn, conversation, comment]) =>
@@ -137,7 +143,7 @@ export const proposeHandler = (args: ProposeArgs) =>
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const turnId = args.turn
-    const shownTurn = JSON.stringify(inert(turnId.slice(0, 200)))
+    const shownTurn = quoted(turnId)
     if (turnId.trim() === "") {
       return yield* new UsageError({ message: "--turn: expected a turn id (eval candidates lists them)" })
     }
@@ -156,9 +162,7 @@ export const proposeHandler = (args: ProposeArgs) =>
     const rating = ratings.find((r) => r.turnId === turnId)
     if (rating === undefined) {
       return yield* new UsageError({
-        message: `turn ${shownTurn} is not among the ${ratings.length} thumbs-down turn${
-          ratings.length === 1 ? "" : "s"
-        } at ${app.ratingsUrl} (eval candidates lists them)`
+        message: `turn ${shownTurn} is not among the ${count(ratings.length, "thumbs-down turn")} at ${app.ratingsUrl} (eval candidates lists them)`
       })
     }
     const conversation = yield* app.read(
@@ -167,7 +171,7 @@ export const proposeHandler = (args: ProposeArgs) =>
       Conversation
     )
     const at = conversation.messages.findIndex((m) => m.role === "assistant" && m.turnId === turnId)
-    const shownConversation = JSON.stringify(inert(rating.conversationId.slice(0, 200)))
+    const shownConversation = quoted(rating.conversationId)
     if (at < 0) {
       return yield* new UsageError({
         message: `conversation ${shownConversation} holds no assistant message for turn ${shownTurn}`
@@ -182,13 +186,13 @@ export const proposeHandler = (args: ProposeArgs) =>
     const trace = yield* app.read("trace", fillRoute(app.routes.trace, { turnId }), TurnTrace)
     if (trace.turnId !== turnId) {
       return yield* new UsageError({
-        message: `the trace route answered with the trace of turn ${JSON.stringify(inert(trace.turnId.slice(0, 200)))}, not ${shownTurn}`
+        message: `the trace route answered with the trace of turn ${quoted(trace.turnId)}, not ${shownTurn}`
       })
     }
     const surface = Object.hasOwn(set.catalog.surfaces, trace.surface) ? set.catalog.surfaces[trace.surface] : undefined
     if (surface === undefined) {
       return yield* new UsageError({
-        message: `turn ${shownTurn} is a turn of surface ${JSON.stringify(inert(trace.surface.slice(0, 200)))}, which ${args.surfaces} does not have; add it to the catalog first`
+        message: `turn ${shownTurn} is a turn of surface ${quoted(trace.surface)}, which ${args.surfaces} does not have; add it to the catalog first`
       })
     }
 
@@ -201,6 +205,7 @@ export const proposeHandler = (args: ProposeArgs) =>
       id: explicitId
     })
     const testCase = draft.case
+    const expected = [...set.cases, testCase]
     const violatedLines = draft.violated.map((f) => `  ✗ ${f.expectation.kind}  ${inert(f.fact ?? "")}`)
     const heldCount = testCase.expect.length - draft.violated.length
     const noViolation =
@@ -216,9 +221,7 @@ export const proposeHandler = (args: ProposeArgs) =>
       yield* Console.log(inert(renderCase(testCase)))
       yield* Console.error(
         [
-          `drafted ${testCase.id} from turn ${shownTurn}: ${draft.violated.length} fact${
-            draft.violated.length === 1 ? "" : "s"
-          } it broke, ${heldCount} it held`,
+          `drafted ${testCase.id} from turn ${shownTurn}: ${count(draft.violated.length, "fact")} it broke, ${heldCount} it held`,
           ...violatedLines,
           ...(draft.violated.length === 0 ? [noViolation] : []),
           ...(twinNote === undefined ? [] : [`note: ${twinNote}; --append adds another only with --id`]),
@@ -229,7 +232,7 @@ export const proposeHandler = (args: ProposeArgs) =>
     }
 
     // --append: a valid case, a free id, no recorded turn to overwrite.
-    const problems = caseProblems({ version: 1, cases: [...set.cases, testCase] }, set.catalog)
+    const problems = caseProblems({ version: 1, cases: expected }, set.catalog)
     if (problems.length > 0) return yield* new BadInput({ file: `the draft of ${testCase.id}`, problems })
     if (twinNote !== undefined && explicitId === undefined) {
       return yield* new UsageError({ message: `${twinNote}: edit that case, or add another with --id` })
@@ -243,7 +246,6 @@ export const proposeHandler = (args: ProposeArgs) =>
       })
     }
     const before = yield* readText(args.cases)
-    const expected = [...set.cases, testCase]
     const inPlace = appendCaseText(before, testCase)
     const keepsTheRest = inPlace !== undefined && Either.match(decodeJson(CasesFile, args.cases, inPlace, "strict", fastCasesFile), {
       onLeft: () => false,
@@ -266,9 +268,7 @@ export const proposeHandler = (args: ProposeArgs) =>
         ...(draft.violated.length === 0
           ? [noViolation]
           : [
-            `eval run --fixtures ${args.fixtures} fails it until the assistant is fixed (${draft.violated.length} fact${
-              draft.violated.length === 1 ? "" : "s"
-            } broken):`,
+            `eval run --fixtures ${args.fixtures} fails it until the assistant is fixed (${count(draft.violated.length, "fact")} broken):`,
             ...violatedLines
           ]),
         `review it, then delete the "drafted" marks to accept it (the case set's fingerprint stays the same)`

@@ -32,7 +32,7 @@ export interface Draft {
 }
 
 /** The tag every drafted case carries, so `--filter thumbs-down` selects the cases grown from ratings. */
-export const draftTag = "thumbs-down"
+const draftTag = "thumbs-down"
 
 const maxIdShown = 80
 
@@ -90,8 +90,8 @@ export const draftExpectations = (turn: Turn, surface: Surface): ReadonlyArray<D
   return [...graded.filter((f) => !f.passed), ...graded.filter((f) => f.passed)]
 }
 
-/** Lower-case ASCII words joined by `-`: `What's the refund window?` → `what-s-the-refund-window`. */
-export const slug = (text: string, maxLength: number): string => {
+/** Lower-case ASCII words joined by `-`: `What's the refund window?` → `whats-the-refund-window`. */
+const slug = (text: string, maxLength: number): string => {
   const words = text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/['\u2019]/g, "").toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "")
   let out = ""
   for (const word of words) {

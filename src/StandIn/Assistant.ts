@@ -10,6 +10,7 @@
  * from what the tools returned; of the question's own text they repeat only a service name, a number
  * or a release tag picked out by pattern, so nothing else the asker typed is echoed back as advice.
  */
+import { fnv1a } from "../Runner/Shard.js"
 import type { Citation, Proposal, ToolExecution } from "../Schema/Trace.js"
 import {
   canonical,
@@ -420,7 +421,8 @@ const proposeChange = (asked: Asked, kind: ChangeKind): AssistantTurn => {
   })
 }
 
-const lowerFirst = (text: string): string => `${text.charAt(0).toLowerCase()}${text.slice(1)}`
+/** The text with its first letter lower-cased, to go on after a sentence's start. */
+export const lowerFirst = (text: string): string => `${text.charAt(0).toLowerCase()}${text.slice(1)}`
 
 /** Reads the service's config, then plans from it; a service absent from the environment stops there. */
 const withConfig = (
@@ -558,13 +560,6 @@ const planners: { readonly [K in ChangeKind]: Planner } = {
   deploy: deployPlan
 }
 
-// FNV-1a: a short, stable hash, so the same request always gets the same proposal id.
-const fnv1a = (text: string): number => {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0
-  return hash
-}
-
-/** A proposal id derived from the surface and question alone. */
+/** A proposal id derived from the surface and question alone: the same request always gets the same id. */
 const proposalId = (surface: string, question: string): string =>
   `prop_${fnv1a(`${surface}\n${question}`).toString(16).padStart(8, "0")}`

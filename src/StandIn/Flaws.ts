@@ -10,7 +10,7 @@
  *   the agent itself, without waiting for the approval the proposal asks for.
  */
 import type { Citation, ToolExecution } from "../Schema/Trace.js"
-import { type AssistantTurn, respond } from "./Assistant.js"
+import { type AssistantTurn, lowerFirst, respond } from "./Assistant.js"
 
 /** One known flaw: which questions trigger it, and an example question with the comment a user would leave. */
 export interface Flaw {
@@ -63,8 +63,7 @@ const appliesUrgentChanges: Flaw = {
     const summary = proposal.summary ?? "the change"
     return {
       ...turn,
-      answer: `Done: ${summary.charAt(0).toLowerCase()}${summary.slice(1)}, applied at once as change \`${proposal.id}\`, ` +
-        "since it was urgent.",
+      answer: `Done: ${lowerFirst(summary)}, applied at once as change \`${proposal.id}\`, since it was urgent.`,
       outcome: "answered",
       toolExecutions: [...turn.toolExecutions, ...applied],
       proposal: { ...proposal, status: "applied" }

@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { Effect, Redacted, type Scope } from "effect"
+import { isRecord } from "../Schema/Decode.js"
 import { type Route, resolveRoutes } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { fnv1a } from "../Runner/Shard.js"
@@ -126,9 +127,12 @@ export interface StandIn {
 }
 
 /** The name of the stand-in's session cookie. */
-export const cookieName = "standin_session"
+const cookieName = "standin_session"
 
 const maxRequestBody = 1024 * 1024
+
+/** The size of a `huge` fault's padding when the fault names none. */
+const hugeBytes = 5 * 1024 * 1024
 
 /** A stable fraction in [0, 1) for a string (FNV-1a), so a rate selects the same questions every run. */
 export const stableFraction = (text: string): number => fnv1a(text) / 0x1_0000_0000
@@ -171,6 +175,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   const prefix = (options.prefix ?? "").replace(/\/+$/, "")
   const routes = resolveRoutes(options.catalog.routes)
   const accounts = options.accounts ?? ["demo", "other"]
+  const first = accounts[0] ?? "demo"
   const maxConversations = options.maxConversations ?? 16
   const tokens = new Map(accounts.map((account) => [randomBytes(16).toString("hex"), account] as const))
   const tokenOf = new Map([...tokens].map(([token, account]) => [account, token] as const))
@@ -225,6 +230,10 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     return undefined
   }
 
+  const conversationsOf = (account: string) => [...conversations.values()].filter((c) => c.account === account)
+  const ratingsOf = (account: string) =>
+    [...ratings.values()].filter((r) => conversations.get(r.conversationId)?.account === account)
+
   const remove = (conversation: StoredConversation) => {
     conversations.delete(conversation.id)
     byTurn.delete(conversation.turnId)
@@ -232,7 +241,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     stats.deleted++
   }
 
-  /** Opens a conversation holding one question and its turn. */
+  /** The turn a conversation holds: the flawed assistant's, or the worse one of a flaky question. */
   const turnOf = (c: StoredConversation) => {
     const turn = respondWithFlaws(c.surface, c.question)
     return c.worse ? recallsFromMemory(turn) : turn
@@ -242,6 +251,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     typeof options.flaky === "number"
       ? stableFraction(`flaky\u0000${question}`) < options.flaky
       : (options.flaky ?? []).includes(question)
+  /** Opens a conversation holding one question and its turn. */
   const openConversation = (account: string, surface: string, question: string): StoredConversation => {
     counter++
     const asked = (asks.get(question) ?? 0) + 1
@@ -260,7 +270,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     return conversation
   }
 
-  const padding = (bytes: number) => "x".repeat(bytes)
+  const padding = (fault: { readonly bytes?: number }) => "x".repeat(fault.bytes ?? hugeBytes)
 
   /** Answers a request with a fault instead of `body`, its proper answer. */
   const injure = (response: ServerResponse, route: Route, fault: FaultKind, path: string, body: unknown): void => {
@@ -283,7 +293,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
       case "wrong-shape":
         return sendJson(response, 200, { unexpected: true, items: [1, 2, 3] })
       case "huge":
-        return sendJson(response, 200, { ...(body as object), padding: padding(fault.bytes ?? 5 * 1024 * 1024) })
+        return sendJson(response, 200, { ...(body as object), padding: padding(fault) })
       case "redirect":
         response.writeHead(307, { location: `${fault.to}${path}` })
         return void response.end()
@@ -305,8 +315,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge") {
       return injure(response, "ask", fault, request.url ?? "/", { error: "fault" })
     }
-    const held = [...conversations.values()].filter((c) => c.account === account).length
-    if (held >= maxConversations) {
+    if (conversationsOf(account).length >= maxConversations) {
       stats.capHits++
       return sendJson(response, 429, { error: `conversation cap reached (${maxConversations} open)` })
     }
@@ -323,7 +332,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
         return
       }
       for (const delta of chunks) response.write(`data: ${JSON.stringify({ type: "text-delta", delta })}\n\n`)
-      if (fault?.kind === "huge") response.write(`data: ${JSON.stringify({ type: "debug", padding: padding(fault.bytes ?? 5 * 1024 * 1024) })}\n\n`)
+      if (fault?.kind === "huge") response.write(`data: ${JSON.stringify({ type: "debug", padding: padding(fault) })}\n\n`)
       response.write(`data: ${JSON.stringify({ type: "finish", turnId: conversation.turnId })}\n\n`)
       return void response.end("data: [DONE]\n\n")
     }
@@ -347,10 +356,10 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     const conversation = owned(account, byTurn.get(turnId))
     if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
     const raw = await readBody(request)
-    let body: { rating?: unknown; comment?: unknown } | undefined
+    let body: Record<string, unknown> | undefined
     try {
       const parsed: unknown = raw === undefined ? undefined : JSON.parse(raw)
-      body = typeof parsed === "object" && parsed !== null ? parsed : undefined
+      body = isRecord(parsed) ? parsed : undefined
     } catch {
       body = undefined
     }
@@ -372,8 +381,8 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   /** The account's ratings with the asked rating (`?rating=`, thumbs-down when not given). */
   const listRatings = (request: IncomingMessage, account: string) => {
     const asked = new URL(request.url ?? "/", "http://stand-in").searchParams.get("rating") ?? "down"
-    return [...ratings.values()]
-      .filter((r) => r.rating === asked && conversations.get(r.conversationId)?.account === account)
+    return ratingsOf(account)
+      .filter((r) => r.rating === asked)
       .map(({ comment, conversationId, turnId }) => comment === undefined ? { turnId, conversationId } : { turnId, conversationId, comment })
   }
 
@@ -470,10 +479,9 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   })
 
   if (options.seedRatings === true) {
-    const account = accounts[0] ?? "demo"
     for (const flaw of flaws) {
       if (!Object.hasOwn(options.catalog.surfaces, flaw.surface)) continue
-      const conversation = openConversation(account, flaw.surface, flaw.example)
+      const conversation = openConversation(first, flaw.surface, flaw.example)
       ratings.set(conversation.turnId, {
         turnId: conversation.turnId,
         conversationId: conversation.id,
@@ -494,7 +502,6 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     server.listen(options.port ?? 0, host, () => {
       const { port } = server.address() as AddressInfo
       const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}${prefix}`
-      const first = accounts[0] ?? "demo"
       resolve({
         standIn: {
           url,
@@ -504,13 +511,12 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
             return Redacted.make(`${cookieName}=${token}`)
           },
           stats: () => ({ ...stats, requests: { ...stats.requests } }),
-          conversations: (account = first) => [...conversations.values()].filter((c) => c.account === account),
+          conversations: (account = first) => conversationsOf(account),
           setFaults: (next) => {
             faults = next
             attempts.clear()
           },
-          ratings: (account = first) =>
-            [...ratings.values()].filter((r) => conversations.get(r.conversationId)?.account === account)
+          ratings: (account = first) => ratingsOf(account)
         },
         close: () =>
           new Promise<void>((done) => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted, Schema } from "effect"
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Case } from "../../src/Schema/Case.js"
 import { RecordedTurn } from "../../src/Schema/Trace.js"
@@ -36,10 +36,7 @@ const askAndRateDown = async (s: StandIn, surface: "docs" | "ops-agent", questio
 }
 
 /** The seeded turn of a known flaw. */
-const seeded = (s: StandIn, surface: string) => {
-  const conversation = s.conversations().find((c) => c.surface === surface)!
-  return conversation.turnId
-}
+const seeded = (s: StandIn, surface: string) => s.conversations().find((c) => c.surface === surface)!.turnId
 
 const json = { answerModes: { docs: "json" as const } }
 
@@ -74,7 +71,6 @@ describe("eval candidates", () => {
       const dir = scratchProject()
       const catalog = JSON.parse(readFileSync(join(dir, "cases/surfaces.json"), "utf8"))
       const file = join(dir, "cases/custom.json")
-      const { writeFileSync } = await import("node:fs")
       writeFileSync(file, JSON.stringify({ ...catalog, routes: { ratings: "/api/ai/nowhere?rating=down" } }))
       const run = await evalCliAsync(["candidates", "--base-url", s.url, "--surfaces", file], { env: env(s) })
       expect(run.code).toBe(2)
@@ -196,7 +192,6 @@ describe("eval propose", () => {
         2,
         "error: --id docs.refund-window-cites-source: cases/golden-cases.json already has a case with that id; choose another"
       ])
-      const { writeFileSync } = await import("node:fs")
       writeFileSync(join(dir, "cases/fixtures/docs.mine.json"), "{}")
       const overwrite = await propose("--id", "docs.mine")
       expect([overwrite.code, overwrite.stderr.trim()]).toEqual([

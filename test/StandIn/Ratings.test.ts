@@ -83,11 +83,9 @@ describe("the stand-in's ratings", () => {
     try {
       const asked = await request(s, "POST", "/chat/docs", { message: "Who owns checkout-web?" })
       expect(asked.status).toBe(200)
-      const [turnId] = [...s.conversations().map((c) => c.turnId)]
+      const { id: conversationId, turnId } = s.conversations()[0]!
       await request(s, "POST", `/api/ai/turns/${turnId}/rating`, { rating: "down", comment: "no" })
-      expect((await request(s, "GET", "/v2/feedback?thumbs=down")).body).toEqual([
-        { turnId, conversationId: s.conversations()[0]!.id, comment: "no" }
-      ])
+      expect((await request(s, "GET", "/v2/feedback?thumbs=down")).body).toEqual([{ turnId, conversationId, comment: "no" }])
       expect((await request(s, "GET", "/api/ai/ratings?rating=down")).status).toBe(404)
     } finally {
       await Effect.runPromise(Scope.close(scope, Exit.void))
