@@ -1,12 +1,11 @@
 /**
- * Seeded data for the benchmarks: golden sets of any size (the committed cases, copied under new ids),
+ * Seeded data for the benchmarks and the load tests: golden sets of any size (the committed cases, copied under new ids),
  * a recording per case, and JSON-lines archives of turns. The committed recordings are varied at
  * random — a recalled citation, an errored tool, another outcome, a dangerous command — so verdicts
  * differ from turn to turn as they would in a real archive.
  */
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
-import { seeded } from "./lib.js"
 
 interface Recording {
   caseId: string
@@ -28,6 +27,14 @@ const committedRecordings: ReadonlyArray<Recording> = readdirSync("cases/fixture
   .map((f) => JSON.parse(readFileSync(join("cases/fixtures", f), "utf8")) as Recording)
 const recordingOf = new Map(committedRecordings.map((r) => [r.caseId, r]))
 
+/** A seeded generator (mulberry32): the same data every run. */
+export const seeded = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
 /** A copy of a committed recording with seeded changes. */
 const vary = (base: Recording, random: () => number, caseId: string, turnId: string): Recording => {
   const turn: Recording = structuredClone(base)
@@ -41,24 +48,7 @@ const vary = (base: Recording, random: () => number, caseId: string, turnId: str
   return turn
 }
 
-/** A golden set of `count` cases in `dir`/cases.json, and a recording for each in `dir`/fixtures. */
-export const goldenSetWithRecordings = (dir: string, count: number, seed = 1): { casesFile: string; fixtures: string } => {
-  const random = seeded(seed)
-  const fixtures = join(dir, "fixtures")
-  mkdirSync(fixtures, { recursive: true })
-  const cases = Array.from({ length: count }, (_, i) => {
-    const c = committedCases[i % committedCases.length]!
-    return { ...c, id: `${c.id}.${Math.floor(i / committedCases.length)}` }
-  })
-  writeFileSync(join(dir, "cases.json"), JSON.stringify({ version: 1, cases }))
-  cases.forEach((c, i) => {
-    const base = recordingOf.get(c.id.replace(/\.\d+$/, ""))!
-    writeFileSync(join(fixtures, `${c.id}.json`), JSON.stringify(vary(base, random, c.id, `turn_${i.toString(36)}`)))
-  })
-  return { casesFile: join(dir, "cases.json"), fixtures }
-}
-
-/** A golden set of `count` cases (no recordings), for live runs. */
+/** A golden set of `count` cases in `dir`/cases.json (the committed ones, copied under new ids); returns the file. */
 export const goldenSet = (dir: string, count: number): string => {
   const cases = Array.from({ length: count }, (_, i) => {
     const c = committedCases[i % committedCases.length]!
@@ -67,6 +57,20 @@ export const goldenSet = (dir: string, count: number): string => {
   mkdirSync(dir, { recursive: true })
   writeFileSync(join(dir, "cases.json"), JSON.stringify({ version: 1, cases }))
   return join(dir, "cases.json")
+}
+
+/** A golden set of `count` cases in `dir`/cases.json, and a recording for each in `dir`/fixtures. */
+export const goldenSetWithRecordings = (dir: string, count: number, seed = 1): { casesFile: string; fixtures: string } => {
+  const random = seeded(seed)
+  const casesFile = goldenSet(dir, count)
+  const fixtures = join(dir, "fixtures")
+  mkdirSync(fixtures, { recursive: true })
+  for (let i = 0; i < count; i++) {
+    const id = committedCases[i % committedCases.length]!.id
+    const caseId = `${id}.${Math.floor(i / committedCases.length)}`
+    writeFileSync(join(fixtures, `${caseId}.json`), JSON.stringify(vary(recordingOf.get(id)!, random, caseId, `turn_${i.toString(36)}`)))
+  }
+  return { casesFile, fixtures }
 }
 
 /** A JSON-lines archive of `turns` turns of both surfaces; returns its size in bytes. */

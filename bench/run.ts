@@ -3,36 +3,21 @@
  * target. Whole processes are timed from spawn to exit; peak memory is the kernel's count for the
  * process. Data is generated from a fixed seed. Takes a few minutes on two cores.
  */
-import { Effect, Exit, Redacted, Schema, Scope } from "effect"
+import { Effect, Redacted, Schema } from "effect"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { grade } from "../src/Graders/index.js"
-import { NodeContext } from "@effect/platform-node"
-import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../src/Runner/GoldenSet.js"
 import { CasesFile } from "../src/Schema/Case.js"
 import { RecordedTurn } from "../src/Schema/Trace.js"
-import { type StandIn, type StandInOptions, start } from "../src/StandIn/Server.js"
+import { goldenSet as committed, withStandIn } from "../test/support/live.js"
 import { archive, goldenSet, goldenSetWithRecordings } from "./generate.js"
 import { bin, measure, median, pinnedNote, type Row, table } from "./lib.js"
 
 const rows: Array<Row> = []
 const work = mkdtempSync(join(tmpdir(), "eval-bench-"))
 const log = (text: string) => process.stderr.write(`${text}\n`)
-const catalog = (await Effect.runPromise(
-  Effect.provide(Effect.orDie(loadGoldenSet(defaultCasesFile, defaultSurfacesFile)), NodeContext.layer)
-)).catalog
-
-/** Runs `body` against a stand-in serving the committed catalog, stopping it afterwards. */
-const withStandIn = async <A>(options: Omit<StandInOptions, "catalog">, body: (standIn: StandIn) => Promise<A>) => {
-  const scope = Effect.runSync(Scope.make())
-  const standIn = await Effect.runPromise(Scope.extend(start({ catalog, ...options }), scope))
-  try {
-    return await body(standIn)
-  } finally {
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-  }
-}
+const { catalog } = await Effect.runPromise(committed)
 
 // ---------------------------------------------------------------------------------------------------
 // 1. Start-up

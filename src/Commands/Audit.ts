@@ -5,14 +5,13 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Either, Option, Stream } from "effect"
-import { readJson } from "../Files.js"
 import { type AuditPlan, auditLine, auditSummary, emptyTally } from "../Runner/Audit.js"
+import { loadCatalog } from "../Runner/GoldenSet.js"
 import { parseShard } from "../Runner/Shard.js"
 import { type CasesFile, Expectation } from "../Schema/Case.js"
 import { decodeValue } from "../Schema/Decode.js"
 import { BadInput, UnreadableLines, UsageError, ViolationsFound } from "../Schema/Errors.js"
-import { Catalog } from "../Schema/Surface.js"
-import { caseProblems, catalogProblems } from "../Schema/Validate.js"
+import { caseProblems } from "../Schema/Validate.js"
 
 /** The arguments of `eval audit`. */
 export interface AuditArgs {
@@ -65,9 +64,7 @@ const lines = (file: string): Stream.Stream<string, BadInput, FileSystem.FileSys
 /** `eval audit`. */
 export const auditHandler = (args: AuditArgs) =>
   Effect.gen(function*() {
-    const catalog = yield* readJson(Catalog, args.surfaces)
-    const inCatalog = catalogProblems(catalog)
-    if (inCatalog.length > 0) return yield* new BadInput({ file: args.surfaces, problems: inCatalog })
+    const catalog = yield* loadCatalog(args.surfaces)
     const surface = Object.hasOwn(catalog.surfaces, args.surface) ? catalog.surfaces[args.surface] : undefined
     if (surface === undefined) {
       return yield* new UsageError({
@@ -84,10 +81,7 @@ export const auditHandler = (args: AuditArgs) =>
     }
     const expectations: Array<Expectation> = []
     for (const spec of args.expect) {
-      expectations.push(yield* Either.match(parseExpectation(spec), {
-        onLeft: (message) => Effect.fail(new UsageError({ message })),
-        onRight: Effect.succeed
-      }))
+      expectations.push(yield* Either.mapLeft(parseExpectation(spec), (message) => new UsageError({ message })))
     }
     // The checks a case gets against the catalog: tools and outcomes the surface has.
     const asCase: CasesFile = {
@@ -99,10 +93,9 @@ export const auditHandler = (args: AuditArgs) =>
       const index = Number(/expect\[(\d+)\]/.exec(unknown.path)?.[1] ?? 0)
       return yield* new UsageError({ message: `--expect ${JSON.stringify(args.expect[index])}: ${unknown.message}` })
     }
-    const shard = Option.isNone(args.shard) ? undefined : yield* Either.match(parseShard(args.shard.value), {
-      onLeft: (message) => Effect.fail(new UsageError({ message })),
-      onRight: Effect.succeed
-    })
+    const shard = Option.isNone(args.shard)
+      ? undefined
+      : yield* Either.mapLeft(parseShard(args.shard.value), (message) => new UsageError({ message }))
     const fs = yield* FileSystem.FileSystem
     for (const file of args.traces) {
       if (file === "-") continue
@@ -110,9 +103,7 @@ export const auditHandler = (args: AuditArgs) =>
       if (!exists) return yield* new BadInput({ file, problems: [{ path: "", message: "cannot read: no such file" }] })
     }
 
-    const plan: AuditPlan = shard === undefined
-      ? { surfaceName: args.surface, surface, expectations }
-      : { surfaceName: args.surface, surface, expectations, shard }
+    const plan: AuditPlan = { surfaceName: args.surface, surface, expectations, ...(shard === undefined ? {} : { shard }) }
     const tally = emptyTally()
     for (const file of args.traces) {
       let lineNumber = 0

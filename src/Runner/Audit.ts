@@ -7,14 +7,14 @@
 import { Either, Schema } from "effect"
 import { gradeExpectation } from "../Graders/index.js"
 import type { Expectation } from "../Schema/Case.js"
-import { decodeValue, inert } from "../Schema/Decode.js"
+import { decodeValue, inert, isRecord } from "../Schema/Decode.js"
 import type { Surface } from "../Schema/Surface.js"
 import { isTurnTrace, type Turn, TurnTrace } from "../Schema/Trace.js"
 import { describeJsonError } from "../Schema/JsonSyntax.js"
 import { inShard, type Shard } from "./Shard.js"
 
 /** A turn as an export holds it: its answer and trace (a case id or question, when present, is not needed). */
-export const AuditTurn = Schema.Struct({ answer: Schema.String, trace: TurnTrace })
+const AuditTurn = Schema.Struct({ answer: Schema.String, trace: TurnTrace })
 
 /** What to audit. */
 export interface AuditPlan {
@@ -26,7 +26,6 @@ export interface AuditPlan {
 
 /** The running counts of an audit. */
 export interface AuditTally {
-  lines: number
   turns: number
   otherSurfaces: number
   otherShards: number
@@ -42,7 +41,6 @@ const unreadableShownMax = 20
 
 /** A new tally. */
 export const emptyTally = (): AuditTally => ({
-  lines: 0,
   turns: 0,
   otherSurfaces: 0,
   otherShards: 0,
@@ -53,8 +51,7 @@ export const emptyTally = (): AuditTally => ({
 })
 
 const isAuditTurn = (value: unknown): value is Turn =>
-  typeof value === "object" && value !== null && typeof (value as { answer?: unknown }).answer === "string" &&
-  isTurnTrace((value as { trace?: unknown }).trace)
+  isRecord(value) && typeof value["answer"] === "string" && isTurnTrace(value["trace"])
 
 const unreadable = (tally: AuditTally, where: string, why: string) => {
   tally.unreadable++
@@ -66,7 +63,6 @@ const unreadable = (tally: AuditTally, where: string, why: string) => {
  * violations. Blank lines are skipped.
  */
 export const auditLine = (plan: AuditPlan, tally: AuditTally, line: string, where: string): ReadonlyArray<string> => {
-  tally.lines++
   if (line.trim() === "") return []
   let value: unknown
   try {

@@ -231,6 +231,22 @@ export const makeLive = (config: LiveConfig) =>
       return Effect.zipRight(Ref.set(retrying, Option.none()), loop(0))
     }
 
+    /** The body as a stream of text, failing past `maxBody` bytes. */
+    const bodyText = (
+      route: Route,
+      response: HttpClientResponse.HttpClientResponse
+    ): Stream.Stream<string, TurnError | TransportFailure> => {
+      let bytes = 0
+      return response.stream.pipe(
+        Stream.mapError(brokeOff),
+        Stream.tap((chunk) => {
+          bytes += chunk.byteLength
+          return bytes > maxBody ? Effect.fail(tooLarge(route)) : Effect.void
+        }),
+        Stream.decodeText()
+      )
+    }
+
     /** The body as text, at most `maxBody` bytes. */
     const readText = (
       route: Route,
@@ -239,7 +255,7 @@ export const makeLive = (config: LiveConfig) =>
       // A declared length is checked up front and the body read in one piece; only a body of unknown
       // length is read as a stream, counting its bytes.
       const declared = Number(response.headers["content-length"])
-      if (!Number.isInteger(declared)) return readLines(route, response, false).pipe(Effect.map((lines) => lines.join("")))
+      if (!Number.isInteger(declared)) return Stream.mkString(bodyText(route, response))
       if (declared > maxBody) return Effect.fail(tooLarge(route))
       return Effect.mapError(response.text, brokeOff)
     }
@@ -247,31 +263,6 @@ export const makeLive = (config: LiveConfig) =>
     /** Reads a body nobody needs to its end, so its connection can serve the next request. */
     const discard = (route: Route, response: HttpClientResponse.HttpClientResponse) =>
       Effect.ignore(readText(route, response))
-
-    /** Reads a body to its end, as lines when `split` (for event streams), failing past `maxBody`. */
-    const readLines = (
-      route: Route,
-      response: HttpClientResponse.HttpClientResponse,
-      split: boolean,
-      onLine?: (line: string) => Effect.Effect<void>
-    ): Effect.Effect<ReadonlyArray<string>, TurnError | TransportFailure> => {
-      let bytes = 0
-      const limited = response.stream.pipe(
-        Stream.mapError(brokeOff),
-        Stream.tap((chunk) => {
-          bytes += chunk.byteLength
-          return bytes > maxBody ? Effect.fail(tooLarge(route)) : Effect.void
-        }),
-        Stream.decodeText()
-      )
-      if (!split) return Stream.runCollect(limited).pipe(Effect.map((chunks) => [[...chunks].join("")]))
-      return limited.pipe(
-        Stream.splitLines,
-        Stream.tap((line) => onLine === undefined ? Effect.void : onLine(line)),
-        Stream.runCollect,
-        Effect.map((lines) => [...lines])
-      )
-    }
 
     /** Parses and decodes a JSON body (trying `fast` first); a problem names the route and the JSON path. */
     const decodeBody = <A, I>(
@@ -288,10 +279,7 @@ export const makeLive = (config: LiveConfig) =>
       }
       const decoded = fast?.(value)
       if (decoded !== undefined) return Effect.succeed(decoded)
-      return Either.match(decodeValue(schema, route, value, "lenient"), {
-        onLeft: (error) => Effect.fail(failure(route, error.summary)),
-        onRight: Effect.succeed
-      })
+      return Either.mapLeft(decodeValue(schema, route, value, "lenient"), (error) => failure(route, error.summary))
     }
 
     const requireOk = <A extends Answered>(route: Route, answered: A) =>
@@ -339,11 +327,14 @@ export const makeLive = (config: LiveConfig) =>
         }
         // The question is not re-asked when its answer breaks off: that would open a second conversation.
         const body = (response.headers["content-type"] ?? "").startsWith("text/event-stream")
-          ? readLines("ask", response, true, (line) => {
-            if (!line.startsWith("data:")) return Effect.void
-            const ids = fromJson(line.slice(5).trim())
-            return ids === undefined ? Effect.void : learn(ids)
-          })
+          ? bodyText("ask", response).pipe(
+            Stream.splitLines,
+            Stream.runForEach((line) => {
+              if (!line.startsWith("data:")) return Effect.void
+              const ids = fromJson(line.slice(5).trim())
+              return ids === undefined ? Effect.void : learn(ids)
+            })
+          )
           : Effect.flatMap(readText("ask", response), (text) => {
             const ids = fromJson(text)
             if (ids !== undefined) return learn(ids)

@@ -5,16 +5,19 @@
 import { Schema } from "effect"
 import { isRecord } from "./Decode.js"
 
+const isNonBlank = (value: unknown): value is string => typeof value === "string" && value.trim().length > 0
+const isCaseId = (value: string): boolean => /^[a-z0-9][a-z0-9._-]*$/.test(value) && value.length <= 128
+
 /** A string with at least one non-blank character. */
 export const NonBlankString = Schema.String.pipe(
-  Schema.filter((s) => s.trim().length > 0, { message: () => "expected a non-empty string" })
+  Schema.filter((s) => isNonBlank(s), { message: () => "expected a non-empty string" })
 )
 
 /** A case id: it names a recorded-turn file, so it can never carry a path separator or start with a dot. */
 export const CaseId = Schema.String.pipe(
   Schema.filter(
     (s) =>
-      /^[a-z0-9][a-z0-9._-]*$/.test(s) && s.length <= 128 ||
+      isCaseId(s) ||
       `expected a case id: lower-case letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters; got ${
         JSON.stringify(s.slice(0, 140))
       }`
@@ -119,7 +122,6 @@ export type CasesFile = typeof CasesFile.Type
 // (they then decode it, with their precise problems), never accept what they reject; a property test
 // holds it to that and to decoding to the same value.
 
-const isNonBlank = (value: unknown): value is string => typeof value === "string" && value.trim().length > 0
 const onlyKeys = (record: Record<string, unknown>, allowed: ReadonlyArray<string>): boolean =>
   Object.keys(record).every((key) => allowed.includes(key))
 
@@ -169,7 +171,7 @@ const fastExpectation = (value: unknown): Expectation | undefined => {
 const fastCase = (value: unknown): Case | undefined => {
   if (!isRecord(value) || !onlyKeys(value, ["id", "surface", "question", "guards", "expect", "tags"])) return undefined
   const { expect, guards, id, question, surface, tags } = value
-  if (typeof id !== "string" || id.length > 128 || !/^[a-z0-9][a-z0-9._-]*$/.test(id)) return undefined
+  if (typeof id !== "string" || !isCaseId(id)) return undefined
   if (!isNonBlank(surface) || !isNonBlank(question) || !isNonBlank(guards)) return undefined
   if (!Array.isArray(expect) || expect.length === 0) return undefined
   if ("tags" in value && !(Array.isArray(tags) && tags.every(isNonBlank))) return undefined

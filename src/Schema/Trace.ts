@@ -75,7 +75,6 @@ export const surfaced = (citation: Citation): boolean => citation.match !== "uns
 // above, written out, so that a valid recording costs no schema walk. It may reject what the schemas
 // accept (that value is then decoded by them), never the reverse; a property test holds it to that.
 
-
 const optionalString = (record: Record<string, unknown>, key: string): boolean =>
   !(key in record) || typeof record[key] === "string"
 

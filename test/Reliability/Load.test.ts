@@ -4,40 +4,28 @@
  * conversations. Long: runs when RELIABILITY=1 (CI sets it); RELIABILITY_REPORT=DIR also writes the figures there.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted, Schema } from "effect"
+import { Redacted, Schema } from "effect"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { RunResult } from "../../src/Schema/Result.js"
 import { stackFrame, startCli } from "../support/cli.js"
-import { goldenSet, withStandIn } from "../support/live.js"
+import { goldenSet, seeded } from "../../bench/generate.js"
+import { withStandIn } from "../support/live.js"
 
 const enabled = process.env["RELIABILITY"] === "1"
 const figures: Array<string> = []
 
-/** A golden set of `count` cases: the committed ones, copied under new ids. */
-const bigGoldenSet = async (count: number): Promise<string> => {
-  const set = await Effect.runPromise(goldenSet)
-  const cases = Array.from({ length: count }, (_, i) => {
-    const c = set.cases[i % set.cases.length]!
-    return { ...c, id: `${c.id}.${Math.floor(i / set.cases.length)}` }
-  })
+/** A golden set of `count` cases in a new folder: the committed ones, copied under new ids. */
+const bigGoldenSet = (count: number): string => {
   const dir = mkdtempSync(join(tmpdir(), "eval-big-"))
-  writeFileSync(join(dir, "cases.json"), JSON.stringify({ version: 1, cases }))
+  goldenSet(dir, count)
   return dir
-}
-
-/** A seeded generator (mulberry32), so the signal times are the same every run. */
-const seeded = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
 describe.runIf(enabled)("interrupting a live run", () => {
   it("at 16 seeded random points, with 50 cases in flight, leaves no conversation and no results file", async () => {
-    const dir = await bigGoldenSet(500)
+    const dir = bigGoldenSet(500)
     const random = seeded(20261130)
     let leaked = 0
     let duringAsks = 0
@@ -84,7 +72,7 @@ describe.runIf(enabled)("1,000 cases at concurrency 32", () => {
   it("never hit a cap of 32 open conversations, keep golden-set order, and hold memory flat", async () => {
     const peaks: Record<number, number> = {}
     for (const count of [100, 1000]) {
-      const dir = await bigGoldenSet(count)
+      const dir = bigGoldenSet(count)
       await withStandIn({ maxConversations: 32, latency: { ask: 10 } }, async (s) => {
         const out = join(dir, "r.json")
         const sampled = join(dir, "memory.json")

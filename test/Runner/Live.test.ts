@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Redacted } from "effect"
+import { Duration, Effect, Exit, Fiber, Redacted, type Scope } from "effect"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Case } from "../../src/Schema/Case.js"
@@ -7,11 +7,14 @@ import type { Route } from "../../src/Schema/Protocol.js"
 import { type Fault, type FaultKind, start, type StandInOptions } from "../../src/StandIn/Server.js"
 import { goldenSet, liveClient, runLive } from "../support/live.js"
 
-const live = <A, E>(name: string, body: () => Effect.Effect<A, E, import("effect").Scope.Scope>, timeout = 60_000) =>
+const live = <A, E>(name: string, body: () => Effect.Effect<A, E, Scope.Scope>, timeout = 60_000) =>
   it.live(name, () => Effect.scoped(body()), timeout)
 
 const standIn = (options: Omit<StandInOptions, "catalog"> = {}) =>
   Effect.flatMap(goldenSet, (set) => Effect.map(start({ catalog: set.catalog, ...options }), (s) => ({ set, s })))
+
+/** The first golden-set question: faults below select it by a substring. */
+const set0Question = "refund on a Harbor invoice"
 
 /** A docs case, an agent case and two more: both answer modes and every route in a few cases. */
 const pick = (cases: ReadonlyArray<Case>): ReadonlyArray<Case> =>
@@ -115,9 +118,6 @@ describe("a rejected session", () => {
       expect(s.stats().unauthorized).toBeGreaterThanOrEqual(1)
     }))
 })
-
-/** The first golden-set question: faults below select it by a substring. */
-const set0Question = "refund on a Harbor invoice"
 
 describe("retries", () => {
   live("retries a read on 429, honouring Retry-After, and the case passes", () =>

@@ -10,6 +10,7 @@ import type { Case } from "../../src/Schema/Case.js"
 import { resolveRoutes } from "../../src/Schema/Protocol.js"
 import { type StandIn, start, type StandInOptions } from "../../src/StandIn/Server.js"
 
+/** The committed golden set and catalog, loaded and checked. */
 export const goldenSet: Effect.Effect<GoldenSet> = loadGoldenSet(defaultCasesFile, defaultSurfacesFile).pipe(
   Effect.provide(NodeContext.layer),
   Effect.orDie
