@@ -21,6 +21,7 @@ export { grade, gradeExpectation, type Grader, graders, type Verdict } from "./G
 // ── Scorecard: pass rate, floor and ratchet (pure), and the baseline file ─────────────────────────
 export { attemptsOf, type Fact, failingFacts, flakiness, type Flakiness, showFact } from "./Scorecard/Attempts.js"
 export { defaultBaselineFile, encodeBaseline, readBaseline, writeBaseline } from "./Scorecard/BaselineStore.js"
+export { readResults } from "./Scorecard/ResultsStore.js"
 export { caseSetFingerprint } from "./Scorecard/CaseSet.js"
 export { baselineHeader, ratchet, type RatchetDecision } from "./Scorecard/Ratchet.js"
 export { floorFor, noFloorYet, resultInconsistencies, showRate, summarize } from "./Scorecard/Scorecard.js"

@@ -11,18 +11,13 @@ import { Case, CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame, startCli } from "../support/cli.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
+import { failingOnFixtures } from "../support/golden.js"
 import { withStandIn } from "../support/live.js"
 
 const results = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
 const questionOf = (id: string): string =>
   Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))).cases.find((c) => c.id === id)!
     .question
-const failingIds = [
-  "docs.refund-proration-no-retired-page",
-  "docs.where-search-api-repo-catalog",
-  "docs.force-deploy-no-invented-flag",
-  "agent.scale-search-api-stops-at-approval"
-]
 
 /** Runs the CLI in a scratch project; bad input never shows a stack trace. */
 const inProject = (dir: string) => (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
@@ -51,7 +46,7 @@ describe("--reporter", () => {
     expect(run.stdout).toContain("18/22 passed · pass rate 0.8181")
 
     const json = results(join(dir, "out/results.json"))
-    expect(json.cases.filter((c) => !c.passed).map((c) => c.id)).toEqual(failingIds)
+    expect(json.cases.filter((c) => !c.passed).map((c) => c.id)).toEqual(failingOnFixtures)
 
     const xml = readFileSync(join(dir, "out/report.xml"), "utf8")
     expect(await validateJUnit(xml)).toEqual([])
@@ -61,13 +56,13 @@ describe("--reporter", () => {
     const suites = allElements(root, "testsuite").map((s) => [s.attributes["name"], s.attributes["tests"], s.attributes["failures"]])
     expect(suites).toEqual([["docs", "13", "3"], ["ops-agent", "9", "1"]])
     const failed = allElements(root, "testcase").filter((c) => c.children.some((f) => f.name === "failure"))
-    expect(failed.map((c) => c.attributes["name"])).toEqual(failingIds)
+    expect(failed.map((c) => c.attributes["name"])).toEqual(failingOnFixtures)
     const proration = failed[0]!.children.find((f) => f.name === "failure")!
     expect(`${proration.attributes["message"]}\n${proration.text}`).toContain("cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023")
 
     const markdown = readFileSync(join(dir, "out/summary.md"), "utf8")
     const rows = markdown.split("\n").filter((line) => line.startsWith("| `"))
-    expect(rows.map((row) => /^\| `([^`]+)`/.exec(row)![1])).toEqual(failingIds)
+    expect(rows.map((row) => /^\| `([^`]+)`/.exec(row)![1])).toEqual(failingOnFixtures)
     expect(rows[1]).toContain("catalog errored\\: timeout")
     expect(markdown).toMatch(/<summary>✅ Passing \(18\)<\/summary>/)
   })
@@ -90,7 +85,7 @@ describe("--reporter", () => {
     const lines = readFileSync(join(dir, "cases/golden-cases.json"), "utf8").split("\n")
     const annotations = run.stdout.split("\n").filter((line) => line.startsWith("::"))
     expect(annotations).toHaveLength(4)
-    for (const [i, id] of failingIds.entries()) {
+    for (const [i, id] of failingOnFixtures.entries()) {
       const match = /^::error file=([^,]+),line=(\d+),title=([^:]*)::(.*)$/.exec(annotations[i]!)
       expect(match, annotations[i]).not.toBeNull()
       expect(match![1]).toBe("cases/golden-cases.json")

@@ -4,12 +4,11 @@
  * the tarball installed into an empty folder: the bin through npx, and a TypeScript program importing
  * the typed API, type-checked with nodenext resolution and run.
  */
-import { spawnSync } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { stackFrame } from "../support/cli.js"
+import { spawnAsync, stackFrame } from "../support/cli.js"
 import { failingOnFixtures } from "../support/golden.js"
 
 const repo = process.cwd()
@@ -24,15 +23,9 @@ const cleanEnv = (): NodeJS.ProcessEnv =>
     Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== "INIT_CWD")
   )
 
-const run = (command: string, args: ReadonlyArray<string>, cwd: string) => {
-  const result = spawnSync(command, args, {
-    cwd,
-    env: { ...cleanEnv(), NO_COLOR: "1" },
-    encoding: "utf8",
-    timeout: 240_000
-  })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-}
+// Asynchronous, so the test worker keeps answering vitest while npm packs and installs.
+const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
+  spawnAsync(command, args, { cwd, env: { ...cleanEnv(), NO_COLOR: "1" }, timeoutMs: 240_000 })
 
 /** `npx turn-eval …` in the consumer, never fetching a package of that name from the registry instead. */
 const npx = (args: ReadonlyArray<string>) => run("npx", ["--no", "--", "turn-eval", ...args], consumer)
@@ -79,7 +72,7 @@ describe("the packed tarball", () => {
   let tarball = ""
   let files: ReadonlyArray<string> = []
 
-  beforeAll(() => {
+  beforeAll(async () => {
     // The working tree as a fresh clone has it, with the installed dependencies linked in.
     cpSync(repo, copy, {
       recursive: true,
@@ -87,16 +80,16 @@ describe("the packed tarball", () => {
     })
     symlinkSync(join(repo, "node_modules"), join(copy, "node_modules"), "dir")
     mkdirSync(packed)
-    const pack = run("npm", ["pack", "--pack-destination", packed], copy)
+    const pack = await run("npm", ["pack", "--pack-destination", packed], copy)
     if (pack.code !== 0) throw new Error(`npm pack failed (${pack.code}):\n${pack.stdout}\n${pack.stderr}`)
     const [name] = readdirSync(packed).filter((f) => f.endsWith(".tgz"))
     tarball = join(packed, name!)
-    files = run("tar", ["-tzf", tarball], work).stdout.trim().split("\n").map((f) => f.replace(/^package\//, ""))
+    files = (await run("tar", ["-tzf", tarball], work)).stdout.trim().split("\n").map((f) => f.replace(/^package\//, ""))
 
     mkdirSync(consumer)
     writeFileSync(join(consumer, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module" })}\n`)
     cpSync(join(repo, "cases"), join(consumer, "cases"), { recursive: true })
-    const install = run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], consumer)
+    const install = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], consumer)
     if (install.code !== 0) throw new Error(`npm install failed (${install.code}):\n${install.stdout}\n${install.stderr}`)
   }, 300_000)
 
@@ -132,8 +125,8 @@ describe("the packed tarball", () => {
     expect(files.filter((f) => /^(src|test|bench|cases|scripts|examples|\.ci)\//.test(f))).toEqual([])
   })
 
-  it("declares its entries, its bin and an optional vitest, with no private flag", () => {
-    const manifest = JSON.parse(run("tar", ["-xzOf", tarball, "package/package.json"], work).stdout)
+  it("declares its entries, its bin and an optional vitest, with no private flag", async () => {
+    const manifest = JSON.parse((await run("tar", ["-xzOf", tarball, "package/package.json"], work)).stdout)
     expect(manifest.private).toBeUndefined()
     expect(manifest.bin).toEqual({ "turn-eval": "dist/eval.js" })
     expect(manifest.exports["."]).toEqual({ types: "./dist/types/index.d.ts", import: "./dist/index.js" })
@@ -142,34 +135,34 @@ describe("the packed tarball", () => {
     expect(readdirSync(join(consumer, "node_modules"))).not.toContain("vitest")
   })
 
-  it("runs `npx turn-eval --help` from an empty folder's install, listing every command", () => {
-    const help = npx(["--help"])
+  it("runs `npx turn-eval --help` from an empty folder's install, listing every command", async () => {
+    const help = await npx(["--help"])
     expect(help.stderr).toBe("")
     expect(help.code).toBe(0)
     const commands = commandsIn(help.stdout)
     expect(commands).toEqual(expect.arrayContaining(["run", "validate", "ratchet", "audit"]))
-    expect(commands).toEqual(commandsIn(run(process.execPath, [join(copy, "dist/eval.js"), "--help"], copy).stdout))
+    expect(commands).toEqual(commandsIn((await run(process.execPath, [join(copy, "dist/eval.js"), "--help"], copy)).stdout))
   })
 
-  it("validates and grades a golden set with the installed bin, and refuses a bad file with its JSON path (exit 2)", () => {
-    const validate = npx(["validate", "--cases", "cases/golden-cases.json", "--surfaces", "cases/surfaces.json"])
+  it("validates and grades a golden set with the installed bin, and refuses a bad file with its JSON path (exit 2)", async () => {
+    const validate = await npx(["validate", "--cases", "cases/golden-cases.json", "--surfaces", "cases/surfaces.json"])
     expect(validate.code).toBe(0)
     expect(validate.stdout).toContain("cases/golden-cases.json: 22 cases over 2 surfaces (docs, ops-agent), valid against cases/surfaces.json")
 
-    const graded = npx(["run", "--fixtures", "cases/fixtures"])
+    const graded = await npx(["run", "--fixtures", "cases/fixtures"])
     expect(graded.code).toBe(0)
     expect(graded.stdout).toContain("18/22 passed · pass rate 0.8181")
 
     const broken = JSON.parse(readFileSync(join(consumer, "cases/golden-cases.json"), "utf8"))
     broken.cases[2].surface = "billing"
     writeFileSync(join(consumer, "broken.json"), JSON.stringify(broken))
-    const refused = npx(["validate", "--cases", "broken.json", "--surfaces", "cases/surfaces.json"])
+    const refused = await npx(["validate", "--cases", "broken.json", "--surfaces", "cases/surfaces.json"])
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain("broken.json: $.cases[2].surface")
     expect(refused.stderr).not.toMatch(stackFrame)
   })
 
-  it("type-checks a TypeScript program importing the typed API (nodenext) and runs it on the recorded turns", () => {
+  it("type-checks a TypeScript program importing the typed API (nodenext) and runs it on the recorded turns", async () => {
     writeFileSync(join(consumer, "consumer.ts"), consumerProgram)
     writeFileSync(
       join(consumer, "tsconfig.json"),
@@ -189,10 +182,10 @@ describe("the packed tarball", () => {
         files: ["consumer.ts"]
       })
     )
-    const tsc = run(process.execPath, [resolve(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], consumer)
+    const tsc = await run(process.execPath, [resolve(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], consumer)
     expect(tsc.stdout + tsc.stderr).toBe("")
     expect(tsc.code).toBe(0)
-    const ran = run(process.execPath, ["out/consumer.js"], consumer)
+    const ran = await run(process.execPath, ["out/consumer.js"], consumer)
     expect(ran.stderr).toBe("")
     expect(JSON.parse(ran.stdout)).toEqual({ total: 22, passed: 18, failing: failingOnFixtures })
   })

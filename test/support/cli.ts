@@ -1,5 +1,5 @@
 /** Runs the built `eval` bin as a subprocess, the way a user or a CI job does. */
-import { spawn, spawnSync } from "node:child_process"
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process"
 import { cpSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -58,54 +58,36 @@ export const startCli = (
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, NO_COLOR: "1", EVAL_COOKIE: "", ...options.env }
   })
+  return { pid: child.pid ?? 0, signal: (s) => void child.kill(s), ...collect(child, 60_000) }
+}
+
+/** A child's output as it comes, and its end; killed after `timeoutMs`. */
+const collect = (child: ChildProcessWithoutNullStreams, timeoutMs: number) => {
   let stdout = ""
   let stderr = ""
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
   const done = new Promise<CliRun>((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
     child.on("close", (code) => {
       clearTimeout(timer)
       resolve({ code, stdout, stderr })
     })
   })
-  return { pid: child.pid ?? 0, stdout: () => stdout, stderr: () => stderr, signal: (s) => void child.kill(s), done }
+  return { stdout: () => stdout, stderr: () => stderr, done }
 }
 
 /** Runs the CLI to its end without blocking the event loop. */
 export const evalCliAsync = (args: ReadonlyArray<string>, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
   startCli(args, options).done
 
-/** Runs a shell command without blocking the event loop (a stand-in in the test process must answer it). */
-export const shellAsync = (command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> =>
-  new Promise((resolve) => {
-    const child = spawn("sh", ["-c", command], { cwd, env })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-
 /** Runs any program to its end without blocking the event loop, killing it after `timeoutMs`. */
 export const spawnAsync = (
   command: string,
   args: ReadonlyArray<string>,
   options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv; readonly timeoutMs?: number }
-): Promise<CliRun> =>
-  new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000)
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+): Promise<CliRun> => collect(spawn(command, args, { cwd: options.cwd, env: options.env }), options.timeoutMs ?? 60_000).done
+
+/** Runs a shell command without blocking the event loop (a stand-in in the test process must answer it). */
+export const shellAsync = (command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> =>
+  spawnAsync("sh", ["-c", command], { cwd, env })
