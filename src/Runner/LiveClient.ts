@@ -3,17 +3,37 @@
  * conversation, read the answer and the trace, and delete the conversation when the case's scope
  * closes — after grading, after a failure, or when the run is interrupted.
  *
- * The session cookie is sent only to the app's own origin: a redirect elsewhere is not followed.
+ * The session cookie is sent only to the app's own origin: a redirect elsewhere is not followed. An id
+ * the app answers with is put in a route only when it is safe there (`idProblem`): `.` or `..` would
+ * send the read or the delete to another resource. Every conversation the app names is deleted, even
+ * from an answer that failed; one whose id is refused, or an ask cut short before it named one, is
+ * reported, so nothing is left without a word.
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
-import { Data, Duration, Effect, Either, Fiber, Option, Redacted, Ref, type Schema, type Scope, Stream } from "effect"
+import {
+  Clock,
+  Data,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  Fiber,
+  Option,
+  Redacted,
+  Ref,
+  type Schema,
+  type Scope,
+  Stream
+} from "effect"
 import type { Case } from "../Schema/Case.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { SessionRejected, TurnError } from "../Schema/Errors.js"
-import { AskIds, Conversation, fillRoute, type Route } from "../Schema/Protocol.js"
+import { AskIds, Conversation, fillRoute, idProblem, type Route } from "../Schema/Protocol.js"
 import type { Routes } from "../Schema/Surface.js"
 import { fastTurnTrace, type Turn, TurnTrace } from "../Schema/Trace.js"
+import type { Journal } from "./Journal.js"
 
 /** How to reach the app and how patient to be with it. */
 export interface LiveConfig {
@@ -35,8 +55,15 @@ export interface LiveConfig {
   readonly retryDelay?: Duration.Duration
   /** The largest body read from any route (default 32 MiB). */
   readonly maxBodyBytes?: number
-  /** How long an ask cut short may still take to say which conversation it opened (default 5 s). */
+  /**
+   * How long an ask cut short may still take to say which conversation it opened (default 5 s), within
+   * what is left of the case's timeout; an ask sleeping before a retry has opened nothing and stops at once.
+   */
   readonly askGrace?: Duration.Duration
+  /** The longest line of an event stream (default 8 MiB). */
+  readonly maxLineBytes?: number
+  /** Where conversations are recorded until deleted, so that a run that cannot delete them leaves a trace. */
+  readonly journal?: Journal
 }
 
 /** A conversation left in the account: kept on request, or one whose delete failed (with why). */
@@ -46,11 +73,21 @@ export interface LeftConversation {
   readonly reason?: string
 }
 
-/** The conversations a live run left behind. */
+/** A case whose ask may have opened a conversation the run never learned of (with why). */
+export interface MaybeLeft {
+  readonly caseId: string
+  readonly reason: string
+}
+
+/** The conversations a live run left behind, and the cases that may have left one it cannot name. */
 export interface LeftBehind {
   readonly kept: ReadonlyArray<LeftConversation>
   readonly undeleted: ReadonlyArray<LeftConversation>
+  readonly unknown: ReadonlyArray<MaybeLeft>
 }
+
+/** How a delete ended: the conversation is gone (deleted now, or already), or why not. */
+export type Deleted = Either.Either<"deleted" | "already gone", string>
 
 const maxRedirects = 5
 const maxRetryAfter = Duration.seconds(60)
@@ -109,8 +146,46 @@ interface Sent extends Answered {
   readonly response: HttpClientResponse.HttpClientResponse | undefined
 }
 
-/** A request that got no answer (refused, reset, dropped); retried where that is safe. */
-class TransportFailure extends Data.TaggedError("TransportFailure")<{ readonly reason: string }> {}
+/**
+ * A request that got no answer (refused, reset, dropped); retried where that is safe. `reached` says
+ * whether the app may have received it (false for a refused connection or a host not found).
+ */
+class TransportFailure extends Data.TaggedError("TransportFailure")<{ readonly reason: string; readonly reached: boolean }> {}
+
+const unreached = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"])
+
+/** An id quoted for a message, clipped (the message is made inert where it is printed). */
+const quoteId = (id: string): string => JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id)
+
+/**
+ * A header value as text: headers arrive as one character per byte, so one holding UTF-8 is decoded,
+ * and bytes that are not UTF-8 become U+FFFD (which `idProblem` refuses).
+ */
+const headerText = (value: string | undefined): string | undefined => {
+  // eslint-disable-next-line no-control-regex
+  if (value === undefined || /^[\u0000-\u007f]*$/.test(value)) return value
+  if (/[^\u0000-\u00ff]/.test(value)) return value
+  return new TextDecoder("utf-8").decode(Buffer.from(value, "latin1"))
+}
+
+/** Splits text chunks into lines (LF, CRLF or CR), refusing a line longer than `max` characters. */
+const lineSplitter = (max: number) => {
+  let pending = ""
+  return (chunk: string): ReadonlyArray<string> | undefined => {
+    const lines: Array<string> = []
+    let start = 0
+    const breaks = /\r\n|\r|\n/g
+    for (let match = breaks.exec(chunk); match !== null; match = breaks.exec(chunk)) {
+      const line = pending + chunk.slice(start, match.index)
+      if (line.length > max) return undefined
+      lines.push(line)
+      pending = ""
+      start = match.index + match[0].length
+    }
+    pending += chunk.slice(start)
+    return pending.length > max ? undefined : lines
+  }
+}
 
 /**
  * Runs cleanup to its end in a fiber of its own, bounded by `limit`: the interruption that closes a
@@ -123,7 +198,7 @@ const failure = (route: Route, reason: string): TurnError => new TurnError({ rea
 
 /** A body that broke off, in the words a case's error uses. */
 const brokeOff = (error: HttpClientError) =>
-  new TransportFailure({ reason: `${describeTransport(error)} while reading the answer` })
+  new TransportFailure({ reason: `${describeTransport(error)} while reading the answer`, reached: true })
 
 /** A timeout names what was being retried when time ran out, or that nothing answered. */
 const timedOut = (route: Route, limit: Duration.Duration, retrying: Option.Option<string>): TurnError =>
@@ -131,6 +206,27 @@ const timedOut = (route: Route, limit: Duration.Duration, retrying: Option.Optio
     onNone: () => failure(route, `timed out after ${showDuration(limit)}`),
     onSome: (why) => failure(route, `${why} (retried until the ${showDuration(limit)} timeout)`)
   })
+
+/** Where an ask is, for deciding what cutting it short may leave behind. */
+type AskPhase = "waiting" | "sending" | "sleeping" | "reading" | "done"
+
+/** What one case's ask has learned and done so far. */
+interface AskState {
+  /** Conversations the app named, safe to put in a route, in the order named (each journalled). */
+  readonly opened: Ref.Ref<ReadonlyArray<string>>
+  /** Conversation ids the app named that cannot be put in a route, with why. */
+  readonly refused: Ref.Ref<ReadonlyArray<{ readonly id: string; readonly why: string }>>
+  readonly phase: Ref.Ref<AskPhase>
+  /** Set when the ask ended in a way that may have opened a conversation it did not name. */
+  readonly unsure: Ref.Ref<Option.Option<string>>
+  /** What is being retried, for a timeout's message. */
+  readonly retrying: Ref.Ref<Option.Option<string>>
+  /** Completed when the case is cut short: a retry still sleeping then stops at once. */
+  readonly stopping: Deferred.Deferred<void>
+}
+
+/** The largest error body an ask reads, looking for the conversation it may name. */
+const maxErrorBody = 1024 * 1024
 
 /** Builds the live client's operations over an HttpClient. */
 export const makeLive = (config: LiveConfig) =>
@@ -145,19 +241,26 @@ export const makeLive = (config: LiveConfig) =>
     const retries = config.retries ?? 4
     const retryDelay = config.retryDelay ?? Duration.millis(250)
     const maxBody = config.maxBodyBytes ?? 32 * 1024 * 1024
+    const maxLine = config.maxLineBytes ?? 8 * 1024 * 1024
     const askGrace = config.askGrace ?? Duration.seconds(5)
-    const tooLarge = (route: Route) => failure(route, `body over ${Math.round(maxBody / 1024 / 1024)} MiB`)
-    const left = yield* Ref.make<LeftBehind>({ kept: [], undeleted: [] })
+    const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
+    const tooLarge = (route: Route) => failure(route, `body over ${mib(maxBody)}`)
+    const left = yield* Ref.make<LeftBehind>({ kept: [], undeleted: [], unknown: [] })
+    const journal = config.journal
 
     const urlOf = (path: string): URL => new URL(`${prefix}${path.startsWith("/") ? path : `/${path}`}`, origin)
 
-    /** One request, following same-origin redirects; the cookie goes to the app's origin only. */
+    /**
+     * One request, following same-origin redirects; the cookie goes to the app's origin only. An answer
+     * other than 2xx has its body read away — or, when `keepErrorBody`, read (up to a bound) into `text`.
+     */
     const send = (
       route: Route,
       method: "GET" | "POST" | "DELETE",
       path: string,
-      body?: unknown
-    ): Effect.Effect<Sent, Failure | TransportFailure> =>
+      body?: unknown,
+      keepErrorBody = false
+    ): Effect.Effect<Sent & { readonly text?: string }, Failure | TransportFailure> =>
       Effect.gen(function*() {
         let url = urlOf(path)
         for (let hop = 0;; hop++) {
@@ -168,15 +271,24 @@ export const makeLive = (config: LiveConfig) =>
           if (route === "ask") request = HttpClientRequest.setHeader(request, "accept", "application/json, text/event-stream")
           if (body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, body)
           const response = yield* client.execute(request).pipe(
-            Effect.mapError((error) => new TransportFailure({ reason: describeTransport(error) }))
+            Effect.mapError((error) => {
+              const code = codeOf(error.cause)
+              return new TransportFailure({
+                reason: describeTransport(error),
+                reached: code === undefined || !unreached.has(code)
+              })
+            })
           )
           const { headers, status } = response
           if (status >= 200 && status < 300) return { status, headers, response }
-          // A body nobody reads would hold its connection open: every other answer is read away.
-          yield* discard(route, response)
-          if (status === 401) return yield* new SessionRejected()
           const location = headers["location"]
-          if (status < 300 || status >= 400 || location === undefined) return { status, headers, response: undefined }
+          const redirect = status >= 300 && status < 400 && location !== undefined
+          // A body nobody reads would hold its connection open: every other answer is read away.
+          const text = keepErrorBody && !redirect && status !== 401
+            ? yield* readText(route, response, maxErrorBody).pipe(Effect.orElseSucceed(() => ""))
+            : yield* Effect.as(discard(route, response), undefined)
+          if (status === 401) return yield* new SessionRejected()
+          if (!redirect) return text === undefined ? { status, headers, response: undefined } : { status, headers, response: undefined, text }
           const target = yield* Effect.try({
             try: () => new URL(location, url),
             catch: () => failure(route, `HTTP ${response.status} to an unreadable location`)
@@ -194,33 +306,45 @@ export const makeLive = (config: LiveConfig) =>
 
     /**
      * Retries retryable answers with exponential backoff, honouring `Retry-After`, and — when
-     * `retryTransport` — a connection that failed. Any other failure ends the attempts at once.
+     * `retryTransport` — a connection that failed. Any other failure ends the attempts at once. A
+     * sleep before a retry ends at once, failing with `stoppedReason`, when `stopping` completes.
      */
     const withRetries = <A extends Answered>(
       route: Route,
       retryable: ReadonlyArray<number>,
       attempt: Effect.Effect<A, Failure | TransportFailure>,
       retryTransport: boolean,
-      retrying: Ref.Ref<Option.Option<string>>
+      retrying: Ref.Ref<Option.Option<string>>,
+      sleeping?: { readonly stopping: Deferred.Deferred<void>; readonly phase: Ref.Ref<AskPhase> }
     ): Effect.Effect<A, Failure> => {
       const once = attempt.pipe(
         Effect.map(Either.right),
         Effect.catchTag("TransportFailure", (error) => Effect.succeed(Either.left(error)))
       )
+      const sleep = (duration: Duration.Duration): Effect.Effect<void, TurnError> =>
+        sleeping === undefined
+          ? Effect.sleep(duration)
+          : Effect.zipRight(
+            Ref.set(sleeping.phase, "sleeping"),
+            Effect.raceFirst(
+              Effect.sleep(duration),
+              Effect.zipRight(Deferred.await(sleeping.stopping), Effect.fail(failure(route, "stopped while waiting to retry")))
+            )
+          )
       const loop = (n: number): Effect.Effect<A, Failure> =>
         Effect.flatMap(once, (outcome) =>
           Effect.gen(function*() {
             const backoff = Duration.times(retryDelay, 2 ** n)
             if (n < retries && Either.isLeft(outcome) && retryTransport) {
               yield* Ref.set(retrying, Option.some(outcome.left.reason))
-              yield* Effect.sleep(backoff)
+              yield* sleep(backoff)
               return yield* loop(n + 1)
             }
             if (n < retries && Either.isRight(outcome) && retryable.includes(outcome.right.status)) {
               yield* Ref.set(retrying, Option.some(`HTTP ${outcome.right.status}`))
               const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
               const asked = retryAfter(outcome.right.headers["retry-after"], now)
-              yield* Effect.sleep(Option.match(asked, { onNone: () => backoff, onSome: (d) => Duration.max(d, backoff) }))
+              yield* sleep(Option.match(asked, { onNone: () => backoff, onSome: (d) => Duration.max(d, backoff) }))
               return yield* loop(n + 1)
             }
             return yield* Either.match(outcome, {
@@ -231,32 +355,34 @@ export const makeLive = (config: LiveConfig) =>
       return Effect.zipRight(Ref.set(retrying, Option.none()), loop(0))
     }
 
-    /** The body as a stream of text, failing past `maxBody` bytes. */
+    /** The body as a stream of text, failing past `limit` bytes. */
     const bodyText = (
       route: Route,
-      response: HttpClientResponse.HttpClientResponse
+      response: HttpClientResponse.HttpClientResponse,
+      limit = maxBody
     ): Stream.Stream<string, TurnError | TransportFailure> => {
       let bytes = 0
       return response.stream.pipe(
         Stream.mapError(brokeOff),
         Stream.tap((chunk) => {
           bytes += chunk.byteLength
-          return bytes > maxBody ? Effect.fail(tooLarge(route)) : Effect.void
+          return bytes > limit ? Effect.fail(limit === maxBody ? tooLarge(route) : failure(route, `body over ${mib(limit)}`)) : Effect.void
         }),
         Stream.decodeText()
       )
     }
 
-    /** The body as text, at most `maxBody` bytes. */
+    /** The body as text, at most `limit` bytes. */
     const readText = (
       route: Route,
-      response: HttpClientResponse.HttpClientResponse
+      response: HttpClientResponse.HttpClientResponse,
+      limit = maxBody
     ): Effect.Effect<string, TurnError | TransportFailure> => {
       // A declared length is checked up front and the body read in one piece; only a body of unknown
       // length is read as a stream, counting its bytes.
       const declared = Number(response.headers["content-length"])
-      if (!Number.isInteger(declared)) return Stream.mkString(bodyText(route, response))
-      if (declared > maxBody) return Effect.fail(tooLarge(route))
+      if (!Number.isInteger(declared)) return Stream.mkString(bodyText(route, response, limit))
+      if (declared > limit) return Effect.fail(limit === maxBody ? tooLarge(route) : failure(route, `body over ${mib(limit)}`))
       return Effect.mapError(response.text, brokeOff)
     }
 
@@ -287,65 +413,124 @@ export const makeLive = (config: LiveConfig) =>
         ? Effect.succeed(answered)
         : Effect.fail(failure(route, `HTTP ${answered.status}`))
 
-    /** Asks the question; the conversation id is recorded in `opened` the moment it is known. */
-    const ask = (
-      endpoint: string,
-      question: string,
-      opened: Ref.Ref<Option.Option<string>>,
-      retrying: Ref.Ref<Option.Option<string>>
-    ) =>
+    /** The ids in a JSON text, if it is JSON of that shape. */
+    const idsIn = (text: string): typeof AskIds.Type | undefined => {
+      try {
+        const value: unknown = JSON.parse(text)
+        return Either.getOrUndefined(decodeValue(AskIds, "ask", value, "lenient"))
+      } catch {
+        return undefined
+      }
+    }
+
+    /**
+     * Takes note of a conversation the app named (`where` says how): a safe id is journalled and will be
+     * deleted with the case; another is refused, reported as not deleted, and fails the ask.
+     */
+    const named = (testCase: Case, state: AskState, id: string, where: string): Effect.Effect<void, TurnError> =>
       Effect.gen(function*() {
-        const response = yield* withRetries(
-          "ask",
-          [429, 503],
-          send("ask", "POST", endpoint, { message: question }),
-          false,
-          retrying
+        const problem = idProblem(id)
+        if (problem !== undefined) {
+          const refused = yield* Ref.get(state.refused)
+          if (!refused.some((r) => r.id === id)) yield* Ref.set(state.refused, [...refused, { id, why: problem }])
+          return yield* failure(
+            "ask",
+            `refused the conversation id ${quoteId(id)} (${where}): it ${problem}; no request is made with it`
+          )
+        }
+        const opened = yield* Ref.get(state.opened)
+        if (opened.includes(id)) return
+        if (journal !== undefined && !config.keep) yield* journal.opened(testCase.id, id)
+        yield* Ref.set(state.opened, [...opened, id])
+      })
+
+    /** Asks the question; every conversation the app names is noted in `state` the moment it is known. */
+    const ask = (testCase: Case, endpoint: string, state: AskState) =>
+      Effect.gen(function*() {
+        const attempt = Effect.zipRight(
+          Ref.set(state.phase, "sending"),
+          send("ask", "POST", endpoint, { message: testCase.question }, true)
         ).pipe(
+          // An answer that failed may still name the conversation it opened: it is deleted all the same.
+          Effect.tap((sent) =>
+            sent.response !== undefined ? Effect.void : Effect.gen(function*() {
+              if (sent.status >= 500) yield* Ref.set(state.unsure, Option.some(`was answered HTTP ${sent.status}`))
+              const ids = [headerText(sent.headers["x-conversation-id"]), idsIn(sent.text ?? "")?.conversationId]
+              for (const id of ids) {
+                if (id !== undefined) yield* Effect.ignore(named(testCase, state, id, `in an HTTP ${sent.status} answer`))
+              }
+            })
+          ),
+          Effect.tapError((error) =>
+            error._tag === "TransportFailure" && error.reached
+              ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
+              : Effect.void
+          )
+        )
+        const response = yield* withRetries("ask", [429, 503], attempt, false, state.retrying, {
+          stopping: state.stopping,
+          phase: state.phase
+        }).pipe(
           Effect.flatMap((sent) =>
             sent.response === undefined ? Effect.fail(failure("ask", `HTTP ${sent.status}`)) : Effect.succeed(sent.response)
           )
         )
-        let conversationId = response.headers["x-conversation-id"]
-        let turnId = response.headers["x-turn-id"]
-        const learn = (ids: typeof AskIds.Type) =>
+        yield* Ref.set(state.phase, "reading")
+        yield* Ref.set(state.unsure, Option.some("ended"))
+        let turnId = headerText(response.headers["x-turn-id"])
+        // The conversations this answer names: one, in its headers, body or events (earlier answers that
+        // failed may have named others, which are deleted all the same).
+        const answerIds: Array<string> = []
+        const learnConversation = (id: string, where: string) =>
+          Effect.zipRight(named(testCase, state, id, where), Effect.sync(() => answerIds.includes(id) || answerIds.push(id)))
+        const headerId = headerText(response.headers["x-conversation-id"])
+        if (headerId !== undefined) yield* learnConversation(headerId, "x-conversation-id")
+        const learn = (ids: typeof AskIds.Type, where: string) =>
           Effect.gen(function*() {
-            if (conversationId === undefined && ids.conversationId !== undefined && ids.conversationId !== "") {
-              conversationId = ids.conversationId
-              yield* Ref.set(opened, Option.some(ids.conversationId))
-            }
+            if (ids.conversationId !== undefined) yield* learnConversation(ids.conversationId, where)
             if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
           })
-        if (conversationId !== undefined) yield* Ref.set(opened, Option.some(conversationId))
-        const fromJson = (text: string) => {
-          try {
-            const value: unknown = JSON.parse(text)
-            return Either.getOrUndefined(decodeValue(AskIds, "ask", value, "lenient"))
-          } catch {
-            return undefined
-          }
-        }
         // The question is not re-asked when its answer breaks off: that would open a second conversation.
         const body = (response.headers["content-type"] ?? "").startsWith("text/event-stream")
-          ? bodyText("ask", response).pipe(
-            Stream.splitLines,
-            Stream.runForEach((line) => {
-              if (!line.startsWith("data:")) return Effect.void
-              const ids = fromJson(line.slice(5).trim())
-              return ids === undefined ? Effect.void : learn(ids)
-            })
-          )
+          ? Effect.suspend(() => {
+            const split = lineSplitter(maxLine)
+            return bodyText("ask", response).pipe(
+              Stream.runForEach((chunk) =>
+                Effect.gen(function*() {
+                  const lines = split(chunk)
+                  if (lines === undefined) return yield* failure("ask", `an event-stream line over ${mib(maxLine)}`)
+                  for (const line of lines) {
+                    if (!line.startsWith("data:")) continue
+                    const ids = idsIn(line.slice(5).trim())
+                    if (ids !== undefined) yield* learn(ids, "the event stream")
+                  }
+                })
+              )
+            )
+          })
           : Effect.flatMap(readText("ask", response), (text) => {
-            const ids = fromJson(text)
-            if (ids !== undefined) return learn(ids)
+            const ids = idsIn(text)
+            if (ids !== undefined) return learn(ids, "the body")
             // Ids in headers make any body acceptable (plain text, say); without them it had to be JSON.
-            return conversationId === undefined ? Effect.fail(failure("ask", "not JSON")) : Effect.void
+            return headerId === undefined ? Effect.fail(failure("ask", "not JSON")) : Effect.void
           })
         yield* body.pipe(Effect.catchTag("TransportFailure", (error) => failure("ask", error.reason)))
+        const conversationId = answerIds[0]
         if (conversationId === undefined) return yield* failure("ask", "the answer carries no conversationId")
+        yield* Ref.set(state.unsure, Option.none())
+        if (answerIds.length > 1) {
+          return yield* failure(
+            "ask",
+            `named ${answerIds.length} conversations (${answerIds.map(quoteId).join(", ")}); each is deleted`
+          )
+        }
         if (turnId === undefined) return yield* failure("ask", "the answer carries no turnId")
+        const turnProblem = idProblem(turnId)
+        if (turnProblem !== undefined) {
+          return yield* failure("ask", `refused the turn id ${quoteId(turnId)}: it ${turnProblem}; no request is made with it`)
+        }
         return { conversationId, turnId }
-      })
+      }).pipe(Effect.ensuring(Ref.set(state.phase, "done")))
 
     /** Reads a route's body as text; a dropped connection, even half-way through the body, is retried. */
     const readBody = (
@@ -386,60 +571,122 @@ export const makeLive = (config: LiveConfig) =>
             Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut(route, config.timeout, why))))
         ))
 
-    /** Deletes a conversation; 404 means it is already gone. Never fails: a failure is recorded. */
-    const remove = (testCase: Case, conversationId: string): Effect.Effect<void> =>
+    /**
+     * Deletes a conversation through a delete route template; 200 (any body) means deleted, 404 already
+     * gone. Never fails: how it ended is the answer. The journal is told when it is gone.
+     */
+    const deleteConversation = (template: string, conversationId: string): Effect.Effect<Deleted, SessionRejected> =>
       Effect.gen(function*() {
+        const problem = idProblem(conversationId)
+        if (problem !== undefined) return Either.left(`the id ${problem}; no request is made with it`)
         const retrying = yield* Ref.make<Option.Option<string>>(Option.none())
         const attempt = withRetries(
           "delete",
           [429, 502, 503, 504],
-          send("delete", "DELETE", fillRoute(config.routes.delete, { conversationId })),
+          send("delete", "DELETE", fillRoute(template, { conversationId })),
           true,
           retrying
         ).pipe(
-          Effect.flatMap(({ response, status }) =>
+          Effect.flatMap(({ response, status }): Effect.Effect<"deleted" | "already gone", TurnError> =>
             response !== undefined
-              ? discard("delete", response)
+              ? Effect.as(discard("delete", response), "deleted")
               : status === 404
-              ? Effect.void
+              ? Effect.succeed("already gone")
               : Effect.fail(failure("delete", `HTTP ${status}`))
           )
         )
-        yield* detached(attempt, config.deleteTimeout).pipe(
+        const outcome = yield* detached(attempt, config.deleteTimeout).pipe(
           Effect.flatMap(Option.match({
-            onSome: Effect.succeed,
+            onSome: (how) => Effect.succeed(Either.right(how)),
             onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", config.deleteTimeout, why)))
           })),
-          Effect.catchAll((error) =>
-            Ref.update(left, (l) => ({
-              ...l,
-              undeleted: [...l.undeleted, { caseId: testCase.id, conversationId, reason: error.message }]
-            }))
-          )
+          Effect.catchTag("TurnError", (error) => Effect.succeed(Either.left(error.reason)))
         )
+        if (Either.isRight(outcome) && journal !== undefined) yield* journal.gone(conversationId)
+        return outcome
       })
+
+    /** Deletes a case's conversation; one that cannot be deleted is recorded with why. */
+    const remove = (testCase: Case, conversationId: string): Effect.Effect<void> =>
+      deleteConversation(config.routes.delete, conversationId).pipe(
+        Effect.catchTag("SessionRejected", (): Effect.Effect<Deleted> => Effect.succeed(Either.left("delete: HTTP 401 (session rejected)"))),
+        Effect.flatMap(Either.match({
+          onRight: () => Effect.void,
+          onLeft: (reason) =>
+            Ref.update(left, (l) => ({ ...l, undeleted: [...l.undeleted, { caseId: testCase.id, conversationId, reason }] }))
+        }))
+      )
 
     const obtain = (testCase: Case, endpoint: string): Effect.Effect<Turn, Failure, Scope.Scope> =>
       Effect.gen(function*() {
-        const opened = yield* Ref.make<Option.Option<string>>(Option.none())
-        const retrying = yield* Ref.make<Option.Option<string>>(Option.none())
+        const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(config.timeout)
+        const state: AskState = {
+          opened: yield* Ref.make<ReadonlyArray<string>>([]),
+          refused: yield* Ref.make<ReadonlyArray<{ readonly id: string; readonly why: string }>>([]),
+          phase: yield* Ref.make<AskPhase>("waiting"),
+          unsure: yield* Ref.make<Option.Option<string>>(Option.none()),
+          retrying: yield* Ref.make<Option.Option<string>>(Option.none()),
+          stopping: yield* Deferred.make<void>()
+        }
+        const askUrl = urlOf(endpoint).href
         // The ask runs in a fiber of its own. When the case is cut short mid-ask (a timeout, Ctrl-C, a
-        // rejected session), the app may already have opened the conversation: the ask gets a short
-        // grace to say which, so that it can be deleted too.
+        // rejected session), the app may already have opened the conversation: an ask still sending or
+        // reading gets a short grace, within the case's timeout, to say which, so that it can be deleted
+        // too; one sleeping before a retry has opened nothing and stops at once.
         const asking = yield* Effect.uninterruptible(
           Effect.gen(function*() {
-            const fiber = yield* Effect.forkDaemon(Effect.interruptible(ask(endpoint, testCase.question, opened, retrying)))
-            yield* Effect.addFinalizer(() =>
+            const fiber = yield* Effect.forkDaemon(Effect.interruptible(ask(testCase, endpoint, state)))
+            yield* Effect.addFinalizer((exit) =>
               Effect.gen(function*() {
-                if (Option.isNone(yield* Fiber.poll(fiber)) && Option.isNone(yield* Ref.get(opened))) {
-                  yield* detached(Fiber.await(fiber), askGrace)
+                if (Option.isNone(yield* Fiber.poll(fiber))) {
+                  yield* Deferred.succeed(state.stopping, undefined)
+                  const phase = yield* Ref.get(state.phase)
+                  const remaining = deadline - (yield* Clock.currentTimeMillis)
+                  const grace = Duration.min(askGrace, Duration.millis(Math.max(0, remaining)))
+                  if ((yield* Ref.get(state.opened)).length === 0 && (phase === "sending" || phase === "reading")) {
+                    yield* detached(Fiber.await(fiber), grace)
+                  }
+                  const cut = yield* Fiber.poll(fiber)
                   yield* Fiber.interrupt(fiber)
+                  const stillSending = Option.isNone(cut) && (phase === "sending" || phase === "reading" ||
+                    (yield* Ref.get(state.phase)) === "sending" || (yield* Ref.get(state.phase)) === "reading")
+                  if (stillSending) {
+                    yield* Ref.set(
+                      state.unsure,
+                      Option.some(
+                        Exit.isInterrupted(exit)
+                          ? "was interrupted"
+                          : `timed out after ${showDuration(config.timeout)}`
+                      )
+                    )
+                  }
                 }
-                const id = yield* Ref.get(opened)
-                if (Option.isNone(id)) return
-                yield* config.keep
-                  ? Ref.update(left, (l) => ({ ...l, kept: [...l.kept, { caseId: testCase.id, conversationId: id.value }] }))
-                  : remove(testCase, id.value)
+                const opened = yield* Ref.get(state.opened)
+                for (const r of yield* Ref.get(state.refused)) {
+                  yield* Ref.update(left, (l) => ({
+                    ...l,
+                    undeleted: [...l.undeleted, {
+                      caseId: testCase.id,
+                      conversationId: r.id,
+                      reason: `the app named it, but the id ${r.why}: no request is made with it`
+                    }]
+                  }))
+                }
+                const unsure = yield* Ref.get(state.unsure)
+                if (opened.length === 0 && (yield* Ref.get(state.refused)).length === 0 && Option.isSome(unsure)) {
+                  yield* Ref.update(left, (l) => ({
+                    ...l,
+                    unknown: [...l.unknown, {
+                      caseId: testCase.id,
+                      reason: `the ask (POST ${askUrl}) ${unsure.value} before naming its conversation: the app may hold one`
+                    }]
+                  }))
+                }
+                for (const id of opened) {
+                  yield* config.keep
+                    ? Ref.update(left, (l) => ({ ...l, kept: [...l.kept, { caseId: testCase.id, conversationId: id }] }))
+                    : remove(testCase, id)
+                }
               })
             )
             return fiber
@@ -449,25 +696,33 @@ export const makeLive = (config: LiveConfig) =>
         const turn = Effect.gen(function*() {
           const ids = yield* Fiber.join(asking)
           yield* Ref.set(stage, "conversation")
-          const conversation = yield* read("conversation", config.routes.conversation, ids, Conversation, retrying)
+          const conversation = yield* read("conversation", config.routes.conversation, ids, Conversation, state.retrying)
+          if (conversation.id !== ids.conversationId) {
+            // The app answered with another conversation: it is deleted too, if its id can be.
+            yield* Effect.ignore(named(testCase, state, conversation.id, "the conversation route"))
+            return yield* failure(
+              "conversation",
+              `is conversation ${quoteId(conversation.id)}, not ${quoteId(ids.conversationId)}; each is deleted`
+            )
+          }
           yield* Ref.set(stage, "trace")
-          const trace = yield* read("trace", config.routes.trace, ids, TurnTrace, retrying, fastTurnTrace)
+          const trace = yield* read("trace", config.routes.trace, ids, TurnTrace, state.retrying, fastTurnTrace)
           if (trace.turnId !== ids.turnId) {
-            return yield* failure("trace", `is for turn ${JSON.stringify(trace.turnId)}, not ${JSON.stringify(ids.turnId)}`)
+            return yield* failure("trace", `is for turn ${quoteId(trace.turnId)}, not ${quoteId(ids.turnId)}`)
           }
           const assistant = conversation.messages.filter((m) => m.role === "assistant")
           const message = assistant.some((m) => m.turnId !== undefined && m.turnId !== null)
             ? assistant.find((m) => m.turnId === ids.turnId)
             : assistant[assistant.length - 1]
           if (message === undefined) {
-            return yield* failure("conversation", `no assistant message for turn ${JSON.stringify(ids.turnId)}`)
+            return yield* failure("conversation", `no assistant message for turn ${quoteId(ids.turnId)}`)
           }
           return { answer: message.content, trace }
         })
         return yield* turn.pipe(
           Effect.timeout(config.timeout),
           Effect.catchTag("TimeoutException", () =>
-            Effect.flatMap(Effect.zip(Ref.get(stage), Ref.get(retrying)), ([route, why]) =>
+            Effect.flatMap(Effect.zip(Ref.get(stage), Ref.get(state.retrying)), ([route, why]) =>
               Effect.fail(timedOut(route, config.timeout, why))))
         )
       })
@@ -475,6 +730,7 @@ export const makeLive = (config: LiveConfig) =>
     return {
       obtain,
       get,
+      deleteConversation,
       leftBehind: Ref.get(left)
     }
   })

@@ -27,6 +27,47 @@ export const fillRoute = (template: string, values: { conversationId?: string; t
   template.replace(/\{(conversationId|turnId)\}/g, (_, key: "conversationId" | "turnId") =>
     encodeURIComponent(values[key] ?? ""))
 
+/** The longest conversation or turn id a run puts in a route. */
+export const maxIdLength = 1024
+
+// A lone surrogate: what a string holds where its bytes were not valid UTF-8 (with U+FFFD, the decoder's
+// replacement for them).
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+// eslint-disable-next-line no-control-regex
+const control = /[\u0000-\u001f\u007f-\u009f]/
+
+/** `text` percent-decoded until it no longer changes (at most a few times), as a server might decode it. */
+const decodedFully = (text: string): string => {
+  let current = text
+  for (let i = 0; i < 4; i++) {
+    let next: string
+    try {
+      next = decodeURIComponent(current)
+    } catch {
+      return current
+    }
+    if (next === current) return current
+    current = next
+  }
+  return current
+}
+
+/**
+ * Why an id the app answered with cannot be put in a route, or `undefined` when it can. `.` and `..`
+ * (also percent-encoded, or as a segment of the id) would make the URL drop path segments, so a read
+ * or a delete would reach another resource with the user's session.
+ */
+export const idProblem = (id: string): string | undefined => {
+  if (id === "") return "is empty"
+  if (id.length > maxIdLength) return `is longer than ${maxIdLength} characters`
+  if (control.test(id)) return "holds a control character"
+  if (loneSurrogate.test(id) || id.includes("\ufffd")) return "is not valid UTF-8"
+  if (decodedFully(id).split(/[/\\]/).some((segment) => segment === "." || segment === "..")) {
+    return "would change the route's path"
+  }
+  return undefined
+}
+
 /** The ids an ask answers with, in a JSON body or in any event of a stream. */
 export const AskIds = Schema.Struct({
   conversationId: Schema.optionalWith(Schema.String, { exact: true }),

@@ -32,7 +32,7 @@ describe("a live run against the stand-in", () => {
       expect(stats).toMatchObject({ created: 22, deleted: 22, capHits: 0, unauthorized: 0 })
       expect(stats.peakInFlight).toBeLessThanOrEqual(4)
       expect(s.conversations()).toEqual([])
-      expect(left).toEqual({ kept: [], undeleted: [] })
+      expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })
     }))
 
   live("reads ids from a JSON body, an event stream, or headers alone", () =>

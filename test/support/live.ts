@@ -40,7 +40,7 @@ export const runLive = (
   Effect.gen(function*() {
     const runner = yield* Runner
     const results = yield* runner.run(set.catalog, cases, { concurrency })
-    const left = yield* Effect.flatMap(SurfaceClient, (c) => c.leftBehind ?? Effect.succeed({ kept: [], undeleted: [] }))
+    const left = yield* Effect.flatMap(SurfaceClient, (c) => c.leftBehind ?? Effect.succeed({ kept: [], undeleted: [], unknown: [] }))
     return { results, left }
   }).pipe(Effect.provide(Runner.Default.pipe(Layer.provideMerge(client))))
 
