@@ -1,8 +1,8 @@
 /**
  * The `eval` command tree — `run`, `validate`, `ratchet`, `merge`, `diff`, `audit`, `import`,
- * `candidates`, `propose`, `standin`, `demo` — and the mapping of how a command ended to its exit code:
- * 0 done, 1 a gate failed (below the floor, a violation, a regression), 2 bad input or usage (or a
- * rejected session), 70 internal error.
+ * `candidates`, `propose`, `cleanup`, `standin`, `demo` — and the mapping of how a command ended to its
+ * exit code: 0 done, 1 a gate failed (below the floor, a violation, a regression) or a cleanup left
+ * conversations, 2 bad input or usage (or a rejected session), 70 internal error.
  */
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
@@ -11,6 +11,7 @@ import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
 import {
   BadInput,
   BelowFloor,
+  ConversationsRemain,
   RatchetRefused,
   RegressionsFound,
   SessionRejected,
@@ -76,7 +77,14 @@ const keepOption = Options.boolean("keep").pipe(
 const timeoutOption = Options.float("timeout").pipe(
   Options.withPseudoName("SECONDS"),
   Options.withDefault(120),
-  Options.withDescription("Bounds obtaining one live turn, retries included.")
+  Options.withDescription(
+    "Bounds one live case's whole wall time: the ask (with its grace to name the conversation when cut short), the reads and every retry. Deleting the conversation afterwards has a bound of its own, the same at most 30 s."
+  )
+)
+const cleanupTimeoutOption = Options.float("timeout").pipe(
+  Options.withPseudoName("SECONDS"),
+  Options.withDefault(30),
+  Options.withDescription("Bounds each delete, retries included.")
 )
 const recordOption = Options.text("record").pipe(
   Options.withPseudoName("DIR"),
@@ -221,7 +229,7 @@ const faultOption = Options.text("fault").pipe(
   Options.withPseudoName("ROUTE:FAULT[@RATE]"),
   Options.repeated,
   Options.withDescription(
-    "Inject a fault (repeatable): ROUTE ask, conversation, trace, delete or ratings; FAULT an HTTP status (503, 503/2 with Retry-After), hang, reset, not-json, wrong-shape, huge or redirect=ORIGIN; RATE the fraction of questions hit."
+    "Inject a fault (repeatable): ROUTE ask, conversation, trace, delete or ratings; FAULT an HTTP status (503, 503/2 with Retry-After), hang, reset, not-json, wrong-shape, huge, redirect=ORIGIN, or on the ask opened=STATUS (opens the conversation, then fails naming it) or id=ID (names it by another id, such as ..); RATE the fraction of questions hit."
   )
 )
 
@@ -247,6 +255,7 @@ const diffHandler = lazy(() => import("./Commands/Diff.js"), (m) => m.diffHandle
 const demoHandler = lazy(() => import("./Commands/StandIn.js"), (m) => m.demoHandler)
 const candidatesHandler = lazy(() => import("./Commands/Propose.js"), (m) => m.candidatesHandler)
 const proposeHandler = lazy(() => import("./Commands/Propose.js"), (m) => m.proposeHandler)
+const cleanupHandler = lazy(() => import("./Commands/Cleanup.js"), (m) => m.cleanupHandler)
 
 // ---------------------------------------------------------------------------------------------------
 // Commands
@@ -394,6 +403,16 @@ const proposeCommand = Command.make("propose", {
   )
 )
 
+const cleanupCommand = Command.make("cleanup", {
+  baseUrl: appUrlOption,
+  cookie: cookieOption,
+  timeout: cleanupTimeoutOption
+}, cleanupHandler).pipe(
+  Command.withDescription(
+    "Delete the conversations earlier live runs left in the app (killed, quit at once, or whose delete failed), as recorded in the journal of this base URL and session, and list each id; exit 1 if any could not be deleted. Example: EVAL_COOKIE='session=…' eval cleanup --base-url http://127.0.0.1:5173"
+  )
+)
+
 const demoCommand = Command.make("demo", {
   cases: casesOption,
   surfaces: surfacesOption,
@@ -407,7 +426,7 @@ const demoCommand = Command.make("demo", {
 
 const evalCommand = Command.make("eval", {}, () =>
   Effect.fail(
-    new UsageError({ message: "name a command: run, validate, ratchet, merge, diff, audit, import, candidates, propose, standin or demo (eval --help lists them)" })
+    new UsageError({ message: "name a command: run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (eval --help lists them)" })
   )).pipe(
     Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
     Command.withSubcommands([
@@ -420,6 +439,7 @@ const evalCommand = Command.make("eval", {}, () =>
       importCommand,
       candidatesCommand,
       proposeCommand,
+      cleanupCommand,
       standInCommand,
       demoCommand
     ])
@@ -436,7 +456,10 @@ const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error: unknown = failure.value
-    if (error instanceof BelowFloor || error instanceof ViolationsFound || error instanceof RegressionsFound) {
+    if (
+      error instanceof BelowFloor || error instanceof ViolationsFound || error instanceof RegressionsFound ||
+      error instanceof ConversationsRemain
+    ) {
       return Effect.succeed(1)
     }
     if (ValidationError.isValidationError(error)) return Effect.succeed(2)

@@ -6,12 +6,13 @@ import { FileSystem, type Path } from "@effect/platform"
 import { Config, Console, Duration, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
 import { type GoldenSet, loadGoldenSet, selectCases } from "../Runner/GoldenSet.js"
 import { Runner } from "../Runner/Runner.js"
+import { openJournal, readJournal } from "../Runner/Journal.js"
 import { inShard, parseShard } from "../Runner/Shard.js"
 import { SurfaceClient } from "../Runner/SurfaceClient.js"
 import type { Case } from "../Schema/Case.js"
 import { inert } from "../Schema/Decode.js"
 import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
-import { resolveRoutes } from "../Schema/Protocol.js"
+import { idProblem, resolveRoutes } from "../Schema/Protocol.js"
 import type { CaseResult, ShardInfo } from "../Schema/Result.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
@@ -132,14 +133,25 @@ export const clientFor = (
 ): Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path> =>
   source._tag === "Fixtures"
     ? SurfaceClient.Fixture(source.dir)
-    : SurfaceClient.Live({
-      baseUrl: source.baseUrl,
-      cookie: source.cookie,
-      routes: resolveRoutes(set.catalog.routes),
-      timeout: Duration.seconds(args.timeout),
-      deleteTimeout: Duration.seconds(Math.min(args.timeout, maxDeleteSeconds)),
-      keep: args.keep
-    }).pipe(Layer.provide(Layer.unwrapEffect(Effect.promise(() => import("../Runner/Http.js")).pipe(Effect.map((m) => m.HttpLive)))))
+    : Layer.unwrapScoped(Effect.gen(function*() {
+      const routes = resolveRoutes(set.catalog.routes)
+      // Every conversation is journalled until deleted, so that what a killed run left can be cleaned up.
+      const journal = args.keep ? undefined : yield* openJournal({
+        baseUrl: source.baseUrl,
+        cookie: source.cookie,
+        deleteRoute: routes.delete,
+        warn: (text) => process.stderr.write(`warning: ${inert(text)}\n`)
+      })
+      return SurfaceClient.Live({
+        baseUrl: source.baseUrl,
+        cookie: source.cookie,
+        routes,
+        timeout: Duration.seconds(args.timeout),
+        deleteTimeout: Duration.seconds(Math.min(args.timeout, maxDeleteSeconds)),
+        keep: args.keep,
+        ...(journal === undefined ? {} : { journal })
+      }).pipe(Layer.provide(Layer.unwrapEffect(Effect.promise(() => import("../Runner/Http.js")).pipe(Effect.map((m) => m.HttpLive)))))
+    }))
 
 /**
  * Cases in flight at once: 4 against a live app, whose latency they overlap; 1 for recorded turns,
@@ -148,29 +160,71 @@ export const clientFor = (
 const concurrencyOf = (args: RunArgs): number =>
   Option.getOrElse(args.concurrency, () => Option.isSome(args.baseUrl) ? 4 : 1)
 
-/** Says which conversations a live run left in the account: kept on request, or not deleted. */
-const reportLeftBehind = (say: (text: string) => Effect.Effect<void>) =>
+/** The `eval cleanup` command line for a base URL. */
+export const cleanupCommand = (baseUrl: URL): string => `eval cleanup --base-url ${inert(baseUrl.href)}`
+
+/**
+ * Says which conversations a live run left in the account: kept on request, not deleted (with why;
+ * those with a usable id stay in the journal for `eval cleanup`), and the cases whose ask may have
+ * opened one it never named.
+ */
+const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, baseUrl: URL | undefined) =>
   Effect.gen(function*() {
     const client = yield* SurfaceClient
     if (client.leftBehind === undefined) return
-    const { kept, undeleted } = yield* client.leftBehind
-    const width = Math.max(0, ...[...kept, ...undeleted].map((c) => c.conversationId.length))
+    const { kept, undeleted, unknown } = yield* client.leftBehind
+    const clipped = (id: string) => inert(id.length > 200 ? `${id.slice(0, 200)}…` : id)
+    const width = Math.min(64, Math.max(0, ...[...kept, ...undeleted].map((c) => clipped(c.conversationId).length)))
+    const shown = (id: string) => clipped(id).padEnd(width)
+    const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
     if (kept.length > 0) {
       yield* say(
         [
-          `\nkept ${kept.length} conversation${kept.length === 1 ? "" : "s"} for the turn inspector:`,
-          ...kept.map((c) => `  ${inert(c.conversationId).padEnd(width)}  ${c.caseId}`)
+          `\nkept ${plural(kept.length, "conversation")} for the turn inspector:`,
+          ...kept.map((c) => `  ${shown(c.conversationId)}  ${c.caseId}`)
         ].join("\n")
       )
     }
     if (undeleted.length > 0) {
+      // Those with an id a route can hold stay in the journal, for `eval cleanup` to try again.
+      const retry = baseUrl !== undefined && undeleted.some((c) => idProblem(c.conversationId) === undefined)
+        ? `; \`${cleanupCommand(baseUrl)}\` tries again, or delete ${undeleted.length === 1 ? "it" : "them"} by hand`
+        : `; delete ${undeleted.length === 1 ? "it" : "them"} by hand`
       yield* Console.error(
         [
-          `${undeleted.length} conversation${undeleted.length === 1 ? "" : "s"} could not be deleted; delete ${
-            undeleted.length === 1 ? "it" : "them"
-          } by hand:`,
-          ...undeleted.map((c) => `  ${inert(c.conversationId).padEnd(width)}  ${c.caseId}: ${inert(c.reason ?? "")}`)
+          `${plural(undeleted.length, "conversation")} could not be deleted${retry}:`,
+          ...undeleted.map((c) => `  ${shown(c.conversationId)}  ${c.caseId}: ${inert(c.reason ?? "")}`)
         ].join("\n")
+      )
+    }
+    if (unknown.length > 0) {
+      yield* Console.error(
+        [
+          `${plural(unknown.length, "case")} may have left a conversation the run never learned of; look in the app's account:`,
+          ...unknown.map((c) => `  ${c.caseId}: ${inert(c.reason)}`)
+        ].join("\n")
+      )
+    }
+  })
+
+/**
+ * Tells, before anything else, of conversations that earlier runs left in the journal for this app
+ * and session (a run killed before it could delete them), and the command that deletes them.
+ */
+export const noteLeftovers = (baseUrl: URL, cookie: Redacted.Redacted<string>) =>
+  Effect.gen(function*() {
+    const { leftovers, otherSessions } = yield* readJournal(baseUrl, cookie)
+    if (leftovers.length > 0) {
+      yield* Console.error(
+        `note: earlier runs left ${leftovers.length} conversation${leftovers.length === 1 ? "" : "s"} undeleted in this account at ${
+          inert(baseUrl.href)
+        }; \`${cleanupCommand(baseUrl)}\` deletes them`
+      )
+    } else if (otherSessions > 0) {
+      yield* Console.error(
+        `note: earlier runs of another session left ${otherSessions} conversation${otherSessions === 1 ? "" : "s"} at ${
+          inert(baseUrl.href)
+        }; \`${cleanupCommand(baseUrl)}\` signed in as that session deletes them`
       )
     }
   })
@@ -273,7 +327,8 @@ export const floorToHold = (
 export const gradeRun = (
   args: RunArgs,
   set: GoldenSet,
-  client: Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path>
+  client: Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path>,
+  baseUrl?: URL
 ) =>
   Effect.gen(function*() {
     const reporters = yield* parseReporters(args.reporter, args.json)
@@ -311,7 +366,7 @@ export const gradeRun = (
       onCaseDone: progress.onCaseDone
     }).pipe(
       Effect.ensuring(progress.clear),
-      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : reportLeftBehind(say))
+      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : reportLeftBehind(say, baseUrl))
     )
     const result = summarize(results, caseSet, held.floor, {
       repeat: args.repeat,
@@ -326,7 +381,7 @@ export const gradeRun = (
       durationMs: yield* progress.elapsedMs,
       ...(diff === undefined ? {} : { diff })
     })
-    yield* reportLeftBehind(say)
+    yield* reportLeftBehind(say, baseUrl)
     if (args.ratchet) yield* applyRatchet(set, args.baseline, result, say)
     if (args.check && result.passed === false) return yield* new BelowFloor()
   }).pipe(
@@ -355,6 +410,7 @@ export const runHandler = (args: RunArgs) =>
       })
     }
     const source = yield* sourceOf(args)
+    if (source._tag === "Live") yield* noteLeftovers(source.baseUrl, source.cookie)
     if (Option.isSome(args.record)) {
       const dir = args.record.value
       const fs = yield* FileSystem.FileSystem
@@ -366,5 +422,5 @@ export const runHandler = (args: RunArgs) =>
     const client = source._tag === "Otel"
       ? yield* Effect.flatMap(Effect.promise(() => import("../Otel/Source.js")), (m) => m.otelSource(source.files, set))
       : clientFor(source, set, args)
-    return yield* gradeRun(args, set, client)
+    return yield* gradeRun(args, set, client, source._tag === "Live" ? source.baseUrl : undefined)
   })

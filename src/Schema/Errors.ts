@@ -68,6 +68,11 @@ export class ViolationsFound extends Schema.TaggedError<ViolationsFound>()("Viol
 /** `eval diff --check` found cases that passed before and fail now (exit code 1); the diff names them. */
 export class RegressionsFound extends Schema.TaggedError<RegressionsFound>()("RegressionsFound", {}) {}
 
+/** `eval cleanup` could not delete every conversation the journal held (exit code 1); each was listed. */
+export class ConversationsRemain extends Schema.TaggedError<ConversationsRemain>()("ConversationsRemain", {
+  count: Schema.Number
+}) {}
+
 /** An audit met lines it could not read (exit code 2); they were listed as they were met. */
 export class UnreadableLines extends Schema.TaggedError<UnreadableLines>()("UnreadableLines", {
   count: Schema.Number

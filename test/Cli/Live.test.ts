@@ -32,16 +32,30 @@ describe("eval run --base-url", () => {
     }, async (s) => {
       const dir = scratch()
       const args = ["run", "--base-url", s.url, "--json", join(dir, "r.json"), "--record", join(dir, "rec")]
-      for (const env of [{ EVAL_COOKIE: cookieOf(s) }, {}]) {
-        const run = await evalCliAsync(Object.keys(env).length > 0 ? args : [...args, "--cookie", cookieOf(s)], { env })
+      const state = scratch()
+      for (const [i, env] of [{ EVAL_COOKIE: cookieOf(s) }, {}].entries()) {
+        const run = await evalCliAsync(Object.keys(env).length > 0 ? args : [...args, "--cookie", cookieOf(s)], {
+          env: { ...env, XDG_STATE_HOME: state }
+        })
         expect(run.code).toBe(0)
         expect(run.stdout).toMatch(/✗ .*\n {4}turn error {2}trace: HTTP 500/)
-        expect(run.stderr).toMatch(/^1 conversation could not be deleted; delete it by hand:\n {2}conv_\S+ +docs\.refund-window-cites-source: delete: HTTP 500\n$/)
+        // The second run is told first of the conversation the first one could not delete.
+        const note = i === 0
+          ? ""
+          : "note: earlier runs left 1 conversation undeleted in this account at http://127\\.0\\.0\\.1:\\d+/; `eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/` deletes them\\n"
+        expect(run.stderr).toMatch(
+          new RegExp(
+            `^${note}1 conversation could not be deleted; \`eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/\` tries again, or delete it by hand:\\n {2}conv_\\S+ +docs\\.refund-window-cites-source: delete: HTTP 500\\n$`
+          )
+        )
+        const journal = readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+        expect(journal.length).toBeGreaterThan(0)
         const everything = [
           run.stdout,
           run.stderr,
           readFileSync(join(dir, "r.json"), "utf8"),
-          ...readdirSync(join(dir, "rec")).map((f) => readFileSync(join(dir, "rec", f), "utf8"))
+          ...readdirSync(join(dir, "rec")).map((f) => readFileSync(join(dir, "rec", f), "utf8")),
+          ...journal.map((e) => `${e.parentPath}/${e.name}\n${readFileSync(join(e.parentPath, e.name), "utf8")}`)
         ].join("\n")
         expect(everything).not.toContain(tokenOf(s))
       }
