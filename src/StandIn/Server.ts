@@ -26,6 +26,10 @@ export type FaultKind =
   | { readonly kind: "wrong-shape" }
   | { readonly kind: "huge"; readonly bytes?: number }
   | { readonly kind: "redirect"; readonly to: string }
+  /** The ask opens its conversation, then answers this status, naming the conversation in its headers and body. */
+  | { readonly kind: "opened"; readonly status: number }
+  /** The ask opens its conversation but names it by this id instead (`..`, say): one a client must not put in a route. */
+  | { readonly kind: "id"; readonly id: string }
 
 /**
  * A fault injected into one route. It hits the questions it selects — those containing `match`, and
@@ -297,6 +301,10 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
       case "redirect":
         response.writeHead(307, { location: `${fault.to}${path}` })
         return void response.end()
+      case "opened":
+      case "id":
+        // Ask faults, answered where the ask opens its conversation.
+        return sendJson(response, 500, { error: "stand-in failure" })
     }
   }
 
@@ -312,7 +320,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
       return sendJson(response, 400, { error: "expected a JSON body {\"message\": QUESTION}" })
     }
     const fault = faultFor("ask", question)
-    if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge") {
+    if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" && fault.kind !== "id") {
       return injure(response, "ask", fault, request.url ?? "/", { error: "fault" })
     }
     if (conversationsOf(account).length >= maxConversations) {
@@ -321,11 +329,19 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     }
     const conversation = openConversation(account, surface, question)
     const { answer } = turnOf(conversation)
-    const ids = { conversationId: conversation.id, turnId: conversation.turnId }
+    if (fault?.kind === "opened") {
+      const named = { conversationId: conversation.id, turnId: conversation.turnId }
+      return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}`, ...named }, {
+        "x-conversation-id": conversation.id
+      })
+    }
+    // Under an `id` fault the answer names the conversation by another id.
+    const conversationId = fault?.kind === "id" ? fault.id : conversation.id
+    const ids = { conversationId, turnId: conversation.turnId }
     const mode = modeOf(surface)
     if (mode === "stream") {
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-      response.write(`data: ${JSON.stringify({ type: "start", conversationId: conversation.id })}\n\n`)
+      response.write(`data: ${JSON.stringify({ type: "start", conversationId })}\n\n`)
       const chunks = answer.match(/[\s\S]{1,48}/g) ?? []
       if (fault?.kind === "reset") {
         response.write(`data: ${JSON.stringify({ type: "text-delta", delta: chunks[0] ?? "" })}\n\n`, () => response.socket?.destroy())
@@ -336,8 +352,8 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
       response.write(`data: ${JSON.stringify({ type: "finish", turnId: conversation.turnId })}\n\n`)
       return void response.end("data: [DONE]\n\n")
     }
-    const headers = { "x-conversation-id": conversation.id, "x-turn-id": conversation.turnId }
-    if (fault !== undefined) {
+    const headers = { "x-conversation-id": conversationId, "x-turn-id": conversation.turnId }
+    if (fault !== undefined && fault.kind !== "id") {
       for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
       return injure(response, "ask", fault, request.url ?? "/", { ...ids, answer })
     }

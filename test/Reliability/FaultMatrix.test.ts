@@ -25,11 +25,18 @@ const rate = 0.3
 const timeout = 2
 
 type Expected =
-  | { readonly case: "fails"; readonly reason: RegExp }
+  | { readonly case: "fails"; readonly reason: RegExp; readonly mayHold?: boolean; readonly refusedId?: string }
   | { readonly case: "clean" }
   | { readonly case: "undeleted"; readonly reason: RegExp }
 
 const routes: ReadonlyArray<Route> = ["ask", "conversation", "trace", "delete"]
+
+/** Faults only the ask route takes: a failed answer that names its conversation, an id no route may hold. */
+const askFaults: ReadonlyArray<[string, FaultKind]> = [
+  ["HTTP 500 naming its conversation", { kind: "opened", status: 500 }],
+  ["conversation id ..", { kind: "id", id: ".." }],
+  ["conversation id %2e%2e", { kind: "id", id: "%2e%2e" }]
+]
 
 const faults = (otherOrigin: string): ReadonlyArray<[string, FaultKind]> => [
   ["HTTP 500", { kind: "status", status: 500 }],
@@ -53,24 +60,35 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 const expected = (route: Route, fault: FaultKind): Expected => {
   // A fault that is retried may outlast the timeout: the reason then says so after the fault.
   const retried = ` \\(retried until the ${timeout}s timeout\\)`
-  const because = (reason: string): Expected => {
+  // An ask that reached the app and failed before naming its conversation may have left one: the run says so.
+  const because = (reason: string, mayHold = false): Expected => {
     const pattern = new RegExp(`^${route}: ${reason}(${retried})?$`)
-    return route === "delete" ? { case: "undeleted", reason: pattern } : { case: "fails", reason: pattern }
+    return route === "delete"
+      ? { case: "undeleted", reason: pattern }
+      : { case: "fails", reason: pattern, mayHold: route === "ask" && mayHold }
   }
   switch (fault.kind) {
     case "status":
-      return route === "delete" && fault.status === 404 ? { case: "clean" } : because(`HTTP ${fault.status}`)
+      return route === "delete" && fault.status === 404 ? { case: "clean" } : because(`HTTP ${fault.status}`, fault.status >= 500)
+    case "opened":
+      return because(`HTTP ${fault.status}`)
+    case "id":
+      return {
+        case: "fails",
+        reason: new RegExp(`^ask: refused the conversation id ${escape(JSON.stringify(fault.id))} \\([^)]*\\): it would change the route.s path`),
+        refusedId: fault.id
+      }
     case "hang":
-      return because(`timed out after ${timeout}s`)
+      return because(`timed out after ${timeout}s`, true)
     case "reset":
       return route === "delete" ? because("connection reset") : because("connection reset while reading the answer")
     case "not-json":
-      return route === "delete" ? { case: "clean" } : because("not JSON")
+      return route === "delete" ? { case: "clean" } : because("not JSON", true)
     case "wrong-shape":
       return route === "delete"
         ? { case: "clean" }
         : route === "ask"
-        ? because("the answer carries no conversationId")
+        ? because("the answer carries no conversationId", true)
         : because("\\$\\..*")
     case "huge":
       return { case: "clean" }
@@ -131,7 +149,7 @@ describe.runIf(enabled)("the fault matrix", () => {
   })
 
   for (const route of routes) {
-    for (const [name, fault] of faults("ORIGIN")) {
+    for (const [name, fault] of [...faults("ORIGIN"), ...(route === "ask" ? askFaults : [])]) {
       it(`${route}: ${name}`, () =>
         withStandIn({}, async (s) => {
           const injected = fault.kind === "redirect" ? { ...fault, to: otherOrigin } : fault
@@ -165,15 +183,27 @@ describe.runIf(enabled)("the fault matrix", () => {
             }
           }
 
-          const reported = [...run.stderr.matchAll(/^ {2}(conv_\S+) +(\S+): (.*)$/gm)]
+          const reported = [...run.stderr.matchAll(/^ {2}(conv_\S+|\S+) +(\S+): (.*)$/gm)].filter((m) => !m[1]!.endsWith(":"))
+          const mayHold = [...run.stderr.matchAll(/^ {2}(\S+): the ask \(POST .*\) (.*) before naming its conversation: the app may hold one$/gm)]
           if (want.case === "undeleted") {
             expect(reported.map((m) => m[2]).sort()).toEqual([...hit].sort())
             for (const m of reported) expect(m[3]).toMatch(want.reason)
+          } else if (want.case === "fails" && want.refusedId !== undefined) {
+            // The conversation is named by an id no route may hold: reported by it, and no request made with it.
+            expect(reported.map((m) => [m[1], m[2]]).sort()).toEqual([...hit].map((id) => [want.refusedId, id]).sort())
+            expect(s.stats().requests.delete).toBe(cases.length - hit.size)
+          } else if (want.case === "fails" && want.mayHold === true) {
+            expect(mayHold.map((m) => m[1]).sort()).toEqual([...hit].sort())
+            expect(run.stderr).toMatch(new RegExp(`^${hit.size} cases? may have left a conversation the run never learned of`, "m"))
           } else {
             expect(run.stderr).toBe("")
           }
           const reportedIds = new Set(reported.map((m) => m[1]))
-          const leaked = s.conversations().filter((c) => !reportedIds.has(c.id)).length
+          // A conversation reported under an id no route may hold is the stand-in's one for that case.
+          const reportedCases = new Set(reported.map((m) => m[2]))
+          const leaked = s.conversations().filter((c) =>
+            !reportedIds.has(c.id) && !(want.case === "fails" && want.refusedId !== undefined && reportedCases.has(cases.find((k) => k.question === c.question)?.id ?? ""))
+          ).length
           expect(leaked).toBe(0)
           const everywhere = [run.stdout, run.stderr, readFileSync(join(dir, "r.json"), "utf8")].join("\n")
           const cookieLeaks = everywhere.split(cookie.split("=")[1]!).length - 1 +
