@@ -13,6 +13,7 @@
  */
 import { createHash, randomBytes } from "node:crypto"
 import {
+  appendFileSync,
   closeSync,
   fsyncSync,
   mkdirSync,
@@ -67,25 +68,26 @@ export interface Journal {
 
 const saltFile = (folder: string) => join(folder, "salt")
 
-/** The user's salt, made on first use (0600); `undefined` when the state folder cannot be written. */
+/**
+ * The user's salt: `undefined` when there is none yet, unless `create`, which makes it (0600) and throws
+ * when the state folder cannot be written.
+ */
 const salt = (folder: string, create: boolean): string | undefined => {
   try {
     return readFileSync(saltFile(folder), "utf8").trim()
-  } catch {
+  } catch (error) {
     if (!create) return undefined
+    if ((error as { code?: string }).code !== "ENOENT") throw error
   }
+  mkdirSync(folder, { recursive: true, mode: 0o700 })
+  const fresh = randomBytes(32).toString("hex")
   try {
-    mkdirSync(folder, { recursive: true, mode: 0o700 })
-    const fresh = randomBytes(32).toString("hex")
-    try {
-      writeAll(saltFile(folder), `${fresh}\n`, "wx", 0o600)
-      return fresh
-    } catch {
-      // Another run made it first.
-      return readFileSync(saltFile(folder), "utf8").trim()
-    }
-  } catch {
-    return undefined
+    writeAll(saltFile(folder), `${fresh}\n`, "wx", 0o600)
+    return fresh
+  } catch (error) {
+    // Another run made it first.
+    if ((error as { code?: string }).code !== "EEXIST") throw error
+    return readFileSync(saltFile(folder), "utf8").trim()
   }
 }
 
@@ -232,6 +234,8 @@ export const markGone = (leftovers: ReadonlyArray<Leftover>): Effect.Effect<void
     for (const l of leftovers) byFile.set(l.file, [...(byFile.get(l.file) ?? []), l.conversationId])
     for (const [file, ids] of byFile) {
       try {
+        // A run killed mid-write may have left its last line unfinished: the marks start on a line of their own.
+        if (!readFileSync(file, "utf8").endsWith("\n")) appendFileSync(file, "\n")
         for (const id of ids) appendLine(file, { gone: id }, false)
         if (readFile(file)?.open.size === 0) rmSync(file, { force: true })
       } catch {
@@ -277,9 +281,7 @@ export const openJournal = (options: {
     const ensureFile = (): string | undefined => {
       if (file !== undefined || broken) return file
       try {
-        const saltText = salt(folder, true)
-        if (saltText === undefined) throw Object.assign(new Error("no salt"), { code: "EACCES" })
-        const { session } = folders(folder, saltText, options.baseUrl, options.cookie)
+        const { session } = folders(folder, salt(folder, true)!, options.baseUrl, options.cookie)
         mkdirSync(session, { recursive: true, mode: 0o700 })
         const name = join(session, `${process.pid}-${randomBytes(4).toString("hex")}.jsonl`)
         writeAll(
