@@ -24,13 +24,15 @@ const bigGoldenSet = (count: number): string => {
 }
 
 describe.runIf(enabled)("interrupting a live run", () => {
-  it("at 16 seeded random points, with 50 cases in flight, leaves no conversation and no results file", async () => {
+  it("at 18 seeded random points (SIGINT, SIGTERM, SIGHUP), with 50 cases in flight, leaves no conversation and no results file", async () => {
     const dir = bigGoldenSet(500)
     const random = seeded(20261130)
     let leaked = 0
     let duringAsks = 0
-    for (let trial = 0; trial < 16; trial++) {
-      const signal = trial % 2 === 0 ? "SIGINT" : "SIGTERM"
+    const signals = [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const
+    const trials = 18
+    for (let trial = 0; trial < trials; trial++) {
+      const [signal, code] = signals[trial % signals.length]!
       const delay = 200 + Math.floor(random() * 2500)
       await withStandIn({ maxConversations: 50, latency: { ask: 150, conversation: 100, trace: 200 } }, async (s) => {
         const out = join(dir, `r${trial}.json`)
@@ -55,7 +57,7 @@ describe.runIf(enabled)("interrupting a live run", () => {
         if (asked > created) duringAsks++
         cli.signal(signal)
         const run = await cli.done
-        expect(run.code).toBe(signal === "SIGINT" ? 130 : 143)
+        expect(run.code).toBe(code)
         expect(run.stderr).not.toMatch(stackFrame)
         expect(existsSync(out)).toBe(false)
         leaked += s.conversations().length
@@ -63,7 +65,7 @@ describe.runIf(enabled)("interrupting a live run", () => {
       })
     }
     figures.push(
-      `| interrupt (SIGINT/SIGTERM) at 16 seeded points, 50 cases in flight | ${duringAsks} of 16 signals arrived while asks were unanswered | conversations leaked: ${leaked}; results files written: 0 |`
+      `| interrupt (SIGINT/SIGTERM/SIGHUP) at ${trials} seeded points, 50 cases in flight | ${duringAsks} of ${trials} signals arrived while asks were unanswered | conversations leaked: ${leaked}; results files written: 0 |`
     )
   }, 180_000)
 })
