@@ -125,18 +125,22 @@ export const sourceOf = (args: RunArgs): Effect.Effect<Source, UsageError, FileS
     return { _tag: "Fixtures", dir } as const
   })
 
-/** The SurfaceClient for a source; live runs use the catalog's routes. */
+/**
+ * The SurfaceClient for a source; live runs use the catalog's routes and journal their conversations
+ * (unless `journal` is false: an app that ends with the run, like the demo's stand-in, keeps nothing).
+ */
 export const clientFor = (
   source: Exclude<Source, { readonly _tag: "Otel" }>,
   set: GoldenSet,
-  args: Pick<RunArgs, "keep" | "timeout">
+  args: Pick<RunArgs, "keep" | "timeout">,
+  options: { readonly journal: boolean } = { journal: true }
 ): Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path> =>
   source._tag === "Fixtures"
     ? SurfaceClient.Fixture(source.dir)
     : Layer.unwrapScoped(Effect.gen(function*() {
       const routes = resolveRoutes(set.catalog.routes)
       // Every conversation is journalled until deleted, so that what a killed run left can be cleaned up.
-      const journal = args.keep ? undefined : yield* openJournal({
+      const journal = args.keep || !options.journal ? undefined : yield* openJournal({
         baseUrl: source.baseUrl,
         cookie: source.cookie,
         deleteRoute: routes.delete,

@@ -102,7 +102,8 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, unknown, FileSy
         otel: []
       }
       const source = { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), cookie: standIn.cookie() } as const
-      yield* gradeRun(run, set, clientFor(source, set, run)).pipe(
+      // The stand-in ends with the demo, and its conversations with it: nothing to journal.
+      yield* gradeRun(run, set, clientFor(source, set, run, { journal: false })).pipe(
         Effect.ensuring(Effect.suspend(() => {
           const stats = standIn.stats()
           return Console.log(
