@@ -14,7 +14,7 @@ import { fixturePath } from "../Runner/SurfaceClient.js"
 import { CaseId, CasesFile, fastCasesFile } from "../Schema/Case.js"
 import { decodeJson, inert } from "../Schema/Decode.js"
 import { BadInput, SessionRejected, UsageError } from "../Schema/Errors.js"
-import { Conversation, fillRoute, Ratings, resolveRoutes } from "../Schema/Protocol.js"
+import { Conversation, fillRoute, idProblem, Ratings, resolveRoutes } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
 import { caseProblems } from "../Schema/Validate.js"
@@ -164,6 +164,15 @@ export const proposeHandler = (args: ProposeArgs) =>
       return yield* new UsageError({
         message: `turn ${shownTurn} is not among the ${count(ratings.length, "thumbs-down turn")} at ${app.ratingsUrl} (eval candidates lists them)`
       })
+    }
+    // Ids from the app go into routes only when no route can be redirected by them.
+    for (const [what, id] of [["turn", turnId], ["conversation", rating.conversationId]] as const) {
+      const problem = idProblem(id)
+      if (problem !== undefined) {
+        return yield* new UsageError({
+          message: `the rating names ${what} ${quoted(id)}, which ${problem}: no request is made with it`
+        })
+      }
     }
     const conversation = yield* app.read(
       "conversation",

@@ -11,6 +11,7 @@ import { RecordedTurn } from "../../src/Schema/Trace.js"
 import { flaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, scratchProject, stackFrame } from "../support/cli.js"
+import { startHostileApp } from "../support/hostileApp.js"
 import { withStandIn } from "../support/live.js"
 
 const env = (s: StandIn) => ({ EVAL_COOKIE: Redacted.value(s.cookie()) })
@@ -236,4 +237,18 @@ describe("eval propose", () => {
       expect(run.stderr.trim()).toMatch(/^the trace route \(GET .*\/api\/ai\/turns\/turn_\w+\/trace\): \$\.turnId: missing/)
       expect(run.stdout).toBe("")
     }))
+
+  it("refuses a rating whose ids no route may hold, making no request with them (exit 2)", async () => {
+    for (const [turnId, conversationId, what] of [["turn_1", "..", "conversation \"..\""], ["%2e%2e", "conv_1", "turn \"%2e%2e\""]]) {
+      const app = await startHostileApp(() => ({}), { ratings: [{ turnId, conversationId, comment: "wrong" }] })
+      try {
+        const run = await evalCliAsync(["propose", "--turn", turnId!, "--base-url", app.url], { env: { EVAL_COOKIE: app.cookie } })
+        expect(run.code).toBe(2)
+        expect(run.stderr.trim()).toBe(`error: the rating names ${what}, which would change the route's path: no request is made with it`)
+        expect(app.requests().map((r) => `${r.method} ${r.url}`)).toEqual(["GET /api/ai/ratings?rating=down"])
+      } finally {
+        await app.close()
+      }
+    }
+  })
 })

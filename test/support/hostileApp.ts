@@ -68,7 +68,7 @@ const recordings: ReadonlyArray<Recorded> = readdirSync("cases/fixtures").map((f
 /** Starts the app; `answer` says how to answer the n-th ask (from 0) of a question. */
 export const startHostileApp = async (
   answer: (question: string, n: number) => AskAnswer,
-  options: { readonly conversationIdOf?: (realId: string) => string } = {}
+  options: { readonly conversationIdOf?: (realId: string) => string; readonly ratings?: unknown } = {}
 ): Promise<HostileApp> => {
   const token = randomBytes(8).toString("hex")
   const requests: Array<Seen> = []
@@ -156,6 +156,7 @@ export const startHostileApp = async (
       }
       return json(response, status, { conversationId: how.bodyConversationId ?? named, turnId: turn }, headers)
     }
+    if (request.method === "GET" && url.startsWith("/api/ai/ratings")) return json(response, 200, options.ratings ?? [])
     const conversation = /^\/api\/ai\/conversations\/([^/?]+)$/.exec(url)
     const trace = /^\/api\/ai\/turns\/([^/?]+)\/trace$/.exec(url)
     if (conversation !== null) {
