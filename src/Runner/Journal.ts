@@ -129,8 +129,10 @@ const readFile = (file: string) => {
   const open = new Map<string, string>()
   let text: string
   try {
-    // A journal holds a line per conversation of one run: small. A file that is not regular is not ours.
-    if (!statSync(file).isFile()) return undefined
+    // A journal holds a line per conversation of one run: small. A file that is not regular, or is
+    // larger than any run writes, is not ours.
+    const info = statSync(file)
+    if (!info.isFile() || info.size > 64 * 1024 * 1024) return undefined
     text = readFileSync(file, "utf8")
   } catch {
     return undefined
