@@ -24,6 +24,7 @@ import {
   statSync,
   writeSync
 } from "node:fs"
+import { type FileHandle, open as openFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { isAbsolute, join } from "node:path"
 import { Effect, Redacted, type Scope } from "effect"
@@ -255,8 +256,9 @@ export const openConversations = (): ReadonlyArray<{ readonly baseUrl: string; r
 
 /**
  * Opens this run's journal for a base URL and session, in the scope: the file is made on the first
- * conversation and removed when the scope closes with nothing left in it. When the state folder cannot
- * be written, `warn` is told once and the run goes on without a journal.
+ * conversation and removed when the scope closes with nothing left in it. Writes go through the thread
+ * pool, so a case waiting for its line to reach the disk never holds up the others. When the state
+ * folder cannot be written, `warn` is told once and the run goes on without a journal.
  */
 export const openJournal = (options: {
   readonly baseUrl: URL
@@ -270,7 +272,6 @@ export const openJournal = (options: {
     const shownUrl = urlText(options.baseUrl)
     const open = new Set<string>()
     openNow.set(shownUrl, open)
-    let file: string | undefined
     let broken = false
     const fail = (error: unknown) => {
       if (broken) return
@@ -280,51 +281,51 @@ export const openJournal = (options: {
         `cannot keep the journal of open conversations in ${folder} (${code ?? "unknown error"}): a run stopped by kill -9 may leave conversations that eval cleanup cannot find`
       )
     }
-    const ensureFile = (): string | undefined => {
-      if (file !== undefined || broken) return file
-      try {
+    // The file and its handle, made once, on the first conversation.
+    let made: Promise<{ readonly name: string; readonly handle: FileHandle } | undefined> | undefined
+    const file = () =>
+      made ??= (async () => {
         const { session } = folders(folder, salt(folder, true)!, options.baseUrl, options.cookie)
         mkdirSync(session, { recursive: true, mode: 0o700 })
         const name = join(session, `${process.pid}-${randomBytes(4).toString("hex")}.jsonl`)
-        writeAll(
-          name,
-          `${JSON.stringify({ journal: 1, baseUrl: shownUrl, pid: process.pid, started: new Date().toISOString(), delete: options.deleteRoute })}\n`,
-          "wx",
-          0o600
+        const handle = await openFile(name, "wx", 0o600)
+        await handle.write(
+          `${JSON.stringify({ journal: 1, baseUrl: shownUrl, pid: process.pid, started: new Date().toISOString(), delete: options.deleteRoute })}\n`
         )
-        file = name
-      } catch (error) {
+        return { name, handle }
+      })().catch((error: unknown) => {
         fail(error)
-      }
-      return file
-    }
+        return undefined
+      })
+    const append = (entry: object, sync: boolean) =>
+      Effect.promise(async () => {
+        if (broken) return
+        const target = await file()
+        if (target === undefined) return
+        try {
+          // One write of a whole line, on a file opened for appending: lines never interleave.
+          await target.handle.write(`${JSON.stringify(entry)}\n`)
+          if (sync) await target.handle.datasync()
+        } catch (error) {
+          fail(error)
+        }
+      })
     yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
+      Effect.promise(async () => {
         if (open.size === 0) openNow.delete(shownUrl)
-        if (file !== undefined && open.size === 0) rmSync(file, { force: true })
+        const target = await made
+        if (target === undefined) return
+        await target.handle.close().catch(() => undefined)
+        if (open.size === 0) rmSync(target.name, { force: true })
       })
     )
     return {
       opened: (caseId, conversationId) =>
-        Effect.sync(() => {
-          open.add(conversationId)
-          const target = ensureFile()
-          if (target === undefined) return
-          try {
-            appendLine(target, { open: conversationId, case: caseId, at: new Date().toISOString() }, true)
-          } catch (error) {
-            fail(error)
-          }
-        }),
+        Effect.zipRight(
+          Effect.sync(() => open.add(conversationId)),
+          append({ open: conversationId, case: caseId, at: new Date().toISOString() }, true)
+        ),
       gone: (conversationId) =>
-        Effect.sync(() => {
-          open.delete(conversationId)
-          if (file === undefined) return
-          try {
-            appendLine(file, { gone: conversationId }, false)
-          } catch (error) {
-            fail(error)
-          }
-        })
+        Effect.zipRight(Effect.sync(() => open.delete(conversationId)), append({ gone: conversationId }, false))
     }
   })
