@@ -17,6 +17,7 @@ import { BadInput, SessionRejected, UsageError } from "../Schema/Errors.js"
 import { Conversation, fillRoute, Ratings, resolveRoutes } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
+import { shown } from "../Schema/Shown.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { appendCaseText, draftCase, renderCase } from "../Scorecard/Draft.js"
 import { parseBaseUrl, sessionCookie } from "./Run.js"
@@ -95,9 +96,10 @@ export const candidatesHandler = (args: CandidatesArgs) =>
       yield* Console.log(`no thumbs-down turns at ${app.ratingsUrl}`)
       return
     }
+    // Ids are clipped: the columns are padded to the longest, which must not swamp the list.
     const rows = ratings.map((r) => [
-      inert(r.turnId),
-      inert(r.conversationId),
+      inert(shown(r.turnId)),
+      inert(shown(r.conversationId)),
       r.comment === undefined || r.comment === null || r.comment.trim() === ""
         ? "(no comment)"
         : `"${oneLine(r.comment, maxComment)}"`
