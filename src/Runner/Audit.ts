@@ -80,7 +80,7 @@ export const auditLine = (plan: AuditPlan, tally: AuditTally, line: string, wher
     const decoded = decodeValue(AuditTurn, where, value, "lenient")
     if (Either.isLeft(decoded)) {
       const [first] = decoded.left.problems
-      unreadable(tally, where, first === undefined ? "not a recorded turn" : `${first.path}: ${first.message}`)
+      unreadable(tally, where, first === undefined ? "not a recorded turn" : inert(`${first.path}: ${first.message}`))
       return []
     }
     turn = decoded.right
