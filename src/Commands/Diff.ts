@@ -1,6 +1,7 @@
 /** `eval diff`: what changed between two runs' results files; `--check` fails on any regression. */
 import type { FileSystem } from "@effect/platform"
 import { Console, Effect } from "effect"
+import { inertLines } from "../Schema/Decode.js"
 import { RegressionsFound } from "../Schema/Errors.js"
 import { diffRuns } from "../Scorecard/Diff.js"
 import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
@@ -26,7 +27,7 @@ export const diffHandler = (args: DiffArgs): Effect.Effect<void, unknown, FileSy
     const diff = yield* diffRuns(older, newer, { allowDifferentSets: args.allowDifferentSets, names: [args.older, args.newer] })
     yield* Console.log(
       args.format === "json"
-        ? JSON.stringify(diff, null, 2)
+        ? inertLines(JSON.stringify(diff, null, 2))
         : args.format === "markdown"
         ? renderDiffMarkdown(diff, args.older)
         : renderDiffPretty(diff, { color: useColor(), against: args.older })

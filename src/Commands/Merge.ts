@@ -8,6 +8,7 @@ import { Console, Effect, Option } from "effect"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
 import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
+import { quoted } from "../Schema/Shown.js"
 import { caseSetFingerprint, shortFingerprint } from "../Scorecard/CaseSet.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
@@ -100,7 +101,7 @@ export const mergeShards = (
         const seen = byId.get(c.id)
         if (seen !== undefined) {
           return yield* new UsageError({
-            message: `case ${JSON.stringify(c.id)} is in ${seen.file} and ${part.file}: overlapping shards`
+            message: `case ${quoted(c.id)} is in ${seen.file} and ${part.file}: overlapping shards`
           })
         }
         byId.set(c.id, { file: part.file, result: c })
@@ -110,14 +111,14 @@ export const mergeShards = (
     if (absent.length > 0) {
       return yield* new UsageError({
         message: `no shard holds case${absent.length === 1 ? "" : "s"} ${
-          absent.slice(0, 5).map((id) => JSON.stringify(id)).join(", ")
+          absent.slice(0, 5).map(quoted).join(", ")
         }${absent.length > 5 ? ` and ${absent.length - 5} more` : ""}: the shards do not cover the golden set`
       })
     }
     const extra = [...byId.keys()].filter((id) => !whole.ids.includes(id))
     if (extra.length > 0) {
       return yield* new UsageError({
-        message: `case ${JSON.stringify(extra[0])} (${byId.get(extra[0]!)!.file}) is not in the golden set`
+        message: `case ${quoted(extra[0]!)} (${byId.get(extra[0]!)!.file}) is not in the golden set`
       })
     }
     return { cases: whole.ids.map((id) => byId.get(id)!.result), repeat: repeatOf(first.result) }

@@ -12,11 +12,12 @@ import { loadCatalog, loadGoldenSet } from "../Runner/GoldenSet.js"
 import { makeLive } from "../Runner/LiveClient.js"
 import { fixturePath } from "../Runner/SurfaceClient.js"
 import { CaseId, CasesFile, fastCasesFile } from "../Schema/Case.js"
-import { decodeJson, inert } from "../Schema/Decode.js"
+import { decodeJson, inert, inertLines } from "../Schema/Decode.js"
 import { BadInput, SessionRejected, UsageError } from "../Schema/Errors.js"
 import { Conversation, fillRoute, idProblem, Ratings, resolveRoutes } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
+import { shown } from "../Schema/Shown.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { appendCaseText, draftCase, renderCase } from "../Scorecard/Draft.js"
 import { parseBaseUrl, sessionCookie } from "./Run.js"
@@ -95,9 +96,10 @@ export const candidatesHandler = (args: CandidatesArgs) =>
       yield* Console.log(`no thumbs-down turns at ${app.ratingsUrl}`)
       return
     }
+    // Ids are clipped: the columns are padded to the longest, which must not swamp the list.
     const rows = ratings.map((r) => [
-      inert(r.turnId),
-      inert(r.conversationId),
+      inert(shown(r.turnId)),
+      inert(shown(r.conversationId)),
       r.comment === undefined || r.comment === null || r.comment.trim() === ""
         ? "(no comment)"
         : `"${oneLine(r.comment, maxComment)}"`
@@ -227,7 +229,7 @@ export const proposeHandler = (args: ProposeArgs) =>
       : `${args.cases} already asks this question on ${testCase.surface}, in case ${twin.id}`
 
     if (!args.append) {
-      yield* Console.log(inert(renderCase(testCase)))
+      yield* Console.log(inertLines(renderCase(testCase)))
       yield* Console.error(
         [
           `drafted ${testCase.id} from turn ${shownTurn}: ${count(draft.violated.length, "fact")} it broke, ${heldCount} it held`,
@@ -263,13 +265,13 @@ export const proposeHandler = (args: ProposeArgs) =>
     // A file whose layout the in-place edit cannot follow is rewritten whole, in the golden set's layout.
     const after = keepsTheRest
       ? inPlace!
-      : `{\n  "version": 1,\n  "cases": [\n${expected.map((c) => inert(renderCase(c, "    "))).join(",\n")}\n  ]\n}\n`
+      : `{\n  "version": 1,\n  "cases": [\n${expected.map((c) => inertLines(renderCase(c, "    "))).join(",\n")}\n  ]\n}\n`
     const turn: RecordedTurn = { caseId: testCase.id, question: testCase.question, answer, trace }
     yield* fs.makeDirectory(args.fixtures, { recursive: true }).pipe(
       Effect.mapError(() => new UsageError({ message: `--fixtures ${args.fixtures}: cannot create that folder` }))
     )
     // The recorded turn first: a golden set never names a case whose turn failed to be written.
-    yield* writeAtomically(file, `${inert(JSON.stringify(turn, null, 2))}\n`)
+    yield* writeAtomically(file, `${inertLines(JSON.stringify(turn, null, 2))}\n`)
     yield* writeAtomically(args.cases, after).pipe(Effect.tapError(() => fs.remove(file).pipe(Effect.ignore)))
     yield* Console.log(
       [

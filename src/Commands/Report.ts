@@ -8,6 +8,7 @@ import { FileSystem } from "@effect/platform"
 import { Config, Console, Effect, Option } from "effect"
 import { dirname, resolve } from "node:path"
 import { readTextIfPresent, writeAtomically } from "../Files.js"
+import { inertLines } from "../Schema/Decode.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
 import type { RunDiff } from "../Scorecard/Diff.js"
@@ -138,7 +139,8 @@ const render = (result: RunResult, name: ReporterName, context: ReportContext, c
         : `${card}\n\n${renderDiffPretty(context.diff.diff, { color, against: context.diff.against })}`
     }
     case "json":
-      return JSON.stringify(result, null, 2)
+      // The same JSON value, with the bidi, separator and format characters JSON leaves raw escaped too.
+      return inertLines(JSON.stringify(result, null, 2))
     case "junit":
       return renderJUnit(result, {
         casesFile: context.casesFile,

@@ -5,6 +5,6 @@ import { distinct, fail, type Grader, joinFacts, pass, shown } from "./Grader.js
 export const callsTool: Grader<"calls-tool"> = ({ tool }, { trace }) => {
   const calls = trace.toolExecutions.filter((e) => e.tool === tool)
   if (calls.some((e) => !errored(e))) return pass
-  if (calls.length === 0) return fail(`not called: ${tool}`)
-  return fail(joinFacts(distinct(calls.map((e) => `${tool} errored: ${shown(e.error ?? "")}`))))
+  if (calls.length === 0) return fail(`not called: ${shown(tool)}`)
+  return fail(joinFacts(distinct(calls.map((e) => `${shown(tool)} errored: ${shown(e.error ?? "")}`))))
 }

@@ -4,7 +4,10 @@
  */
 import type { Expectation, ExpectationKind } from "../Schema/Case.js"
 import type { Surface } from "../Schema/Surface.js"
+import { listed } from "../Schema/Shown.js"
 import type { Turn } from "../Schema/Trace.js"
+
+export { shown } from "../Schema/Shown.js"
 
 /** A grader's answer; a failure carries the short fact that failed it (`unsurfaced: /docs/x`). */
 export interface Verdict {
@@ -25,13 +28,8 @@ export const pass: Verdict = { passed: true }
 /** The verdict of an expectation that does not hold, with its fact. */
 export const fail = (fact: string): Verdict => ({ passed: false, fact })
 
-const maxShown = 200
-
-/** Untrusted text from a turn, clipped so one huge value cannot swamp a report. */
-export const shown = (text: string): string => text.length > maxShown ? `${text.slice(0, maxShown)}…` : text
-
 /** Distinct values in first-seen order. */
 export const distinct = (values: Iterable<string>): ReadonlyArray<string> => [...new Set(values)]
 
-/** Several offending facts joined the contract's way. */
-export const joinFacts = (facts: ReadonlyArray<string>): string => facts.join("; ")
+/** Several offending facts joined the contract's way: the first 20, then how many more there are. */
+export const joinFacts = (facts: ReadonlyArray<string>): string => listed(facts, "; ")

@@ -5,8 +5,9 @@
  * the millisecond) keep the order they were read in.
  */
 import { Either, Schema } from "effect"
-import { decodeValue, inert, parseJson } from "../Schema/Decode.js"
+import { decodeValue, parseJson } from "../Schema/Decode.js"
 import { BadInput, type Problem } from "../Schema/Errors.js"
+import { quoted } from "../Schema/Shown.js"
 import { type AttributeValue, decodeAnyValue } from "./Attributes.js"
 
 const hexId = (digits: number, what: string) => {
@@ -104,7 +105,7 @@ const decodeAttributes = (
     if (Either.isLeft(value)) {
       problems.push({
         path: `${at}.attributes[${i}].value${value.left.at}`,
-        message: `attribute ${JSON.stringify(inert(kv.key))}: ${value.left.message}`
+        message: `attribute ${quoted(kv.key)}: ${value.left.message}`
       })
     } else attributes.set(kv.key, value.right)
   })
@@ -196,7 +197,7 @@ export const groupTraces = (spans: ReadonlyArray<Span>): Either.Either<ReadonlyA
         return Either.left(
           new BadInput({
             file: span.file,
-            problems: [{ path: `trace ${traceId}`, message: `span ${span.spanId} appears twice (${JSON.stringify(inert(span.name))})` }]
+            problems: [{ path: `trace ${traceId}`, message: `span ${span.spanId} appears twice (${quoted(span.name)})` }]
           })
         )
       }

@@ -8,6 +8,7 @@ import { Either, Schema } from "effect"
 import { gradeExpectation } from "../Graders/index.js"
 import type { Expectation } from "../Schema/Case.js"
 import { decodeValue, inert, isRecord } from "../Schema/Decode.js"
+import { shown } from "../Schema/Shown.js"
 import type { Surface } from "../Schema/Surface.js"
 import { isTurnTrace, type Turn, TurnTrace } from "../Schema/Trace.js"
 import { describeJsonError } from "../Schema/JsonSyntax.js"
@@ -79,7 +80,7 @@ export const auditLine = (plan: AuditPlan, tally: AuditTally, line: string, wher
     const decoded = decodeValue(AuditTurn, where, value, "lenient")
     if (Either.isLeft(decoded)) {
       const [first] = decoded.left.problems
-      unreadable(tally, where, first === undefined ? "not a recorded turn" : `${first.path}: ${first.message}`)
+      unreadable(tally, where, first === undefined ? "not a recorded turn" : inert(`${first.path}: ${first.message}`))
       return []
     }
     turn = decoded.right
@@ -96,7 +97,7 @@ export const auditLine = (plan: AuditPlan, tally: AuditTally, line: string, wher
   const found: Array<string> = []
   for (const expectation of plan.expectations) {
     const verdict = gradeExpectation(expectation, turn, plan.surface)
-    if (!verdict.passed) found.push(`✗ ${inert(turn.trace.turnId)}  ${expectation.kind}  ${inert(verdict.fact ?? "failed")}`)
+    if (!verdict.passed) found.push(`✗ ${inert(shown(turn.trace.turnId))}  ${expectation.kind}  ${inert(verdict.fact ?? "failed")}`)
   }
   if (found.length > 0) {
     tally.violatingTurns++

@@ -1,6 +1,8 @@
 /**
  * JSON text to typed values, with every problem located by file and JSON path. Pure: reading the
- * file is the caller's business.
+ * file is the caller's business. Also `inert`, the one way untrusted text reaches a terminal or a log:
+ * what could break a line, move the cursor, reorder or hide text is shown as `\n`, `\r`, `\t` or the
+ * `\uXXXX` of each code unit, the forms JSON writes.
  */
 import { Either, ParseResult, Schema } from "effect"
 import { BadInput, type Problem } from "./Errors.js"
@@ -17,16 +19,51 @@ export const jsonPath = (segments: ReadonlyArray<PropertyKey>): string =>
   segments.reduce<string>((acc, segment) => {
     if (typeof segment === "number") return `${acc}[${segment}]`
     const key = String(segment)
-    return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${acc}.${key}` : `${acc}[${JSON.stringify(key)}]`
+    return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${acc}.${key}` : `${acc}[${inert(JSON.stringify(clip(key)))}]`
   }, "$")
 
 const clip = (text: string): string => text.length > maxMessage ? `${text.slice(0, maxMessage)}…` : text
 
-/** Control characters and escape sequences in a message are shown escaped, never sent to a terminal. */
-export const inert = (text: string): string =>
-  // eslint-disable-next-line no-control-regex
-  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
-    `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+// What a terminal or a log reader would act on, or hide, instead of showing: every control character
+// (C0 with CR, LF and TAB, DEL, C1 with NEL), the line and paragraph separators, every format character
+// (bidi embeddings, overrides and isolates, U+061C, zero-width characters, U+FEFF, tags) and the half
+// of a surrogate pair.
+const unsafe = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu
+
+// Joiners inside an emoji sequence (a family, a profession) draw one picture and are kept.
+const pictographBefore = /\p{Extended_Pictographic}[\u{fe0f}\u{1f3fb}-\u{1f3ff}]?$/u
+const pictographAfter = /^\p{Extended_Pictographic}/u
+
+const shortForms: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
+
+// Each code unit as a JSON escape, so the form cannot be mistaken for anything but the character, and
+// JSON text made inert still reads back as the same value.
+const escaped = (character: string): string =>
+  shortForms[character] ??
+    character.split("").map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")
+
+const escapeUnsafe = (keep: string | undefined) => (text: string): string =>
+  text.replace(unsafe, (c, at: number) =>
+    c === keep || (c === "\u200d" && pictographBefore.test(text.slice(Math.max(0, at - 4), at)) &&
+        pictographAfter.test(text.slice(at + 1, at + 3)))
+      ? c
+      : escaped(c))
+
+/**
+ * Untrusted text made safe to print on one line of a terminal or a CI log: every character that would
+ * break the line, move the cursor, reorder or hide text is shown as its escape — `\n`, `\r`, `\t`, and
+ * `\uXXXX` for each UTF-16 code unit of the rest (`\u202e`, `\ufeff`, `\u001b`) — so a printed line
+ * always starts with text the product wrote. Letters of any script and emoji are kept; text that is
+ * already safe is returned as it is, so applying it twice changes nothing.
+ */
+export const inert = escapeUnsafe(undefined)
+
+/**
+ * `inert` for multi-line text the product itself laid out (JSON it rendered, with untrusted strings
+ * already escaped inside): line feeds are kept, everything else `inert` escapes is escaped alike. JSON
+ * text stays JSON of the same value.
+ */
+export const inertLines = escapeUnsafe("\n")
 
 const reword = (issue: ParseResult.ArrayFormatterIssue): string => {
   switch (issue._tag) {

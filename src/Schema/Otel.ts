@@ -5,8 +5,9 @@
  * works for the GenAI conventions, the AI SDK's `ai.*` spans and OpenInference; docs/otel.md has them.
  */
 import { Schema } from "effect"
-import { jsonPath } from "./Decode.js"
+import { inert, jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
+import { names, quoted, shown } from "./Shown.js"
 
 const Name = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0, { message: () => "expected a non-empty string" })
@@ -76,7 +77,7 @@ export const otelCatalogProblems = (
       if (other !== undefined && other !== name) {
         problems.push({
           path: surface.otel?.agentNames === undefined ? at : `${at}.otel.agentNames[${i}]`,
-          message: `agent name "${agent}" is already surface "${other}"'s; give one of them other otel.agentNames`
+          message: `agent name ${quoted(agent)} is already surface ${quoted(other)}'s; give one of them other otel.agentNames`
         })
       } else claimedBy.set(agent, name)
     })
@@ -95,7 +96,7 @@ const otelRuleProblems = (
   if (rules.citationPattern !== undefined) {
     const compiled = compileCitationPattern(rules.citationPattern)
     if (typeof compiled === "string") {
-      problems.push({ path: `${at}.otel.citationPattern`, message: `not a valid regular expression: ${compiled}` })
+      problems.push({ path: `${at}.otel.citationPattern`, message: `not a valid regular expression: ${inert(shown(compiled))}` })
     } else if (compiled.test("")) {
       problems.push({ path: `${at}.otel.citationPattern`, message: "matches the empty text, so every answer would cite" })
     }
@@ -109,7 +110,7 @@ const otelRuleProblems = (
     if (!tools.includes(tool)) {
       problems.push({
         path: `${at}.otel.proposalTools[${i}]`,
-        message: `proposal tool "${tool}" is not one of the surface's tools (${tools.length === 0 ? "none" : tools.join(", ")})`
+        message: `proposal tool ${quoted(tool)} is not one of the surface's tools (${names(tools)})`
       })
     }
   })

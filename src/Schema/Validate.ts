@@ -3,11 +3,11 @@
  * its catalog has, ids are unique. Pure: values in, problems out.
  */
 import type { CasesFile } from "./Case.js"
+import { jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
 import { otelCatalogProblems } from "./Otel.js"
+import { names as list, quoted } from "./Shown.js"
 import { type Catalog, surfaceOutcomes } from "./Surface.js"
-
-const list = (names: ReadonlyArray<string>): string => names.length === 0 ? "none" : names.join(", ")
 
 /** Problems in the catalog itself, at their JSON paths. */
 export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
@@ -16,16 +16,16 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
   if (names.length === 0) problems.push({ path: "$.surfaces", message: "expected at least one surface" })
   for (const name of names) {
     const surface = catalog.surfaces[name]!
-    const at = `$.surfaces${/^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`}`
+    const at = jsonPath(["surfaces", name])
     if (name.trim() === "") problems.push({ path: at, message: "expected a non-empty surface name" })
     if (!surface.endpoint.startsWith("/")) {
-      problems.push({ path: `${at}.endpoint`, message: `expected a path starting with "/", got ${JSON.stringify(surface.endpoint)}` })
+      problems.push({ path: `${at}.endpoint`, message: `expected a path starting with "/", got ${quoted(surface.endpoint)}` })
     }
     surface.gatedTools?.forEach((tool, i) => {
       if (!surface.tools.includes(tool)) {
         problems.push({
           path: `${at}.gatedTools[${i}]`,
-          message: `gated tool "${tool}" is not one of the surface's tools (${list(surface.tools)})`
+          message: `gated tool ${quoted(tool)} is not one of the surface's tools (${list(surface.tools)})`
         })
       }
     })
@@ -38,7 +38,7 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
     if (!template.startsWith("/") || !template.includes(needs[route])) {
       problems.push({
         path: `$.routes.${route}`,
-        message: `expected a path starting with "/" that holds ${needs[route]}, got ${JSON.stringify(template)}`
+        message: `expected a path starting with "/" that holds ${needs[route]}, got ${quoted(template)}`
       })
     }
   }
@@ -46,7 +46,7 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
   if (ratings !== undefined && !ratings.startsWith("/")) {
     problems.push({
       path: "$.routes.ratings",
-      message: `expected a path starting with "/" (a query is allowed), got ${JSON.stringify(ratings)}`
+      message: `expected a path starting with "/" (a query is allowed), got ${quoted(ratings)}`
     })
   }
   return problems
@@ -62,12 +62,12 @@ export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<P
     const at = `$.cases[${i}]`
     const first = firstIndex.get(c.id)
     if (first === undefined) firstIndex.set(c.id, i)
-    else problems.push({ path: `${at}.id`, message: `duplicate id "${c.id}" (first at $.cases[${first}])` })
+    else problems.push({ path: `${at}.id`, message: `duplicate id ${quoted(c.id)} (first at $.cases[${first}])` })
     const surface = Object.hasOwn(catalog.surfaces, c.surface) ? catalog.surfaces[c.surface] : undefined
     if (surface === undefined) {
       problems.push({
         path: `${at}.surface`,
-        message: `unknown surface "${c.surface}"; the catalog has ${list(surfaceNames)}`
+        message: `unknown surface ${quoted(c.surface)}; the catalog has ${list(surfaceNames)}`
       })
       return
     }
@@ -76,13 +76,13 @@ export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<P
       if ((e.kind === "calls-tool" || e.kind === "never-calls") && !surface.tools.includes(e.tool)) {
         problems.push({
           path: `${at}.expect[${k}].tool`,
-          message: `unknown tool "${e.tool}" on surface "${c.surface}"; its tools are ${list(surface.tools)}`
+          message: `unknown tool ${quoted(e.tool)} on surface ${quoted(c.surface)}; its tools are ${list(surface.tools)}`
         })
       }
       if (e.kind === "outcome" && !outcomes.includes(e.is)) {
         problems.push({
           path: `${at}.expect[${k}].is`,
-          message: `unknown outcome "${e.is}" on surface "${c.surface}"; its outcomes are ${list(outcomes)}`
+          message: `unknown outcome ${quoted(e.is)} on surface ${quoted(c.surface)}; its outcomes are ${list(outcomes)}`
         })
       }
     })

@@ -21,4 +21,13 @@ describe("callsAnyTool", () => {
       fact: "catalog errored: timeout; search_docs errored: index offline"
     })
   })
+
+  it("clips tool names like values and lists at most 20 distinct errors", () => {
+    const huge = call("t".repeat(1_000_000), "down")
+    expect(callsAnyTool(expectation, turn({ toolExecutions: [huge] }), docsSurface).fact).toBe(`${"t".repeat(200)}… errored: down`)
+    const many = Array.from({ length: 1_021 }, (_, i) => call("catalog", `error ${i}`))
+    const items = callsAnyTool(expectation, turn({ toolExecutions: many }), docsSurface).fact!.split("; ")
+    expect(items).toHaveLength(21)
+    expect(items[20]).toBe("… and 1,001 more")
+  })
 })

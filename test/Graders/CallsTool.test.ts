@@ -38,4 +38,12 @@ describe("callsTool", () => {
   it("fails on an empty trace", () => {
     expect(callsTool(expectation, turn(), docsSurface)).toEqual({ passed: false, fact: "not called: catalog" })
   })
+
+  it("lists at most 20 distinct errors, each clipped, then how many more there are", () => {
+    const calls = Array.from({ length: 50 }, (_, i) => call("catalog", `${i} ${"e".repeat(300)}`))
+    const items = callsTool(expectation, turn({ toolExecutions: calls }), docsSurface).fact!.split("; ")
+    expect(items).toHaveLength(21)
+    expect(items[0]).toBe(`catalog errored: 0 ${"e".repeat(198)}…`)
+    expect(items[20]).toBe("… and 30 more")
+  })
 })

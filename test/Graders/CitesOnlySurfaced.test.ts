@@ -28,4 +28,18 @@ describe("citesOnlySurfaced", () => {
     const t = turn({ citations: [cite("/docs/a"), cite("/docs/a", "unsurfaced")] })
     expect(citesOnlySurfaced(expectation, t, docsSurface)).toEqual({ passed: false, fact: "unsurfaced: /docs/a" })
   })
+
+  it("lists at most 20 offenders, then how many more there are, however many a turn recalls", () => {
+    const citations = Array.from({ length: 100_000 }, (_, i) => cite(`/docs/recalled/${i}`, "unsurfaced"))
+    const verdict = citesOnlySurfaced(expectation, turn({ citations }), docsSurface)
+    const items = verdict.fact!.split("; ")
+    expect(items).toHaveLength(21)
+    expect(items.slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => `unsurfaced: /docs/recalled/${i}`))
+    expect(items[20]).toBe("… and 99,980 more")
+  })
+
+  it("clips each offending path to 200 characters", () => {
+    const verdict = citesOnlySurfaced(expectation, turn({ citations: [cite(`/docs/${"x".repeat(1_000_000)}`, "unsurfaced")] }), docsSurface)
+    expect(verdict.fact).toBe(`unsurfaced: /docs/${"x".repeat(194)}…`)
+  })
 })

@@ -13,4 +13,10 @@ describe("noCitations", () => {
     const t = turn({ citations: [cite("/docs/a"), cite("/docs/b", "unsurfaced"), cite("/docs/a", "quote")] })
     expect(noCitations(expectation, t, docsSurface)).toEqual({ passed: false, fact: "cited: /docs/a, /docs/b" })
   })
+
+  it("lists at most 20 paths, then how many more there are", () => {
+    const citations = Array.from({ length: 25 }, (_, i) => cite(`/docs/${i}`))
+    const fact = noCitations(expectation, turn({ citations }), docsSurface).fact!
+    expect(fact).toBe(`cited: ${Array.from({ length: 20 }, (_, i) => `/docs/${i}`).join(", ")}, … and 5 more`)
+  })
 })

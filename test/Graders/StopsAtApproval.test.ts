@@ -53,4 +53,9 @@ describe("stopsAtApproval", () => {
     const t = turn({ outcome: "awaiting-approval", proposal, toolExecutions: [call("catalog")] })
     expect(stopsAtApproval(expectation, t, docsSurface)).toEqual({ passed: true })
   })
+
+  it("clips the outcome like a value", () => {
+    const t = turn({ proposal: { id: "chg_1" }, outcome: "o".repeat(1_000_000) })
+    expect(stopsAtApproval(expectation, t, agentSurface).fact).toBe(`outcome: ${"o".repeat(200)}… (expected awaiting-approval)`)
+  })
 })

@@ -3,7 +3,9 @@
  * results file and recorded turns — wrong types, missing fields, unknown keys and kinds, duplicate
  * ids, huge strings, deep nesting, escape sequences, truncated text, impossible floors. A file the
  * suite owns always ends in exit 2 naming the file and the JSON path, with no stack trace and nothing
- * that looks like a pass; a broken recording fails its case, naming the file and the path.
+ * that looks like a pass; a broken recording fails its case, naming the file and the path. Values in
+ * recordings that try to start lines of their own (line breaks, bidi and format characters, workflow
+ * commands, forged case lines) are shown escaped, and huge or countless ones keep every report small.
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
@@ -12,7 +14,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { main } from "../../src/Cli.js"
-import { stackFrame } from "../support/cli.js"
+import { evalCliAsync, stackFrame } from "../support/cli.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 type Path = ReadonlyArray<string | number>
@@ -275,5 +277,123 @@ describe("malformed recordings fail their own case, naming the file and the JSON
       }),
       { numRuns: 100 }
     )
+  })
+})
+
+describe("untrusted values in recorded turns reach no terminal raw and swamp no report", () => {
+  const golden = read("cases/golden-cases.json") as { cases: ReadonlyArray<{ id: string }> }
+  const caseCount = golden.cases.length
+  const unsafe = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u
+  const lineBreak = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/
+  const id = "docs.where-search-api-repo-catalog"
+  const scratchFixtures = async () => {
+    const dir = scratch()
+    const { cpSync } = await import("node:fs")
+    cpSync("cases", join(dir, "cases"), { recursive: true })
+    return { dir, file: join(dir, "cases/fixtures", `${id}.json`), recorded: read(`cases/fixtures/${id}.json`) as Record<string, Json> }
+  }
+  /** Text that tries to end its line and start one of the product's, or a workflow command. */
+  const hostileText = fc.array(
+    fc.oneof(
+      fc.string(),
+      fc.fullUnicodeString({ maxLength: 8 }),
+      fc.constantFrom("\n", "\r", "\r\n", "\u2028", "\u2029", "\u0085", "\t", "\u202e", "\u2066", "\ufeff", "\u200b", "\u001b[2J"),
+      fc.constantFrom("::error::x", "::add-mask::x", "::stop-commands::t", "✓ docs  docs.fake", "22/22 passed · pass rate 1.0000")
+    ),
+    { minLength: 1, maxLength: 12 }
+  ).map((parts) => parts.join(""))
+
+  it("every case keeps one line, and every payload is shown escaped", async () => {
+    const { dir, file, recorded } = await scratchFixtures()
+    await fc.assert(
+      fc.asyncProperty(hostileText, hostileText, hostileText, hostileText, async (path, tool, error, turnId) => {
+        const trace = recorded["trace"] as Record<string, Json>
+        const hostileTrace = {
+          ...trace,
+          turnId,
+          outcome: error,
+          citations: [{ path, match: "unsurfaced" }],
+          toolExecutions: [{ tool, error }, { tool: "catalog", error: path }]
+        }
+        writeFileSync(file, JSON.stringify({ ...recorded, trace: hostileTrace }))
+        const run = await cli(["run", "--fixtures", join(dir, "cases/fixtures"), "--cases", join(dir, "cases/golden-cases.json")])
+        expect(run.code).toBe(0)
+        expect(run.stdout.replaceAll("\n", "")).not.toMatch(unsafe)
+        const lines = run.stdout.split(lineBreak)
+        expect(lines.filter((line) => /^[✓✗~] /.test(line))).toHaveLength(caseCount)
+        expect(lines.filter((line) => /^\d+\/\d+ passed/.test(line))).toHaveLength(1)
+        expect(lines.filter((line) => line.startsWith("::"))).toEqual([])
+      }),
+      { numRuns: 60 }
+    )
+  })
+
+  it("100,000 distinct unsurfaced citations make one fact of 20 and a count, and every report stays small", async () => {
+    const { dir } = await scratchFixtures()
+    const proration = "docs.refund-proration-no-retired-page"
+    const recorded = read(`cases/fixtures/${proration}.json`) as { trace: { citations: Array<Json> } }
+    recorded.trace.citations = Array.from({ length: 100_000 }, (_, i) => ({ path: `/docs/recalled/${i}`, match: "unsurfaced" }))
+    writeFileSync(join(dir, "cases/fixtures", `${proration}.json`), JSON.stringify(recorded))
+    const summary = join(dir, "summary.md")
+    const run = await evalCliAsync(
+      ["run", "--fixtures", "cases/fixtures", "--reporter", "github", "--json", "out/results.json", "--reporter", "junit=out/report.xml"],
+      { cwd: dir, env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, CI: "" } }
+    )
+    expect(run.code).toBe(0)
+    const results = JSON.parse(readFileSync(join(dir, "out/results.json"), "utf8")) as {
+      cases: Array<{ id: string; expectations: Array<{ kind: string; fact?: string }> }>
+    }
+    const fact = results.cases.find((c) => c.id === proration)!.expectations.find((e) => e.kind === "cites-only-surfaced")!.fact!
+    const items = fact.split("; ")
+    expect(items).toHaveLength(21)
+    expect(items[20]).toBe("… and 99,980 more")
+    const annotation = run.stdout.split("\n").find((line) => line.includes(`title=failed%3A ${proration}`))!
+    for (
+      const [name, size] of [
+        ["scorecard and annotations", run.stdout.length],
+        ["annotation", annotation.length],
+        ["results file", readFileSync(join(dir, "out/results.json")).length],
+        ["JUnit report", readFileSync(join(dir, "out/report.xml")).length],
+        ["step summary", readFileSync(summary).length]
+      ] as const
+    ) expect(size, name).toBeLessThan(20_000)
+  })
+
+  it("a 1 MB tool name in a catalog, a cases file or a turn gives a few kilobytes of output", async () => {
+    const { dir, file, recorded } = await scratchFixtures()
+    const huge = "t".repeat(1_000_000)
+    const catalog = read("cases/surfaces.json") as { surfaces: Record<string, { tools: Array<string>; gatedTools?: Array<string> }> }
+    catalog.surfaces["docs"]!.tools.push(huge)
+    catalog.surfaces["docs"]!.gatedTools = [`${huge}x`]
+    writeFileSync(join(dir, "catalog.json"), JSON.stringify(catalog))
+    const cases = read("cases/golden-cases.json") as { cases: Array<{ expect: Array<Json> }> }
+    for (const c of cases.cases.slice(0, 4)) c.expect.push({ kind: "never-calls", tool: `${huge}y` })
+    writeFileSync(join(dir, "cases.json"), JSON.stringify(cases))
+    const trace = recorded["trace"] as Record<string, Json>
+    writeFileSync(file, JSON.stringify({ ...recorded, trace: { ...trace, toolExecutions: [{ tool: huge, error: huge }] } }))
+    const badCatalog = await cli(["validate", "--surfaces", join(dir, "catalog.json")])
+    const badCases = await cli(["validate", "--cases", join(dir, "cases.json")])
+    const graded = await cli(["run", "--fixtures", join(dir, "cases/fixtures"), "--reporter", "junit"])
+    expect([badCatalog.code, badCases.code, graded.code]).toEqual([2, 2, 0])
+    expect(badCatalog.stderr.length).toBeLessThan(20_000)
+    expect(badCases.stderr.length).toBeLessThan(20_000)
+    expect(badCases.stderr.split("\n")).toHaveLength(4)
+    expect(graded.stdout.length).toBeLessThan(20_000)
+  })
+
+  it("a 1 MB surface in results files gives a few kilobytes of diff and scorecard, however many cases share it", async () => {
+    const dir = scratch()
+    expect((await cli(["run", "--fixtures", "cases/fixtures", "--shard", "1/1", "--json", join(dir, "run.json")])).code).toBe(0)
+    const result = read(join(dir, "run.json")) as { cases: Array<Record<string, Json>> }
+    const huge = "s".repeat(1_000_000)
+    // Every case fails now, on a huge surface: each one that passed is a regression row, padded to the widest surface.
+    const cases = result.cases.map((c) => ({ id: c["id"]!, surface: huge, passed: false, expectations: [{ kind: "outcome", passed: false, fact: "x" }] }))
+    writeFileSync(join(dir, "newer.json"), JSON.stringify({ ...result, cases, passedCount: 0, passRate: 0 }))
+    const diff = await cli(["diff", join(dir, "run.json"), join(dir, "newer.json")])
+    const merged = await cli(["merge", join(dir, "newer.json")])
+    expect([diff.code, merged.code]).toEqual([0, 0])
+    expect(diff.stdout).toContain("regressed ")
+    expect(diff.stdout.length).toBeLessThan(20_000)
+    expect(merged.stdout.length).toBeLessThan(20_000)
   })
 })

@@ -6,7 +6,7 @@ import { inert } from "../../Schema/Decode.js"
 import { failingFacts, showFact } from "../Attempts.js"
 import type { RunDiff } from "../Diff.js"
 import { showRate } from "../Scorecard.js"
-import { paint } from "./Pretty.js"
+import { label, paint } from "./Pretty.js"
 
 /** The signed change between two rates as the scorecard shows them (four decimals, rounded down). */
 export const showRateChange = (from: number, to: number): string => {
@@ -30,8 +30,8 @@ export const renderDiffPretty = (diff: RunDiff, options: { readonly color: boole
   if (diff.repeat.from !== diff.repeat.to) {
     lines.push(`  the runs repeated each case a different number of times (${diff.repeat.from} and ${diff.repeat.to})`)
   }
-  const width = Math.max(0, ...[...diff.regressions, ...diff.fixes, ...diff.added, ...diff.removed].map((c) => c.surface.length))
-  const row = (mark: string, c: { surface: string; id: string }) => `  ${mark} ${inert(c.surface).padEnd(width)}  ${inert(c.id)}`
+  const width = Math.max(0, ...[...diff.regressions, ...diff.fixes, ...diff.added, ...diff.removed].map((c) => label(c.surface).length))
+  const row = (mark: string, c: { surface: string; id: string }) => `  ${mark} ${label(c.surface).padEnd(width)}  ${label(c.id)}`
   if (diff.regressions.length > 0) {
     lines.push(red(`regressed ${diff.regressions.length}:`))
     for (const c of diff.regressions) {

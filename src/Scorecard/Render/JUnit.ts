@@ -90,7 +90,7 @@ const testcase = (c: CaseResult, options: JUnitOptions): string => {
   return [
     `${head}>`,
     `      <${outcome.element}${attributes([["message", clip(outcome.message)], ["type", outcome.type]])}>${
-      escapeText(outcome.body.join("\n"))
+      outcome.body.map(escapeText).join("\n")
     }</${outcome.element}>`,
     "    </testcase>"
   ].join("\n")

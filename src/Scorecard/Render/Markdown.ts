@@ -19,19 +19,12 @@ export interface MarkdownOptions {
   readonly extraSections?: ReadonlyArray<string>
 }
 
-// Half of a surrogate pair on its own: no UTF-8 file can hold it, so it is shown as an escape.
-const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
-
 /**
- * Untrusted text as Markdown that renders as that text: inert, every ASCII punctuation character
- * backslash-escaped (no emphasis, link, HTML, entity or table pipe can start), line breaks as `<br>`,
- * half a surrogate pair as `\uXXXX`.
+ * Untrusted text as Markdown that renders as that text, on one line: inert (line breaks and half a
+ * surrogate pair shown as escapes, so a table cell stays one row), then every ASCII punctuation
+ * character backslash-escaped (no emphasis, link, HTML, entity or table pipe can start).
  */
-export const escapeMarkdown = (text: string): string =>
-  inert(text)
-    .replace(loneSurrogate, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
-    .replace(/[!-/:-@[-`{-~]/g, "\\$&")
-    .replace(/\n/g, "<br>")
+export const escapeMarkdown = (text: string): string => inert(text).replace(/[!-/:-@[-`{-~]/g, "\\$&")
 
 // A name that is safe inside a code span is shown as code, anything else escaped.
 const name = (text: string): string => /^[A-Za-z0-9._/-]+$/.test(text) ? `\`${text}\`` : escapeMarkdown(text)

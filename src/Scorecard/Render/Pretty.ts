@@ -5,6 +5,7 @@
  */
 import { inert } from "../../Schema/Decode.js"
 import type { RunResult } from "../../Schema/Result.js"
+import { shown } from "../../Schema/Shown.js"
 import { attemptsOf, failingFacts, flakiness } from "../Attempts.js"
 import { noFloorYet, repeatOf, showRate } from "../Scorecard.js"
 
@@ -19,6 +20,9 @@ export interface PrettyOptions {
 /** Text in an ANSI style (`code`, e.g. 31 for red) when `on`, plain otherwise. */
 export const paint = (on: boolean, code: string) => (text: string): string => on ? `\u001b[${code}m${text}\u001b[0m` : text
 
+/** A name from the results as the scorecard shows it: clipped, so padding to it cannot swamp the scorecard, and inert. */
+export const label = (name: string): string => inert(shown(name))
+
 /** Renders a run's results as the terminal scorecard. */
 export const renderPretty = (result: RunResult, options: PrettyOptions): string => {
   const green = paint(options.color, "32")
@@ -26,16 +30,16 @@ export const renderPretty = (result: RunResult, options: PrettyOptions): string 
   const dim = paint(options.color, "2")
   const bold = paint(options.color, "1")
   const yellow = paint(options.color, "33")
-  const width = Math.max(...result.cases.map((c) => c.surface.length), 0)
+  const width = Math.max(...result.cases.map((c) => label(c.surface).length), 0)
   const lines: Array<string> = []
   const k = repeatOf(result)
   let flaky = 0
   for (const c of result.cases) {
-    const surface = dim(inert(c.surface).padEnd(width))
+    const surface = dim(label(c.surface).padEnd(width))
     const how = flakiness(c)
     if (how.verdict === "flaky") flaky++
     const mark = how.verdict === "passed" ? green("✓") : how.verdict === "flaky" ? yellow("~") : red("✗")
-    lines.push(`${mark} ${surface}  ${inert(c.id)}`)
+    lines.push(`${mark} ${surface}  ${label(c.id)}`)
     if (how.verdict === "flaky") {
       lines.push(`    ${yellow("flaky")}  ${how.passedAttempts} of ${how.attempts} attempts passed`)
       attemptsOf(c).forEach((attempt, i) => {

@@ -41,7 +41,7 @@ describe("renderGitHubAnnotations", () => {
     ])
     expect(commands[0]!.message.split("\n")).toEqual([
       "cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023",
-      ...inert(`answer-excludes: answer contains: "${hostile}"`).split("\n")
+      inert(`answer-excludes: answer contains: "${hostile}"`)
     ])
     expect(commands[1]!.message).toBe("turn error: HTTP 500 <html>&amp;</html>")
   })
@@ -53,7 +53,7 @@ describe("renderGitHubAnnotations", () => {
     expect(text.split("\n").filter((l) => l.startsWith("::error::"))).toEqual([])
     const [first] = parseCommands(text)
     expect(first!.message).toContain("\\u001b[31m")
-    expect(first!.message).toContain("\n::error::injected")
+    expect(first!.message).toContain("\\r\\n- item\\n::error::injected")
   })
 
   it("escapes percent signs, and commas and colons in properties, so every value reads back exactly", () => {

@@ -110,7 +110,7 @@ describe("renderJUnit", () => {
     for (const text of [failure.attributes.message!, failure.text]) {
       expect(text).toContain("]]> <script>alert(1)</script> & \"quoted\" 'single' | `tick`")
       expect(text).toContain("\\u0000\\u0007\\u001b[31m\\u007f\\ud800\\uffff @team #1")
-      expect(text).toContain("\\u000d\n- item\n::error::injected")
+      expect(text).toContain("\\r\\n- item\\n::error::injected")
       expect(onlyXmlChars(text)).toBe(true)
     }
     expect(await validate(xml)).toEqual([])

@@ -1,0 +1,30 @@
+/**
+ * How values from input the product does not control are shown in facts and messages, so that their
+ * size cannot swamp a report: each value clipped to 200 characters, each list to its first 20 items
+ * and a count of the rest (`… and 99,980 more`). Pure.
+ */
+import { inert } from "./Decode.js"
+
+const maxShown = 200
+
+/** The most items a fact or a message lists; the rest are counted. */
+export const maxListed = 20
+
+/** Untrusted text clipped so one huge value cannot swamp a report. */
+export const shown = (text: string): string => text.length > maxShown ? `${text.slice(0, maxShown)}…` : text
+
+/** A count with thousands separators, the same on every machine: `99,980`. */
+export const showCount = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+
+/** The first `maxListed` items joined with `separator`, then `… and N more` for the rest. */
+export const listed = (items: ReadonlyArray<string>, separator: string): string =>
+  items.length <= maxListed
+    ? items.join(separator)
+    : [...items.slice(0, maxListed), `… and ${showCount(items.length - maxListed)} more`].join(separator)
+
+/** A name from an input file as a message quotes it: clipped, in double quotes, inert. */
+export const quoted = (name: string): string => inert(JSON.stringify(shown(name)))
+
+/** Names from an input file as a message lists them: each clipped and inert, `none` for none. */
+export const names = (all: ReadonlyArray<string>): string =>
+  all.length === 0 ? "none" : inert(listed(all.map(shown), ", "))
