@@ -5,8 +5,7 @@
  */
 import { FileSystem, type HttpClient, Path } from "@effect/platform"
 import { Context, Effect, Either, Layer, type Scope } from "effect"
-import { readFileSync } from "node:fs"
-import { writeAtomically } from "../Files.js"
+import { readTextSync, writeAtomically } from "../Files.js"
 import type { Case } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { type SessionRejected, TurnError } from "../Schema/Errors.js"
@@ -50,30 +49,24 @@ export const plainClient = (
 /** The path of a case's recorded turn in a fixtures folder. */
 export const fixturePath = (path: Path.Path, dir: string, caseId: string): string => path.join(dir, `${caseId}.json`)
 
-/** Why a recording cannot be read, in a few words. */
-const unreadable = (error: unknown): string => {
-  const code = (error as { code?: string }).code
-  return code === "EACCES" ? "permission denied" : code === "EISDIR" ? "is a folder" : String(code ?? error)
-}
-
 /**
  * A case's recorded turn, read and checked in one synchronous step. A recording is a few kilobytes:
  * one read costs less than an asynchronous read's round trip through the thread pool, and this is
- * what offline grading spends its time in.
+ * what offline grading spends its time in. A recording that is not a regular file, or is over the
+ * size limit, fails its case without being read.
  */
 const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnError> => {
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (error) {
+  const read = readTextSync(file)
+  if (Either.isLeft(read)) {
     return Either.left(
       new TurnError({
-        reason: (error as { code?: string }).code === "ENOENT"
+        reason: read.left._tag === "Absent"
           ? `no recorded turn: ${file}`
-          : `recorded turn ${file}: cannot read: ${unreadable(error)}`
+          : `recorded turn ${file}: cannot read: ${read.left.why}`
       })
     )
   }
+  const text = read.right
   return Either.flatMap(
     Either.mapLeft(
       decodeJson(RecordedTurn, file, text, "lenient", fastRecordedTurn),

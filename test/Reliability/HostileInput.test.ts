@@ -1,14 +1,15 @@
 /**
  * Hostile and malformed input, generated: mutations of the committed cases file, catalog, baseline,
  * results file and recorded turns — wrong types, missing fields, unknown keys and kinds, duplicate
- * ids, huge strings, deep nesting, escape sequences, truncated text, impossible floors. A file the
+ * ids, huge strings, deep nesting, escape sequences, truncated text, impossible floors — and special
+ * files given as any input (a link to /dev/zero, a FIFO, a folder, a file over the size cap). A file the
  * suite owns always ends in exit 2 naming the file and the JSON path, with no stack trace and nothing
  * that looks like a pass; a broken recording fails its case, naming the file and the path.
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Console, Effect, FastCheck as fc } from "effect"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { main } from "../../src/Cli.js"
@@ -274,6 +275,71 @@ describe("malformed recordings fail their own case, naming the file and the JSON
         expect(results.passedCount, mutation.note).toBe(17)
       }),
       { numRuns: 100 }
+    )
+  })
+})
+
+describe("special and oversized files are refused at once, whichever input they are given as", () => {
+  it("exit 2 naming the file and what it is for the suite's own files; a failed case for a recording", async () => {
+    const { closeSync, cpSync, ftruncateSync, mkdirSync, openSync, symlinkSync } = await import("node:fs")
+    const { spawnSync } = await import("node:child_process")
+    const dir = scratch()
+    const id = "docs.refund-window-cites-source"
+    /** Each kind of file that is not read, made by `make` at a path, and why it is not. */
+    const specials = [
+      { name: "a link to /dev/zero", make: (file: string) => symlinkSync("/dev/zero", file), why: "not a regular file (a character device)" },
+      { name: "a FIFO", make: (file: string) => void spawnSync("mkfifo", [file]), why: "not a regular file (a FIFO)" },
+      { name: "a folder", make: (file: string) => mkdirSync(file), why: "not a regular file (a folder)" },
+      {
+        name: "a 65 MiB file",
+        make: (file: string) => {
+          const fd = openSync(file, "w")
+          ftruncateSync(fd, 65 * 1024 * 1024)
+          closeSync(fd)
+        },
+        why: "65.0 MiB, over the 64 MiB limit for one file"
+      }
+    ].map((special, i) => {
+      const file = join(dir, `special-${i}.json`)
+      special.make(file)
+      const fixtures = join(dir, `fixtures-${i}`)
+      cpSync("cases/fixtures", fixtures, { recursive: true })
+      const recording = join(fixtures, `${id}.json`)
+      rmSync(recording)
+      special.make(recording)
+      return { ...special, file, fixtures, recording, [fc.toStringMethod]: () => special.name }
+    })
+    const inputs = [
+      { name: "cases file", args: (f: string) => ["validate", "--cases", f] },
+      { name: "catalog", args: (f: string) => ["validate", "--surfaces", f] },
+      { name: "baseline", args: (f: string) => ["run", "--fixtures", "cases/fixtures", "--baseline", f, "--check"] },
+      { name: "results file", args: (f: string) => ["ratchet", "--from", f, "--baseline", join(dir, "baseline.json")] },
+      { name: "trace file", args: (f: string) => ["run", "--otel", f], folderIsInput: true },
+      { name: "audit archive", args: (f: string) => ["audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", f] },
+      { name: "recording", args: () => [] }
+    ].map((input) => ({ ...input, [fc.toStringMethod]: () => input.name }))
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...inputs), fc.constantFrom(...specials), async (input, special) => {
+        const note = `${input.name} given ${special.name}`
+        const started = Date.now()
+        if (input.name === "recording") {
+          const run = await cli(["run", "--fixtures", special.fixtures, "--json", join(dir, "r.json")])
+          expect(run.code, note).toBe(0)
+          const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as { cases: Array<{ id: string; error?: string }> }
+          expect(results.cases.find((c) => c.id === id)?.error, note).toBe(`recorded turn ${special.recording}: cannot read: ${special.why}`)
+        } else if (!(input.folderIsInput === true && special.name === "a folder")) {
+          const run = await cli(input.args(special.file))
+          // An archive is streamed, so its cap is per line: 65 MiB of zero bytes is one line too long.
+          const refusal = input.name === "audit archive" && special.name === "a 65 MiB file"
+            ? `${special.file}:1: cannot read: longer than the 32 MiB limit for one JSON line`
+            : `${special.file}: cannot read: ${special.why}`
+          expect(run.stderr, note).toBe(refusal)
+          expect(run.code, note).toBe(2)
+          expect(run.stdout, note).toBe("")
+        }
+        expect(Date.now() - started, note).toBeLessThan(5_000)
+      }),
+      { numRuns: 40 }
     )
   })
 })

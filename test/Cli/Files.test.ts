@@ -1,0 +1,155 @@
+/**
+ * The files the suite reads and writes, through the real CLI: only regular files are read, within a
+ * size cap per file and a length cap per JSON line, and fast; strict files refuse duplicate keys; a
+ * symlinked baseline stays a link; a write that cannot finish says why.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { spawn, spawnSync } from "node:child_process"
+import {
+  closeSync,
+  cpSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync
+} from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { bin, type CliRun, spawnAsync } from "../support/cli.js"
+import { failingOnFixtures } from "../support/golden.js"
+
+const scratch = () => mkdtempSync(join(tmpdir(), "eval-files-"))
+
+/**
+ * Runs the CLI with at most about 2 GiB of address space and for at most 10 s, timing it: a reader
+ * that follows /dev/zero or waits on a FIFO is stopped, not left to fill the machine.
+ */
+const bounded = async (args: ReadonlyArray<string>, cwd = process.cwd()): Promise<CliRun & { readonly ms: number }> => {
+  const started = Date.now()
+  const run = await spawnAsync("sh", ["-c", "ulimit -v 2000000; exec \"$0\" \"$@\"", process.execPath, bin, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: "1", GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "" },
+    timeoutMs: 10_000
+  })
+  return { ...run, ms: Date.now() - started }
+}
+
+const fifo = (file: string) => {
+  const made = spawnSync("mkfifo", [file])
+  expect(made.status, made.stderr?.toString()).toBe(0)
+  return file
+}
+
+/** A sparse file of `bytes` bytes: it costs no disk, and a reader sees its full size. */
+const sparse = (file: string, bytes: number) => {
+  const fd = openSync(file, "w")
+  ftruncateSync(fd, bytes)
+  closeSync(fd)
+  return file
+}
+
+const MiB = 1024 * 1024
+
+describe("special files and oversized files", () => {
+  it("validate --cases /dev/zero ends at once in exit 2, naming the file", async () => {
+    const run = await bounded(["validate", "--cases", "/dev/zero"])
+    expect(run.stderr).toBe("/dev/zero: cannot read: not a regular file (a character device)\n")
+    expect(run.code).toBe(2)
+    expect(run.ms).toBeLessThan(5_000)
+  })
+
+  it("every whole-file input refuses a link to /dev/zero, a FIFO and a folder, naming what it is", async () => {
+    const dir = scratch()
+    const zero = join(dir, "zero.json")
+    symlinkSync("/dev/zero", zero)
+    const pipe = fifo(join(dir, "pipe.json"))
+    const folder = join(dir, "folder.json")
+    mkdirSync(folder)
+    const what = new Map([[zero, "a character device"], [pipe, "a FIFO"], [folder, "a folder"]])
+    for (const [file, kind] of what) {
+      for (
+        const args of [
+          ["validate", "--cases", file],
+          ["validate", "--surfaces", file],
+          ["validate", "--baseline", file],
+          ["run", "--fixtures", "cases/fixtures", "--baseline", file, "--check"],
+          ["ratchet", "--from", file, "--baseline", join(dir, "baseline.json")],
+          // A folder is a folder of traces to --otel.
+          ...(kind === "a folder" ? [] : [["run", "--otel", file]])
+        ]
+      ) {
+        const run = await bounded(args)
+        expect(run.stderr, args.join(" ")).toBe(`${file}: cannot read: not a regular file (${kind})\n`)
+        expect(run.code, args.join(" ")).toBe(2)
+        expect(run.stdout, args.join(" ")).toBe("")
+        expect(run.ms, args.join(" ")).toBeLessThan(5_000)
+      }
+    }
+  })
+
+  it("a golden set over 64 MiB is refused by its size, without being read", async () => {
+    const dir = scratch()
+    const file = sparse(join(dir, "cases.json"), 65 * MiB)
+    const run = await bounded(["validate", "--cases", file])
+    expect(run.stderr).toBe(`${file}: cannot read: 65.0 MiB, over the 64 MiB limit for one file\n`)
+    expect(run.code).toBe(2)
+    expect(run.ms).toBeLessThan(5_000)
+  })
+
+  it("a recording that links to /dev/zero, is a FIFO or is over 64 MiB fails its own case; the others grade", async () => {
+    const dir = scratch()
+    const fixtures = join(dir, "fixtures")
+    cpSync("cases/fixtures", fixtures, { recursive: true })
+    const passing = ["docs.refund-window-cites-source", "docs.rollback-cites-rollbacks-page", "docs.thanks-no-tools-no-citations"]
+    const [zero, pipe, big] = passing.map((id) => join(fixtures, `${id}.json`)) as [string, string, string]
+    for (const file of [zero, pipe, big]) rmSync(file)
+    symlinkSync("/dev/zero", zero)
+    fifo(pipe)
+    sparse(big, 65 * MiB)
+    const run = await bounded(["run", "--fixtures", fixtures, "--json", join(dir, "r.json")])
+    expect(run.stderr).toBe("")
+    expect(run.code).toBe(0)
+    expect(run.ms).toBeLessThan(5_000)
+    const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as {
+      passedCount: number
+      cases: Array<{ id: string; passed: boolean; error?: string }>
+    }
+    const errorOf = (id: string) => results.cases.find((c) => c.id === id)?.error
+    expect(errorOf(passing[0]!)).toBe(`recorded turn ${zero}: cannot read: not a regular file (a character device)`)
+    expect(errorOf(passing[1]!)).toBe(`recorded turn ${pipe}: cannot read: not a regular file (a FIFO)`)
+    expect(errorOf(passing[2]!)).toBe(`recorded turn ${big}: cannot read: 65.0 MiB, over the 64 MiB limit for one file`)
+    expect(results.passedCount).toBe(22 - failingOnFixtures.length - 3)
+  })
+
+  it("audit --traces /dev/zero and a FIFO end in exit 2 naming the file", async () => {
+    const dir = scratch()
+    const pipe = fifo(join(dir, "turns.jsonl"))
+    for (const [file, kind] of [["/dev/zero", "a character device"], [pipe, "a FIFO"]] as const) {
+      const run = await bounded(["audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", file])
+      expect(run.stderr).toBe(`${file}: cannot read: not a regular file (${kind})\n`)
+      expect(run.code).toBe(2)
+      expect(run.ms).toBeLessThan(5_000)
+    }
+  })
+
+  it("audit --traces - keeps a cap of 32 MiB on one line of standard input", async () => {
+    const child = spawn(process.execPath, [bin, "audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", "-"], {
+      env: { ...process.env, NO_COLOR: "1" }
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c))
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c))
+    child.stdin.on("error", () => {}) // the CLI may stop reading before the whole line is sent
+    const turn = readFileSync("cases/fixtures/docs.refund-window-cites-source.json", "utf8").replace(/\s*\n\s*/g, " ")
+    child.stdin.write(`${turn}\n`)
+    child.stdin.end(Buffer.alloc(33 * MiB, "x"))
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve))
+    expect(stderr).toBe("stdin:2: cannot read: longer than the 32 MiB limit for one JSON line\n")
+    expect(code).toBe(2)
+    expect(stdout).toBe("")
+  })
+})
