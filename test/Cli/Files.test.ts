@@ -14,11 +14,12 @@ import {
   openSync,
   readFileSync,
   rmSync,
-  symlinkSync
+  symlinkSync,
+  writeFileSync
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { bin, type CliRun, spawnAsync } from "../support/cli.js"
+import { bin, type CliRun, evalCli, scratchProject, spawnAsync } from "../support/cli.js"
 import { failingOnFixtures } from "../support/golden.js"
 
 const scratch = () => mkdtempSync(join(tmpdir(), "eval-files-"))
@@ -151,5 +152,64 @@ describe("special files and oversized files", () => {
     expect(stderr).toBe("stdin:2: cannot read: longer than the 32 MiB limit for one JSON line\n")
     expect(code).toBe(2)
     expect(stdout).toBe("")
+  })
+})
+
+describe("duplicate keys", () => {
+  /** `document` as JSON text with `key` given a second time in the object at `at`. */
+  const duplicated = (document: unknown, at: ReadonlyArray<string | number>, key: string, value: unknown): string => {
+    const marker = "\u0000duplicate"
+    const target = at.reduce<Record<string | number, unknown>>((v, k) => v[k] as Record<string | number, unknown>, document as never)
+    target[marker] = null
+    return JSON.stringify(document, null, 2).replace(`${JSON.stringify(marker)}: null`, `${JSON.stringify(key)}: ${JSON.stringify(value)}`)
+  }
+
+  it("the baseline, the golden set, the catalog and a results file refuse one with its JSON path (exit 2)", () => {
+    const dir = scratchProject()
+    writeFileSync(join(dir, "baseline.json"), "{\"floor\": 0.95, \"floor\": 0.9}\n")
+    const baseline = evalCli(["validate"], { cwd: dir })
+    expect(baseline.stderr).toBe("baseline.json: $.floor: duplicate key \"floor\"\n")
+    expect(baseline.code).toBe(2)
+    const check = evalCli(["run", "--fixtures", "cases/fixtures", "--check"], { cwd: dir })
+    expect(check.stderr).toBe("baseline.json: $.floor: duplicate key \"floor\"\n")
+    expect(check.code).toBe(2)
+    // Escapes name the same key.
+    writeFileSync(join(dir, "baseline.json"), "{\"floor\": 0.9, \"fl\\u006fo\\u0072\": 0.8}")
+    expect(evalCli(["validate"], { cwd: dir }).stderr).toBe("baseline.json: $.floor: duplicate key \"floor\"\n")
+    writeFileSync(join(dir, "baseline.json"), "{\"floor\": 0.8181}\n")
+
+    const cases = JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))
+    writeFileSync(join(dir, "cases/golden-cases.json"), duplicated(cases, ["cases", 0, "expect", 0], "kind", "cites-only-surfaced"))
+    const nested = evalCli(["validate"], { cwd: dir })
+    expect(nested.stderr).toBe("cases/golden-cases.json: $.cases[0].expect[0].kind: duplicate key \"kind\"\n")
+    expect(nested.code).toBe(2)
+    cpSync("cases/golden-cases.json", join(dir, "cases/golden-cases.json"))
+
+    const catalog = JSON.parse(readFileSync("cases/surfaces.json", "utf8"))
+    writeFileSync(join(dir, "cases/surfaces.json"), duplicated(catalog, ["surfaces", "docs"], "tools", ["search_docs"]))
+    const surfaces = evalCli(["validate"], { cwd: dir })
+    expect(surfaces.stderr).toBe("cases/surfaces.json: $.surfaces.docs.tools: duplicate key \"tools\"\n")
+    expect(surfaces.code).toBe(2)
+    cpSync("cases/surfaces.json", join(dir, "cases/surfaces.json"))
+
+    expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "r.json"], { cwd: dir }).code).toBe(0)
+    const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))
+    writeFileSync(join(dir, "r.json"), duplicated(results, [], "passRate", 1))
+    const ratchet = evalCli(["ratchet", "--from", "r.json"], { cwd: dir })
+    expect(ratchet.stderr).toBe("r.json: $.passRate: duplicate key \"passRate\"\n")
+    expect(ratchet.code).toBe(2)
+    expect(JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8"))).toEqual({ floor: 0.8181 })
+  })
+
+  it("a recording, read leniently, may still repeat a key", () => {
+    const dir = scratch()
+    const fixtures = join(dir, "fixtures")
+    cpSync("cases/fixtures", fixtures, { recursive: true })
+    const file = join(fixtures, "docs.refund-window-cites-source.json")
+    const turn = JSON.parse(readFileSync(file, "utf8"))
+    writeFileSync(file, duplicated(turn, [], "answer", turn.answer))
+    const run = evalCli(["run", "--fixtures", fixtures, "--json", join(dir, "r.json")])
+    expect(run.code).toBe(0)
+    expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8")).passedCount).toBe(22 - failingOnFixtures.length)
   })
 })

@@ -1,9 +1,9 @@
 /**
  * Hostile and malformed input, generated: mutations of the committed cases file, catalog, baseline,
  * results file and recorded turns — wrong types, missing fields, unknown keys and kinds, duplicate
- * ids, huge strings, deep nesting, escape sequences, truncated text, impossible floors — and special
- * files given as any input (a link to /dev/zero, a FIFO, a folder, a file over the size cap). A file the
- * suite owns always ends in exit 2 naming the file and the JSON path, with no stack trace and nothing
+ * ids, a key given twice, huge strings, deep nesting, escape sequences, truncated text, impossible
+ * floors — and special files given as any input (a link to /dev/zero, a FIFO, a folder, a file over
+ * the size cap). A file the suite owns always ends in exit 2 naming the file and the JSON path, with no stack trace and nothing
  * that looks like a pass; a broken recording fails its case, naming the file and the path.
  */
 import { NodeContext } from "@effect/platform-node"
@@ -107,7 +107,7 @@ interface Kind {
 }
 
 interface Mutation {
-  readonly kind: "retype" | "remove" | "add" | "truncate"
+  readonly kind: "retype" | "remove" | "add" | "duplicate" | "truncate"
   readonly text: string
   readonly note: string
 }
@@ -131,11 +131,20 @@ const mutations = (document: Json, kind: Kind): fc.Arbitrary<Mutation> => {
   const add = fc.tuple(fc.constantFrom(...objects), fc.constantFrom(...hostile)).map(([p, v]) =>
     mutation("add", render(set(document, [...p, "unexpected\u001b[1mKey"], v)), `+ ${p.join(".")}.unexpected := ${category(v)}`)
   )
+  // A key given a second time, with the same value: only the duplicate itself is wrong.
+  const withKeys = objects.filter((p) => Object.keys(get(document, p) as Record<string, Json>).length > 0)
+  const duplicate = fc.tuple(fc.constantFrom(...withKeys), fc.nat()).map(([p, n]) => {
+    const keys = Object.keys(get(document, p) as Record<string, Json>)
+    const key = keys[n % keys.length]!
+    const marker = "\u0000duplicate"
+    const twice = `${JSON.stringify(key)}:${JSON.stringify(get(document, [...p, key]))}`
+    return mutation("duplicate", JSON.stringify(set(document, [...p, marker], null)).replace(`${JSON.stringify(marker)}:null`, twice), `${p.join(".")}.${key} twice`)
+  })
   const text = JSON.stringify(document, null, 2)
   const truncate = fc.integer({ min: 0, max: text.length - 2 }).map((at) =>
     mutation("truncate", text.slice(0, at), `truncated at ${at}`)
   )
-  return kind.strict ? fc.oneof(retype, remove, add, truncate) : fc.oneof(retype, remove, truncate)
+  return kind.strict ? fc.oneof(retype, remove, add, duplicate, truncate) : fc.oneof(retype, remove, truncate)
 }
 
 const read = (file: string): Json => JSON.parse(readFileSync(file, "utf8")) as Json
