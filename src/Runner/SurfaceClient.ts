@@ -4,10 +4,10 @@
  * (a conversation) stays open while the turn is graded and is released right after.
  */
 import { FileSystem, type HttpClient, Path } from "@effect/platform"
-import { Context, Effect, Either, Layer, type Scope } from "effect"
+import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
 import { readTextSync, writeAtomically } from "../Files.js"
 import type { Case } from "../Schema/Case.js"
-import { decodeJson } from "../Schema/Decode.js"
+import { decodeJson, inert } from "../Schema/Decode.js"
 import { type SessionRejected, TurnError } from "../Schema/Errors.js"
 import type { Surface } from "../Schema/Surface.js"
 import { fastRecordedTurn, RecordedTurn, type Turn } from "../Schema/Trace.js"
@@ -108,7 +108,9 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
 
   /**
    * Wraps another client so each turn it obtains is also written to `dir` as a recorded turn, to be
-   * replayed offline with `Fixture(dir)`. A turn that cannot be written fails its case.
+   * replayed offline with `Fixture(dir)`. Recording never changes a verdict: a turn that cannot be
+   * written (nested too deep for JSON, a full disk) is graded as usual, and its recording is skipped
+   * with a warning on stderr naming the case.
    */
   static readonly recording = <E, R>(
     dir: string,
@@ -120,11 +122,22 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
         const client = yield* SurfaceClient
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
-        const record = (testCase: Case, turn: Turn) => {
+        const skip = (testCase: Case, why: string) =>
+          Console.error(`warning: case ${inert(testCase.id)} was graded but not recorded: ${inert(why)}`)
+        const record = (testCase: Case, turn: Turn): Effect.Effect<void> => {
           const file = fixturePath(path, dir, testCase.id)
           const recorded: RecordedTurn = { caseId: testCase.id, question: testCase.question, ...turn }
-          return writeAtomically(file, `${JSON.stringify(recorded, null, 2)}\n`).pipe(
-            Effect.mapError((error) => new TurnError({ reason: `record: ${error.message}` })),
+          const text = Either.try({
+            try: () => `${JSON.stringify(recorded, null, 2)}\n`,
+            // JSON.stringify recurses: a value nested deep enough overflows the stack.
+            catch: (error) =>
+              error instanceof RangeError && /call stack/i.test(error.message)
+                ? "its turn is nested too deep to write as JSON"
+                : `its turn cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`
+          })
+          if (Either.isLeft(text)) return skip(testCase, text.left)
+          return writeAtomically(file, text.right).pipe(
+            Effect.catchAll((error) => skip(testCase, error.message)),
             Effect.provideService(FileSystem.FileSystem, fs)
           )
         }

@@ -352,3 +352,39 @@ describe("special and oversized files are refused at once, whichever input they 
     )
   })
 })
+
+describe("recording a turn never changes its verdict", () => {
+  it("whatever a tool's input holds, run --record grades as run does, skipping what it cannot write with a warning", async () => {
+    const { cpSync } = await import("node:fs")
+    const id = "docs.where-payments-api-catalog-retry"
+    const recorded = read(`cases/fixtures/${id}.json`) as { trace: { toolExecutions: Array<Record<string, Json>> } }
+    const dir = scratch()
+    const fixtures = join(dir, "fixtures")
+    cpSync("cases/fixtures", fixtures, { recursive: true })
+    // Deeper than JSON.stringify can write back, besides the hostile values of every type.
+    const tooDeepToWrite = "\u0000too-deep"
+    const inputs = fc.constantFrom<Json>(...hostile, tooDeepToWrite)
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(inputs, async (input) => {
+        const note = `input := ${typeof input === "string" && input.length > 40 ? `${input.slice(0, 40)}…` : JSON.stringify(input)}`
+        const turn = { ...recorded, trace: { ...recorded.trace, toolExecutions: recorded.trace.toolExecutions.map((e) => ({ ...e, input: "\u0000input" })) } }
+        const inputText = input === tooDeepToWrite
+          ? `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+          : render(input)
+        writeFileSync(join(fixtures, `${id}.json`), JSON.stringify(turn).replaceAll(JSON.stringify("\u0000input"), inputText))
+        const plain = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "plain.json")])
+        const record = join(dir, `rec-${n++}`)
+        const recording = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "recorded.json"), "--record", record])
+        expect(recording.code, note).toBe(plain.code)
+        expect(recording.stdout, note).toBe(plain.stdout)
+        const verdicts = (file: string) =>
+          (JSON.parse(readFileSync(join(dir, file), "utf8")) as { cases: Array<Record<string, unknown>> }).cases
+        expect(verdicts("recorded.json"), note).toEqual(verdicts("plain.json"))
+        expect(recording.stderr, note).toMatch(new RegExp(`^(|warning: case ${id.replace(/[.]/g, "\\.")} was graded but not recorded: .*)$`))
+        if (input === tooDeepToWrite) expect(recording.stderr, note).not.toBe("")
+      }),
+      { numRuns: 20 }
+    )
+  })
+})
