@@ -388,3 +388,31 @@ describe("recording a turn never changes its verdict", () => {
     )
   })
 })
+
+describe("a cookie that cannot go in a header is refused before anything is sent", () => {
+  it("exit 2 naming --cookie, the value nowhere in the output", async () => {
+    const forbidden = fc.oneof(
+      fc.integer({ min: 0, max: 0x1f }),
+      fc.constant(0x7f),
+      fc.integer({ min: 0x100, max: 0xd7ff }),
+      fc.integer({ min: 0xe000, max: 0xffff })
+    ).map((code) => String.fromCharCode(code))
+    const text = fc.string({ unit: fc.constantFrom(..."abcXYZ019-_.~%+/"), minLength: 8, maxLength: 40 })
+    await fc.assert(
+      fc.asyncProperty(text, forbidden, text, async (before, bad, after) => {
+        const value = `${before}${bad}${after}`
+        // Line breaks are refused by the shape check ("on one line"), every other character here by this one.
+        const run = await cli(["run", "--base-url", "http://127.0.0.1:9", "--timeout", "2", "--cookie", `session=${value}`])
+        expect(run.code).toBe(2)
+        expect(run.stderr).toBe(
+          bad === "\n" || bad === "\r"
+            ? "error: the session cookie must look like name=value, on one line"
+            : "error: --cookie: the session cookie may hold no control character and no character beyond U+00FF"
+        )
+        expect(run.stdout).toBe("")
+        for (const part of [before, after]) expect(run.stderr).not.toContain(part)
+      }),
+      { numRuns: 50 }
+    )
+  })
+})
