@@ -7,7 +7,7 @@
 import { FileSystem } from "@effect/platform"
 import { Config, Console, Effect, Option } from "effect"
 import { dirname, resolve } from "node:path"
-import { readTextIfPresent, writeAtomically } from "../Files.js"
+import { describeFileError, readTextIfPresent, writeAtomically } from "../Files.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
 import type { RunDiff } from "../Scorecard/Diff.js"
@@ -174,17 +174,29 @@ const writeGitHub = (result: RunResult, context: ReportContext) =>
       const annotations = renderGitHubAnnotations(result, { casesFile: context.casesFile, caseLines: lines })
       if (annotations !== "") yield* Console.log(annotations)
     }
-    if (env.summary !== "") {
-      const fs = yield* FileSystem.FileSystem
-      yield* fs.writeFileString(env.summary, `${render(result, "github", context, false)}\n`, { flag: "a" }).pipe(
-        Effect.mapError(() =>
-          new BadInput({
-            file: env.summary,
-            problems: [{ path: "$", message: "cannot append the summary to $GITHUB_STEP_SUMMARY" }]
-          })
-        )
-      )
-    }
+    if (env.summary !== "") yield* appendSummary(env.summary, `${render(result, "github", context, false)}\n`)
+  })
+
+/**
+ * Appends the step summary in one write, so a full disk cannot leave half of it: a write refused
+ * says why (`no space left on device`), and a short one is reported and taken back. The summary is
+ * an output, so it may be any file that takes writes; /dev/full is how the tests fill a disk.
+ */
+const appendSummary = (file: string, text: string): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const cannot = (why: string) =>
+      new BadInput({ file, problems: [{ path: "", message: `cannot append the summary to $GITHUB_STEP_SUMMARY: ${why}` }] })
+    const bytes = new TextEncoder().encode(text)
+    yield* Effect.scoped(Effect.gen(function*() {
+      const handle = yield* fs.open(file, { flag: "a" })
+      const before = (yield* handle.stat).size
+      const written = Number(yield* handle.write(bytes))
+      if (written !== bytes.length) {
+        yield* handle.truncate(before).pipe(Effect.ignore)
+        return yield* cannot(`wrote only ${written} of ${bytes.length} bytes`)
+      }
+    })).pipe(Effect.catchTag("SystemError", "BadArgument", (error) => Effect.fail(cannot(describeFileError(error)))))
   })
 
 /** Writes the results with every reporter, in the order given: files atomically, the rest to standard output. */

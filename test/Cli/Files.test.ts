@@ -213,3 +213,31 @@ describe("duplicate keys", () => {
     expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8")).passedCount).toBe(22 - failingOnFixtures.length)
   })
 })
+
+describe("writing files", () => {
+  it("a step summary that cannot be appended says why: a full disk", () => {
+    const run = evalCli(["run", "--fixtures", "cases/fixtures", "--reporter", "github"], {
+      env: { GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "/dev/full", CI: "" }
+    })
+    expect(run.stderr).toBe("/dev/full: cannot append the summary to $GITHUB_STEP_SUMMARY: no space left on device\n")
+    expect(run.code).toBe(2)
+  })
+
+  it("a step summary cut short is reported, and what was cut is taken back", () => {
+    const dir = scratch()
+    const summary = join(dir, "summary.md")
+    const earlier = `${"an earlier step's summary\n".repeat(30)}`
+    writeFileSync(summary, earlier)
+    // A file size limit of 1 KiB: the summary (a few KiB) fits only in part.
+    const run = spawnSync("sh", ["-c", "ulimit -f 2; exec \"$0\" \"$@\"", process.execPath, bin, "run", "--fixtures", "cases/fixtures", "--reporter", "github"], {
+      env: { ...process.env, NO_COLOR: "1", GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: summary, CI: "" },
+      encoding: "utf8"
+    })
+    expect(run.stderr).toMatch(
+      new RegExp(`^${summary.replace(/[.]/g, "\\.")}: cannot append the summary to \\$GITHUB_STEP_SUMMARY: wrote only \\d+ of \\d+ bytes\\n$`)
+    )
+    expect(run.status).toBe(2)
+    expect(readFileSync(summary, "utf8")).toBe(earlier)
+  })
+
+})
