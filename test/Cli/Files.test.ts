@@ -9,10 +9,13 @@ import {
   closeSync,
   cpSync,
   ftruncateSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync
@@ -215,6 +218,22 @@ describe("duplicate keys", () => {
 })
 
 describe("writing files", () => {
+  it("a ratchet writes through a symlinked baseline to its target; the link stays a link", () => {
+    const dir = scratchProject()
+    mkdirSync(join(dir, "shared"))
+    writeFileSync(join(dir, "shared", "baseline.json"), "{\"floor\": 0.5}\n")
+    symlinkSync(join("shared", "baseline.json"), join(dir, "baseline.json"))
+    expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "r.json"], { cwd: dir }).code).toBe(0)
+    const run = evalCli(["ratchet", "--from", "r.json"], { cwd: dir })
+    expect(run.stderr).toBe("")
+    expect(run.stdout.trim()).toBe("floor raised 0.5000 → 0.8181 (18/22 passed); wrote baseline.json")
+    expect(lstatSync(join(dir, "baseline.json")).isSymbolicLink()).toBe(true)
+    expect(readlinkSync(join(dir, "baseline.json"))).toBe(join("shared", "baseline.json"))
+    expect(JSON.parse(readFileSync(join(dir, "shared", "baseline.json"), "utf8")).floor).toBe(0.8181)
+    expect(readdirSync(join(dir, "shared"))).toEqual(["baseline.json"])
+    expect(readdirSync(dir).filter((f) => f.includes("baseline"))).toEqual(["baseline.json"])
+  })
+
   it("a step summary that cannot be appended says why: a full disk", () => {
     const run = evalCli(["run", "--fixtures", "cases/fixtures", "--reporter", "github"], {
       env: { GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "/dev/full", CI: "" }
