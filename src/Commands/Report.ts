@@ -199,6 +199,30 @@ const appendSummary = (file: string, text: string): Effect.Effect<void, BadInput
     })).pipe(Effect.catchTag("SystemError", "BadArgument", (error) => Effect.fail(cannot(describeFileError(error)))))
   })
 
+/**
+ * Makes the folder a report goes in. When it cannot be made, the report is not written, with the
+ * reason: a file in the way (`reports is not a folder`) or why the folder could not be made
+ * (`permission denied`), not the "no such file" that writing into the missing folder would say.
+ */
+const folderFor = (file: string): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const folder = dirname(file)
+    const made = yield* Effect.either(fs.makeDirectory(folder, { recursive: true }))
+    if (made._tag === "Right") return
+    const cannot = (why: string) => new BadInput({ file, problems: [{ path: "", message: `cannot write: ${why}` }] })
+    // The nearest part of the path that exists says what is in the way.
+    for (let at = folder;; at = dirname(at)) {
+      const info = yield* Effect.option(fs.stat(at))
+      if (info._tag === "Some") {
+        if (info.value.type !== "Directory") return yield* cannot(`${at} is not a folder`)
+        break
+      }
+      if (dirname(at) === at) break
+    }
+    return yield* cannot(`cannot make the folder ${folder}: ${describeFileError(made.left)}`)
+  })
+
 /** Writes the results with every reporter, in the order given: files atomically, the rest to standard output. */
 export const writeReports = (
   result: RunResult,
@@ -210,10 +234,7 @@ export const writeReports = (
     if (reporter.file !== undefined) {
       const file = reporter.file
       // A report path in CI is often under a folder nothing has made yet (reports/junit.xml).
-      return Effect.zipRight(
-        Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeDirectory(dirname(file), { recursive: true })).pipe(Effect.ignore),
-        writeAtomically(file, `${render(result, reporter.name, context, false)}\n`)
-      )
+      return Effect.zipRight(folderFor(file), writeAtomically(file, `${render(result, reporter.name, context, false)}\n`))
     }
     return Console.log(render(result, reporter.name, context, reporter.name === "pretty" && useColor()))
   }, { discard: true })

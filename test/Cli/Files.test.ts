@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { spawn, spawnSync } from "node:child_process"
 import {
+  chmodSync,
   closeSync,
   cpSync,
   ftruncateSync,
@@ -22,7 +23,7 @@ import {
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { bin, type CliRun, evalCli, scratchProject, spawnAsync } from "../support/cli.js"
+import { bin, type CliRun, evalCli, scratchProject, spawnAsync, stackFrame } from "../support/cli.js"
 import { failingOnFixtures } from "../support/golden.js"
 
 const scratch = () => mkdtempSync(join(tmpdir(), "eval-files-"))
@@ -259,4 +260,41 @@ describe("writing files", () => {
     expect(readFileSync(summary, "utf8")).toBe(earlier)
   })
 
+  it("a report under a file says it is not a folder, with no temporary file named", () => {
+    const dir = scratch()
+    writeFileSync(join(dir, "reports"), "a file where the folder should be\n")
+    for (const report of [join(dir, "reports", "eval.xml"), join(dir, "reports", "ci", "eval.xml")]) {
+      const run = evalCli(["run", "--fixtures", "cases/fixtures", "--reporter", `junit=${report}`])
+      expect(run.stderr).toBe(`${report}: cannot write: ${join(dir, "reports")} is not a folder\n`)
+      expect(run.code).toBe(2)
+      expect(run.stderr).not.toMatch(stackFrame)
+    }
+  })
+
+  it("a report under a read-only folder says permission denied, not no such file", () => {
+    const dir = scratch()
+    const readOnly = join(dir, "read-only")
+    mkdirSync(readOnly)
+    // A copy of the bin and the golden set that any user can read, wherever the checkout is.
+    cpSync("dist", join(dir, "dist"), { recursive: true })
+    cpSync("cases", join(dir, "cases"), { recursive: true })
+    chmodSync(dir, 0o755)
+    chmodSync(readOnly, 0o555)
+    // Root ignores permission bits, so as root the CLI runs as nobody, as CI's root cannot otherwise see this.
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+    const expected = [
+      [join(readOnly, "eval.xml"), "permission denied"],
+      [join(readOnly, "reports", "eval.xml"), `cannot make the folder ${join(readOnly, "reports")}: permission denied`]
+    ] as const
+    for (const [report, why] of expected) {
+      const run = spawnSync(process.execPath, ["dist/eval.js", "run", "--fixtures", "cases/fixtures", "--reporter", `junit=${report}`], {
+        cwd: dir,
+        env: { ...process.env, NO_COLOR: "1" },
+        encoding: "utf8",
+        ...asUser
+      })
+      expect(run.stderr).toBe(`${report}: cannot write: ${why}\n`)
+      expect(run.status).toBe(2)
+    }
+  })
 })
