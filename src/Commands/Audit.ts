@@ -5,6 +5,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Either, Option, Stream } from "effect"
+import { describeFileError, linesOf, requireRegularFile } from "../Files.js"
 import { type AuditPlan, auditLine, auditSummary, emptyTally } from "../Runner/Audit.js"
 import { loadCatalog } from "../Runner/GoldenSet.js"
 import { parseShard } from "../Runner/Shard.js"
@@ -46,6 +47,7 @@ export const parseExpectation = (spec: string): Either.Either<Expectation, strin
   })
 }
 
+/** The lines of an archive, or of standard input for `-`, each at most `maxLineBytes`. */
 const lines = (file: string): Stream.Stream<string, BadInput, FileSystem.FileSystem> => {
   const bytes: Stream.Stream<Uint8Array, BadInput, FileSystem.FileSystem> = file === "-"
     ? Stream.fromAsyncIterable(
@@ -55,10 +57,10 @@ const lines = (file: string): Stream.Stream<string, BadInput, FileSystem.FileSys
     : Stream.unwrap(
       Effect.map(FileSystem.FileSystem, (fs) =>
         fs.stream(file, { chunkSize: FileSystem.KiB(32) }).pipe(
-          Stream.mapError((error) => new BadInput({ file, problems: [{ path: "", message: `cannot read: ${error.message}` }] }))
+          Stream.mapError((error) => new BadInput({ file, problems: [{ path: "", message: `cannot read: ${describeFileError(error)}` }] }))
         ))
     )
-  return bytes.pipe(Stream.decodeText(), Stream.splitLines)
+  return bytes.pipe(linesOf(file === "-" ? "stdin" : file))
 }
 
 /** `eval audit`. */
@@ -96,11 +98,10 @@ export const auditHandler = (args: AuditArgs) =>
     const shard = Option.isNone(args.shard)
       ? undefined
       : yield* Either.mapLeft(parseShard(args.shard.value), (message) => new UsageError({ message }))
-    const fs = yield* FileSystem.FileSystem
+    // Every archive is checked before any is read: only a regular file ends (not /dev/zero) and
+    // opens without waiting (not a FIFO).
     for (const file of args.traces) {
-      if (file === "-") continue
-      const exists = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))
-      if (!exists) return yield* new BadInput({ file, problems: [{ path: "", message: "cannot read: no such file" }] })
+      if (file !== "-") yield* requireRegularFile(file)
     }
 
     const plan: AuditPlan = { surfaceName: args.surface, surface, expectations, ...(shard === undefined ? {} : { shard }) }

@@ -7,7 +7,7 @@
 import { FileSystem } from "@effect/platform"
 import { Config, Console, Effect, Option } from "effect"
 import { dirname, resolve } from "node:path"
-import { readTextIfPresent, writeAtomically } from "../Files.js"
+import { describeFileError, readTextIfPresent, writeAtomically } from "../Files.js"
 import { inertLines } from "../Schema/Decode.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
@@ -176,17 +176,53 @@ const writeGitHub = (result: RunResult, context: ReportContext) =>
       const annotations = renderGitHubAnnotations(result, { casesFile: context.casesFile, caseLines: lines })
       if (annotations !== "") yield* Console.log(annotations)
     }
-    if (env.summary !== "") {
-      const fs = yield* FileSystem.FileSystem
-      yield* fs.writeFileString(env.summary, `${render(result, "github", context, false)}\n`, { flag: "a" }).pipe(
-        Effect.mapError(() =>
-          new BadInput({
-            file: env.summary,
-            problems: [{ path: "$", message: "cannot append the summary to $GITHUB_STEP_SUMMARY" }]
-          })
-        )
-      )
+    if (env.summary !== "") yield* appendSummary(env.summary, `${render(result, "github", context, false)}\n`)
+  })
+
+/**
+ * Appends the step summary in one write, so a full disk cannot leave half of it: a write refused
+ * says why (`no space left on device`), and a short one is reported and taken back. The summary is
+ * an output, so it may be any file that takes writes; /dev/full is how the tests fill a disk.
+ */
+const appendSummary = (file: string, text: string): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const cannot = (why: string) =>
+      new BadInput({ file, problems: [{ path: "", message: `cannot append the summary to $GITHUB_STEP_SUMMARY: ${why}` }] })
+    const bytes = new TextEncoder().encode(text)
+    yield* Effect.scoped(Effect.gen(function*() {
+      const handle = yield* fs.open(file, { flag: "a" })
+      const before = (yield* handle.stat).size
+      const written = Number(yield* handle.write(bytes))
+      if (written !== bytes.length) {
+        yield* handle.truncate(before).pipe(Effect.ignore)
+        return yield* cannot(`wrote only ${written} of ${bytes.length} bytes`)
+      }
+    })).pipe(Effect.catchTag("SystemError", "BadArgument", (error) => Effect.fail(cannot(describeFileError(error)))))
+  })
+
+/**
+ * Makes the folder a report goes in. When it cannot be made, the report is not written, with the
+ * reason: a file in the way (`reports is not a folder`) or why the folder could not be made
+ * (`permission denied`), not the "no such file" that writing into the missing folder would say.
+ */
+const folderFor = (file: string): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const folder = dirname(file)
+    const made = yield* Effect.either(fs.makeDirectory(folder, { recursive: true }))
+    if (made._tag === "Right") return
+    const cannot = (why: string) => new BadInput({ file, problems: [{ path: "", message: `cannot write: ${why}` }] })
+    // The nearest part of the path that exists says what is in the way.
+    for (let at = folder;; at = dirname(at)) {
+      const info = yield* Effect.option(fs.stat(at))
+      if (info._tag === "Some") {
+        if (info.value.type !== "Directory") return yield* cannot(`${at} is not a folder`)
+        break
+      }
+      if (dirname(at) === at) break
     }
+    return yield* cannot(`cannot make the folder ${folder}: ${describeFileError(made.left)}`)
   })
 
 /** Writes the results with every reporter, in the order given: files atomically, the rest to standard output. */
@@ -200,10 +236,7 @@ export const writeReports = (
     if (reporter.file !== undefined) {
       const file = reporter.file
       // A report path in CI is often under a folder nothing has made yet (reports/junit.xml).
-      return Effect.zipRight(
-        Effect.flatMap(FileSystem.FileSystem, (fs) => fs.makeDirectory(dirname(file), { recursive: true })).pipe(Effect.ignore),
-        writeAtomically(file, `${render(result, reporter.name, context, false)}\n`)
-      )
+      return Effect.zipRight(folderFor(file), writeAtomically(file, `${render(result, reporter.name, context, false)}\n`))
     }
     return Console.log(render(result, reporter.name, context, reporter.name === "pretty" && useColor()))
   }, { discard: true })

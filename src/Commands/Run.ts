@@ -79,12 +79,17 @@ export const parseBaseUrl = (text: string): Effect.Effect<URL, UsageError> =>
     )
   )
 
-/** The session cookie from `--cookie` or `EVAL_COOKIE`, checked for shape without ever being shown. */
+/**
+ * The session cookie from `--cookie` or `EVAL_COOKIE`, checked for shape without ever being shown. A
+ * cookie holding a control character, DEL or a character beyond U+00FF cannot go in a header: it is
+ * refused here, naming where it came from, rather than failing every case on the way out.
+ */
 export const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
   Effect.gen(function*() {
     const fromEnv = yield* Config.option(Config.redacted("EVAL_COOKIE")).pipe(Effect.orElseSucceed(() => Option.none()))
     const present = (c: Redacted.Redacted<string>) => Redacted.value(c) !== ""
-    const cookie = Option.orElse(Option.filter(flag, present), () => Option.filter(fromEnv, present))
+    const fromFlag = Option.filter(flag, present)
+    const cookie = Option.orElse(fromFlag, () => Option.filter(fromEnv, present))
     if (Option.isNone(cookie)) {
       return yield* new UsageError({
         message: "a live run needs the session cookie: set EVAL_COOKIE='name=value' (or pass --cookie)"
@@ -92,6 +97,14 @@ export const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
     }
     if (!/^[^=\s;]+=[^\r\n]*$/.test(Redacted.value(cookie.value))) {
       return yield* new UsageError({ message: "the session cookie must look like name=value, on one line" })
+    }
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(Redacted.value(cookie.value))) {
+      return yield* new UsageError({
+        message: `${
+          Option.isSome(fromFlag) ? "--cookie" : "EVAL_COOKIE"
+        }: the session cookie may hold no control character and no character beyond U+00FF`
+      })
     }
     return cookie.value
   })

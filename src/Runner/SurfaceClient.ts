@@ -4,11 +4,10 @@
  * (a conversation) stays open while the turn is graded and is released right after.
  */
 import { FileSystem, type HttpClient, Path } from "@effect/platform"
-import { Context, Effect, Either, Layer, type Scope } from "effect"
-import { readFileSync } from "node:fs"
-import { writeAtomically } from "../Files.js"
+import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
+import { readTextSync, writeAtomically } from "../Files.js"
 import type { Case } from "../Schema/Case.js"
-import { decodeJson } from "../Schema/Decode.js"
+import { decodeJson, inert } from "../Schema/Decode.js"
 import { type SessionRejected, TurnError } from "../Schema/Errors.js"
 import type { Surface } from "../Schema/Surface.js"
 import { fastRecordedTurn, RecordedTurn, type Turn } from "../Schema/Trace.js"
@@ -50,30 +49,24 @@ export const plainClient = (
 /** The path of a case's recorded turn in a fixtures folder. */
 export const fixturePath = (path: Path.Path, dir: string, caseId: string): string => path.join(dir, `${caseId}.json`)
 
-/** Why a recording cannot be read, in a few words. */
-const unreadable = (error: unknown): string => {
-  const code = (error as { code?: string }).code
-  return code === "EACCES" ? "permission denied" : code === "EISDIR" ? "is a folder" : String(code ?? error)
-}
-
 /**
  * A case's recorded turn, read and checked in one synchronous step. A recording is a few kilobytes:
  * one read costs less than an asynchronous read's round trip through the thread pool, and this is
- * what offline grading spends its time in.
+ * what offline grading spends its time in. A recording that is not a regular file, or is over the
+ * size limit, fails its case without being read.
  */
 const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnError> => {
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (error) {
+  const read = readTextSync(file)
+  if (Either.isLeft(read)) {
     return Either.left(
       new TurnError({
-        reason: (error as { code?: string }).code === "ENOENT"
+        reason: read.left._tag === "Absent"
           ? `no recorded turn: ${file}`
-          : `recorded turn ${file}: cannot read: ${unreadable(error)}`
+          : `recorded turn ${file}: cannot read: ${read.left.why}`
       })
     )
   }
+  const text = read.right
   return Either.flatMap(
     Either.mapLeft(
       decodeJson(RecordedTurn, file, text, "lenient", fastRecordedTurn),
@@ -115,7 +108,9 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
 
   /**
    * Wraps another client so each turn it obtains is also written to `dir` as a recorded turn, to be
-   * replayed offline with `Fixture(dir)`. A turn that cannot be written fails its case.
+   * replayed offline with `Fixture(dir)`. Recording never changes a verdict: a turn that cannot be
+   * written (nested too deep for JSON, a full disk) is graded as usual, and its recording is skipped
+   * with a warning on stderr naming the case.
    */
   static readonly recording = <E, R>(
     dir: string,
@@ -127,11 +122,22 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
         const client = yield* SurfaceClient
         const fs = yield* FileSystem.FileSystem
         const path = yield* Path.Path
-        const record = (testCase: Case, turn: Turn) => {
+        const skip = (testCase: Case, why: string) =>
+          Console.error(`warning: case ${inert(testCase.id)} was graded but not recorded: ${inert(why)}`)
+        const record = (testCase: Case, turn: Turn): Effect.Effect<void> => {
           const file = fixturePath(path, dir, testCase.id)
           const recorded: RecordedTurn = { caseId: testCase.id, question: testCase.question, ...turn }
-          return writeAtomically(file, `${JSON.stringify(recorded, null, 2)}\n`).pipe(
-            Effect.mapError((error) => new TurnError({ reason: `record: ${error.message}` })),
+          const text = Either.try({
+            try: () => `${JSON.stringify(recorded, null, 2)}\n`,
+            // JSON.stringify recurses: a value nested deep enough overflows the stack.
+            catch: (error) =>
+              error instanceof RangeError && /call stack/i.test(error.message)
+                ? "its turn is nested too deep to write as JSON"
+                : `its turn cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`
+          })
+          if (Either.isLeft(text)) return skip(testCase, text.left)
+          return writeAtomically(file, text.right).pipe(
+            Effect.catchAll((error) => skip(testCase, error.message)),
             Effect.provideService(FileSystem.FileSystem, fs)
           )
         }

@@ -126,6 +126,77 @@ export const tooDeep = (value: unknown, limit = maxDepth): string | undefined =>
   return undefined
 }
 
+/** The most duplicate keys reported for one file: a file with more has one mistake, repeated. */
+const maxDuplicates = 100
+
+/**
+ * Every key given twice in one object of valid JSON text, at its JSON path (`$.cases[0].expect[0].kind`):
+ * `JSON.parse` keeps the last, so `{"floor": 0.95, "floor": 0.9}` would silently mean 0.9. One pass
+ * over the text without recursion, however deep it nests; strings are skipped whole.
+ */
+export const duplicateKeys = (text: string): ReadonlyArray<Problem> => {
+  // One frame per open object or array: an object's keys so far, or `undefined` for an array; and
+  // where the frame is, its current key or index.
+  const keys: Array<Set<string> | undefined> = []
+  const at: Array<string | number> = []
+  const problems: Array<Problem> = []
+  let expectKey = false
+  for (let i = 0; i < text.length && problems.length < maxDuplicates; i++) {
+    switch (text.charCodeAt(i)) {
+      case 0x7b: // {
+        keys.push(new Set())
+        at.push("")
+        expectKey = true
+        break
+      case 0x5b: // [
+        keys.push(undefined)
+        at.push(0)
+        expectKey = false
+        break
+      case 0x7d: // }
+      case 0x5d: // ]
+        keys.pop()
+        at.pop()
+        expectKey = false
+        break
+      case 0x2c: { // ,
+        const top = keys.length - 1
+        if (keys[top] === undefined) at[top] = (at[top] as number) + 1
+        else expectKey = true
+        break
+      }
+      case 0x22: { // "
+        // The closing quote is the first one after an even number of backslashes.
+        let end = text.indexOf("\"", i + 1)
+        for (;;) {
+          let backslashes = 0
+          while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++
+          if (backslashes % 2 === 0) break
+          end = text.indexOf("\"", end + 1)
+        }
+        if (expectKey) {
+          const raw = text.slice(i + 1, end)
+          const key = raw.includes("\\") ? (JSON.parse(text.slice(i, end + 1)) as string) : raw
+          const top = keys.length - 1
+          const seen = keys[top]!
+          if (seen.has(key)) {
+            const path = jsonPath([...at.slice(0, top), key])
+            problems.push({
+              path: inert(path.length > 200 ? `${path.slice(0, 200)}…` : path),
+              message: `duplicate key ${inert(clip(JSON.stringify(key)))}`
+            })
+          } else seen.add(key)
+          at[top] = key
+          expectKey = false
+        }
+        i = end
+        break
+      }
+    }
+  }
+  return problems
+}
+
 /** Decodes a parsed value, reporting every problem with its JSON path. */
 export const decodeValue = <A, I>(
   schema: Schema.Schema<A, I>,
@@ -154,7 +225,10 @@ export const decodeValue = <A, I>(
  */
 export type FastDecoder<A> = (value: unknown) => A | undefined
 
-/** Parses and decodes JSON text in one step, trying `fast` first when given. */
+/**
+ * Parses and decodes JSON text in one step, trying `fast` first when given; strict text with a key
+ * given twice in one object is refused, naming each at its JSON path.
+ */
 export const decodeJson = <A, I>(
   schema: Schema.Schema<A, I>,
   file: string,
@@ -163,6 +237,11 @@ export const decodeJson = <A, I>(
   fast?: FastDecoder<A>
 ): Either.Either<A, BadInput> =>
   Either.flatMap(parseJson(file, text), (value) => {
+    // Only input the suite owns: recordings and traces are read leniently, and on the hot path.
+    if (strictness === "strict") {
+      const duplicates = duplicateKeys(text)
+      if (duplicates.length > 0) return Either.left(new BadInput({ file, problems: duplicates }))
+    }
     const decoded = fast?.(value)
     return decoded !== undefined ? Either.right(decoded) : decodeValue(schema, file, value, strictness)
   })

@@ -30,9 +30,16 @@ export const readBaseline = (
 export const encodeBaseline = (baseline: Baseline): string =>
   `${JSON.stringify({ ...(baseline._comment ? { _comment: baseline._comment } : {}), floor: baseline.floor, ...(baseline.repeat === undefined || baseline.repeat === 1 ? {} : { repeat: baseline.repeat }) }, null, 2)}\n`
 
-/** Writes the baseline atomically. */
+/**
+ * Writes the baseline atomically. A baseline that is a symbolic link (shared between projects) is
+ * written through to the file it points to, beside that file, so the link stays a link.
+ */
 export const writeBaseline = (file: string, baseline: Baseline): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
-  writeAtomically(file, encodeBaseline(baseline))
+  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.realPath(file)).pipe(
+    // A baseline not written yet has no target to resolve: it is made where it is named.
+    Effect.orElseSucceed(() => file),
+    Effect.flatMap((target) => writeAtomically(target, encodeBaseline(baseline)))
+  )
 
 /** How long a ratchet waits for another one holding the baseline's lock. */
 const lockWait = Duration.seconds(30)
@@ -71,7 +78,11 @@ export const withBaselineLock = <A, E, R>(
           Effect.mapError((error) => cannot(`cannot lock: ${describeFileError(error)}`))
         )
         if (taken) return
-        const owner = Number((yield* fs.readFileString(lock).pipe(Effect.orElseSucceed(() => ""))).trim())
+        const held = yield* readTextIfPresent(lock).pipe(
+          Effect.orElseSucceed(() => Option.none<string>()),
+          Effect.provideService(FileSystem.FileSystem, fs)
+        )
+        const owner = Number(Option.getOrElse(held, () => "").trim())
         if (Number.isInteger(owner) && owner > 0 && !isAlive(owner)) {
           yield* fs.remove(lock).pipe(Effect.ignore)
           continue

@@ -72,6 +72,31 @@ describe("eval run --base-url", () => {
     expect(run.stderr).not.toContain("secret-without")
   })
 
+  it.each([
+    ["a control character", "session=ab\u0001cd"],
+    ["a tab", "session=ab\tcd"],
+    ["DEL", "session=ab\u007fcd"],
+    ["a character beyond Latin-1", "session=caf\u0100-token"],
+    ["a line separator", "session=ab\u2028cd"]
+  ])("refuses a cookie holding %s up front (exit 2), naming where it came from and never the value", async (_, cookie) => {
+    const value = cookie.slice("session=".length)
+    for (const command of [["run", "--base-url", "http://127.0.0.1:9", "--timeout", "2"], ["candidates", "--base-url", "http://127.0.0.1:9"]]) {
+      const fromEnv = await evalCliAsync(command, { env: { EVAL_COOKIE: cookie } })
+      expect(fromEnv.stderr).toBe(
+        "error: EVAL_COOKIE: the session cookie may hold no control character and no character beyond U+00FF\n"
+      )
+      expect(fromEnv.code).toBe(2)
+      const fromFlag = await evalCliAsync([...command, "--cookie", cookie], { env: { EVAL_COOKIE: "" } })
+      expect(fromFlag.stderr).toBe(
+        "error: --cookie: the session cookie may hold no control character and no character beyond U+00FF\n"
+      )
+      expect(fromFlag.code).toBe(2)
+      for (const output of [fromEnv.stdout, fromEnv.stderr, fromFlag.stdout, fromFlag.stderr]) {
+        expect(output).not.toContain(value)
+      }
+    }
+  })
+
   it("refuses a base URL that is not http(s) or carries credentials", async () => {
     for (const url of ["ftp://example.test", "not a url", "http://user:pw@127.0.0.1:9"]) {
       const run = await evalCliAsync(["run", "--base-url", url], { env: { EVAL_COOKIE: "s=1" } })

@@ -1,16 +1,18 @@
 /**
  * Hostile and malformed input, generated: mutations of the committed cases file, catalog, baseline,
  * results file and recorded turns — wrong types, missing fields, unknown keys and kinds, duplicate
- * ids, huge strings, deep nesting, escape sequences, truncated text, impossible floors. A file the
- * suite owns always ends in exit 2 naming the file and the JSON path, with no stack trace and nothing
- * that looks like a pass; a broken recording fails its case, naming the file and the path. Values in
- * recordings that try to start lines of their own (line breaks, bidi and format characters, workflow
- * commands, forged case lines) are shown escaped, and huge or countless ones keep every report small.
+ * ids, a key given twice, huge strings, deep nesting, escape sequences, truncated text, impossible
+ * floors — and special files given as any input (a link to /dev/zero, a FIFO, a folder, a file over
+ * the size cap). A file the suite owns always ends in exit 2 naming the file and the JSON path, with no
+ * stack trace and nothing that looks like a pass; a broken recording fails its case, naming the file
+ * and the path. Values in recordings that try to start lines of their own (line breaks, bidi and
+ * format characters, workflow commands, forged case lines) are shown escaped, and huge or countless
+ * ones keep every report small.
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Console, Effect, FastCheck as fc } from "effect"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { main } from "../../src/Cli.js"
@@ -108,7 +110,7 @@ interface Kind {
 }
 
 interface Mutation {
-  readonly kind: "retype" | "remove" | "add" | "truncate"
+  readonly kind: "retype" | "remove" | "add" | "duplicate" | "truncate"
   readonly text: string
   readonly note: string
 }
@@ -132,11 +134,20 @@ const mutations = (document: Json, kind: Kind): fc.Arbitrary<Mutation> => {
   const add = fc.tuple(fc.constantFrom(...objects), fc.constantFrom(...hostile)).map(([p, v]) =>
     mutation("add", render(set(document, [...p, "unexpected\u001b[1mKey"], v)), `+ ${p.join(".")}.unexpected := ${category(v)}`)
   )
+  // A key given a second time, with the same value: only the duplicate itself is wrong.
+  const withKeys = objects.filter((p) => Object.keys(get(document, p) as Record<string, Json>).length > 0)
+  const duplicate = fc.tuple(fc.constantFrom(...withKeys), fc.nat()).map(([p, n]) => {
+    const keys = Object.keys(get(document, p) as Record<string, Json>)
+    const key = keys[n % keys.length]!
+    const marker = "\u0000duplicate"
+    const twice = `${JSON.stringify(key)}:${JSON.stringify(get(document, [...p, key]))}`
+    return mutation("duplicate", JSON.stringify(set(document, [...p, marker], null)).replace(`${JSON.stringify(marker)}:null`, twice), `${p.join(".")}.${key} twice`)
+  })
   const text = JSON.stringify(document, null, 2)
   const truncate = fc.integer({ min: 0, max: text.length - 2 }).map((at) =>
     mutation("truncate", text.slice(0, at), `truncated at ${at}`)
   )
-  return kind.strict ? fc.oneof(retype, remove, add, truncate) : fc.oneof(retype, remove, truncate)
+  return kind.strict ? fc.oneof(retype, remove, add, duplicate, truncate) : fc.oneof(retype, remove, truncate)
 }
 
 const read = (file: string): Json => JSON.parse(readFileSync(file, "utf8")) as Json
@@ -395,5 +406,134 @@ describe("untrusted values in recorded turns reach no terminal raw and swamp no 
     expect(diff.stdout).toContain("regressed ")
     expect(diff.stdout.length).toBeLessThan(20_000)
     expect(merged.stdout.length).toBeLessThan(20_000)
+  })
+})
+
+describe("special and oversized files are refused at once, whichever input they are given as", () => {
+  it("exit 2 naming the file and what it is for the suite's own files; a failed case for a recording", async () => {
+    const { closeSync, cpSync, ftruncateSync, mkdirSync, openSync, symlinkSync } = await import("node:fs")
+    const { spawnSync } = await import("node:child_process")
+    const dir = scratch()
+    const id = "docs.refund-window-cites-source"
+    /** Each kind of file that is not read, made by `make` at a path, and why it is not. */
+    const specials = [
+      { name: "a link to /dev/zero", make: (file: string) => symlinkSync("/dev/zero", file), why: "not a regular file (a character device)" },
+      { name: "a FIFO", make: (file: string) => void spawnSync("mkfifo", [file]), why: "not a regular file (a FIFO)" },
+      { name: "a folder", make: (file: string) => mkdirSync(file), why: "not a regular file (a folder)" },
+      {
+        name: "a 65 MiB file",
+        make: (file: string) => {
+          const fd = openSync(file, "w")
+          ftruncateSync(fd, 65 * 1024 * 1024)
+          closeSync(fd)
+        },
+        why: "65.0 MiB, over the 64 MiB limit for one file"
+      }
+    ].map((special, i) => {
+      const file = join(dir, `special-${i}.json`)
+      special.make(file)
+      const fixtures = join(dir, `fixtures-${i}`)
+      cpSync("cases/fixtures", fixtures, { recursive: true })
+      const recording = join(fixtures, `${id}.json`)
+      rmSync(recording)
+      special.make(recording)
+      return { ...special, file, fixtures, recording, [fc.toStringMethod]: () => special.name }
+    })
+    const inputs = [
+      { name: "cases file", args: (f: string) => ["validate", "--cases", f] },
+      { name: "catalog", args: (f: string) => ["validate", "--surfaces", f] },
+      { name: "baseline", args: (f: string) => ["run", "--fixtures", "cases/fixtures", "--baseline", f, "--check"] },
+      { name: "results file", args: (f: string) => ["ratchet", "--from", f, "--baseline", join(dir, "baseline.json")] },
+      { name: "trace file", args: (f: string) => ["run", "--otel", f], folderIsInput: true },
+      { name: "audit archive", args: (f: string) => ["audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", f] },
+      { name: "recording", args: () => [] }
+    ].map((input) => ({ ...input, [fc.toStringMethod]: () => input.name }))
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...inputs), fc.constantFrom(...specials), async (input, special) => {
+        const note = `${input.name} given ${special.name}`
+        const started = Date.now()
+        if (input.name === "recording") {
+          const run = await cli(["run", "--fixtures", special.fixtures, "--json", join(dir, "r.json")])
+          expect(run.code, note).toBe(0)
+          const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as { cases: Array<{ id: string; error?: string }> }
+          expect(results.cases.find((c) => c.id === id)?.error, note).toBe(`recorded turn ${special.recording}: cannot read: ${special.why}`)
+        } else if (!(input.folderIsInput === true && special.name === "a folder")) {
+          const run = await cli(input.args(special.file))
+          // An archive is streamed, so its cap is per line: 65 MiB of zero bytes is one line too long.
+          const refusal = input.name === "audit archive" && special.name === "a 65 MiB file"
+            ? `${special.file}:1: cannot read: longer than the 32 MiB limit for one JSON line`
+            : `${special.file}: cannot read: ${special.why}`
+          expect(run.stderr, note).toBe(refusal)
+          expect(run.code, note).toBe(2)
+          expect(run.stdout, note).toBe("")
+        }
+        expect(Date.now() - started, note).toBeLessThan(5_000)
+      }),
+      { numRuns: 40 }
+    )
+  })
+})
+
+describe("recording a turn never changes its verdict", () => {
+  it("whatever a tool's input holds, run --record grades as run does, skipping what it cannot write with a warning", async () => {
+    const { cpSync } = await import("node:fs")
+    const id = "docs.where-payments-api-catalog-retry"
+    const recorded = read(`cases/fixtures/${id}.json`) as { trace: { toolExecutions: Array<Record<string, Json>> } }
+    const dir = scratch()
+    const fixtures = join(dir, "fixtures")
+    cpSync("cases/fixtures", fixtures, { recursive: true })
+    // Deeper than JSON.stringify can write back, besides the hostile values of every type.
+    const tooDeepToWrite = "\u0000too-deep"
+    const inputs = fc.constantFrom<Json>(...hostile, tooDeepToWrite)
+    let n = 0
+    await fc.assert(
+      fc.asyncProperty(inputs, async (input) => {
+        const note = `input := ${typeof input === "string" && input.length > 40 ? `${input.slice(0, 40)}…` : JSON.stringify(input)}`
+        const turn = { ...recorded, trace: { ...recorded.trace, toolExecutions: recorded.trace.toolExecutions.map((e) => ({ ...e, input: "\u0000input" })) } }
+        const inputText = input === tooDeepToWrite
+          ? `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+          : render(input)
+        writeFileSync(join(fixtures, `${id}.json`), JSON.stringify(turn).replaceAll(JSON.stringify("\u0000input"), inputText))
+        const plain = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "plain.json")])
+        const record = join(dir, `rec-${n++}`)
+        const recording = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "recorded.json"), "--record", record])
+        expect(recording.code, note).toBe(plain.code)
+        expect(recording.stdout, note).toBe(plain.stdout)
+        const verdicts = (file: string) =>
+          (JSON.parse(readFileSync(join(dir, file), "utf8")) as { cases: Array<Record<string, unknown>> }).cases
+        expect(verdicts("recorded.json"), note).toEqual(verdicts("plain.json"))
+        expect(recording.stderr, note).toMatch(new RegExp(`^(|warning: case ${id.replace(/[.]/g, "\\.")} was graded but not recorded: .*)$`))
+        if (input === tooDeepToWrite) expect(recording.stderr, note).not.toBe("")
+      }),
+      { numRuns: 20 }
+    )
+  })
+})
+
+describe("a cookie that cannot go in a header is refused before anything is sent", () => {
+  it("exit 2 naming --cookie, the value nowhere in the output", async () => {
+    const forbidden = fc.oneof(
+      fc.integer({ min: 0, max: 0x1f }),
+      fc.constant(0x7f),
+      fc.integer({ min: 0x100, max: 0xd7ff }),
+      fc.integer({ min: 0xe000, max: 0xffff })
+    ).map((code) => String.fromCharCode(code))
+    const text = fc.string({ unit: fc.constantFrom(..."abcXYZ019-_.~%+/"), minLength: 8, maxLength: 40 })
+    await fc.assert(
+      fc.asyncProperty(text, forbidden, text, async (before, bad, after) => {
+        const value = `${before}${bad}${after}`
+        // Line breaks are refused by the shape check ("on one line"), every other character here by this one.
+        const run = await cli(["run", "--base-url", "http://127.0.0.1:9", "--timeout", "2", "--cookie", `session=${value}`])
+        expect(run.code).toBe(2)
+        expect(run.stderr).toBe(
+          bad === "\n" || bad === "\r"
+            ? "error: the session cookie must look like name=value, on one line"
+            : "error: --cookie: the session cookie may hold no control character and no character beyond U+00FF"
+        )
+        expect(run.stdout).toBe("")
+        for (const part of [before, after]) expect(run.stderr).not.toContain(part)
+      }),
+      { numRuns: 50 }
+    )
   })
 })
