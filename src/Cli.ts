@@ -19,6 +19,7 @@ import {
   UsageError,
   ViolationsFound
 } from "./Schema/Errors.js"
+import { inert, inertLines } from "./Schema/Decode.js"
 import { defaultBaselineFile } from "./Scorecard/BaselineStore.js"
 import { useColor } from "./Terminal.js"
 
@@ -463,17 +464,18 @@ const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
       return Effect.succeed(1)
     }
     if (ValidationError.isValidationError(error)) return Effect.succeed(2)
-    if (error instanceof BadInput) return Effect.as(Console.error(error.message), 2)
+    // Messages quote what the user and the app wrote: nothing in them may start a line of its own.
+    if (error instanceof BadInput) return Effect.as(Console.error(inertLines(error.message)), 2)
     if (
       error instanceof UsageError || error instanceof RatchetRefused || error instanceof SessionRejected ||
       error instanceof UnreadableLines
     ) {
-      return Effect.as(Console.error(`error: ${error.message}`), 2)
+      return Effect.as(Console.error(`error: ${inertLines(error.message)}`), 2)
     }
   }
   const squashed = Cause.squash(cause)
   const message = squashed instanceof Error ? squashed.message : String(squashed)
-  return Effect.as(Console.error(`internal error: ${message}`), 70)
+  return Effect.as(Console.error(`internal error: ${inert(message.length > 2000 ? `${message.slice(0, 2000)}…` : message)}`), 70)
 }
 
 // eslint-disable-next-line no-control-regex

@@ -10,7 +10,7 @@ import { writeAtomically } from "../Files.js"
 import { describeUnlinked, loadOtelLinks } from "../Otel/Source.js"
 import { turnIdOf } from "../Otel/Turn.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
-import { fixturePath } from "../Runner/SurfaceClient.js"
+import { encodeRecording, fixturePath } from "../Runner/SurfaceClient.js"
 import { inert } from "../Schema/Decode.js"
 import { UsageError } from "../Schema/Errors.js"
 import type { RecordedTurn } from "../Schema/Trace.js"
@@ -52,7 +52,12 @@ export const importHandler = (args: ImportArgs) =>
       const file = fixturePath(path, args.out, testCase.id)
       // A recording is replaced, as a re-import should, but never without saying so.
       const replaced = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))
-      yield* writeAtomically(file, `${JSON.stringify(recorded, null, 2)}\n`)
+      const text = encodeRecording(recorded)
+      if (Either.isLeft(text)) {
+        refused.push(`  ${turnIdOf(linked.read)}  case ${testCase.id}: ${inert(text.left)}`)
+        continue
+      }
+      yield* writeAtomically(file, text.right)
       written.push(
         `  ${testCase.id.padEnd(idWidth)}  ${turnIdOf(linked.read)}${
           replaced ? "  (replaced the recording there)" : ""

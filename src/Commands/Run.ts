@@ -13,6 +13,7 @@ import type { Case } from "../Schema/Case.js"
 import { inert } from "../Schema/Decode.js"
 import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
 import { idProblem, resolveRoutes } from "../Schema/Protocol.js"
+import { shown } from "../Schema/Shown.js"
 import type { CaseResult, ShardInfo } from "../Schema/Result.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
@@ -190,15 +191,15 @@ const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, baseUrl: U
     const client = yield* SurfaceClient
     if (client.leftBehind === undefined) return
     const { kept, undeleted, unknown } = yield* client.leftBehind
-    const clipped = (id: string) => inert(id.length > 200 ? `${id.slice(0, 200)}…` : id)
+    const clipped = (id: string): string => inert(shown(id))
     const width = Math.min(64, Math.max(0, ...[...kept, ...undeleted].map((c) => clipped(c.conversationId).length)))
-    const shown = (id: string) => clipped(id).padEnd(width)
+    const padded = (id: string): string => clipped(id).padEnd(width)
     const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
     if (kept.length > 0) {
       yield* say(
         [
           `\nkept ${plural(kept.length, "conversation")} for the turn inspector:`,
-          ...kept.map((c) => `  ${shown(c.conversationId)}  ${c.caseId}`)
+          ...kept.map((c) => `  ${padded(c.conversationId)}  ${c.caseId}`)
         ].join("\n")
       )
     }
@@ -210,7 +211,7 @@ const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, baseUrl: U
       yield* Console.error(
         [
           `${plural(undeleted.length, "conversation")} could not be deleted${retry}:`,
-          ...undeleted.map((c) => `  ${shown(c.conversationId)}  ${c.caseId}: ${inert(c.reason ?? "")}`)
+          ...undeleted.map((c) => `  ${padded(c.conversationId)}  ${c.caseId}: ${inert(c.reason ?? "")}`)
         ].join("\n")
       )
     }

@@ -31,6 +31,7 @@ import type { Case } from "../Schema/Case.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { SessionRejected, TurnError } from "../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem, type Route } from "../Schema/Protocol.js"
+import { shown } from "../Schema/Shown.js"
 import type { Routes } from "../Schema/Surface.js"
 import { fastTurnTrace, type Turn, TurnTrace } from "../Schema/Trace.js"
 import type { Journal } from "./Journal.js"
@@ -155,7 +156,7 @@ class TransportFailure extends Data.TaggedError("TransportFailure")<{ readonly r
 const unreached = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"])
 
 /** An id quoted for a message, clipped (the message is made inert where it is printed). */
-const quoteId = (id: string): string => JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id)
+const quoteId = (id: string): string => JSON.stringify(shown(id))
 
 /**
  * A header value as text: headers arrive as one character per byte, so one holding UTF-8 is decoded,

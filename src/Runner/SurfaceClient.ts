@@ -8,6 +8,7 @@ import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
 import { readTextSync, writeAtomically } from "../Files.js"
 import type { Case } from "../Schema/Case.js"
 import { decodeJson, inert } from "../Schema/Decode.js"
+import { shown } from "../Schema/Shown.js"
 import { type SessionRejected, TurnError } from "../Schema/Errors.js"
 import type { Surface } from "../Schema/Surface.js"
 import { fastRecordedTurn, RecordedTurn, type Turn } from "../Schema/Trace.js"
@@ -74,7 +75,7 @@ const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnEr
     ),
     (recorded) =>
       recorded.caseId !== testCase.id
-        ? Either.left(new TurnError({ reason: `recorded turn ${file} is for case ${JSON.stringify(recorded.caseId)}` }))
+        ? Either.left(new TurnError({ reason: `recorded turn ${file} is for case ${JSON.stringify(shown(recorded.caseId))}` }))
         : recorded.question !== testCase.question
         ? Either.left(
           new TurnError({
@@ -84,6 +85,17 @@ const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnEr
         : Either.right({ answer: recorded.answer, trace: recorded.trace })
   )
 }
+
+/** A recorded turn as its file holds it, or why it cannot be written (a value nested too deep for JSON.stringify). */
+export const encodeRecording = (recorded: RecordedTurn): Either.Either<string, string> =>
+  Either.try({
+    try: () => `${JSON.stringify(recorded, null, 2)}\n`,
+    // JSON.stringify recurses: a value nested deep enough overflows the stack.
+    catch: (error) =>
+      error instanceof RangeError && /call stack/i.test(error.message)
+        ? "its turn is nested too deep to write as JSON"
+        : `its turn cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`
+  })
 
 /** Serves recorded turns from `dir`, one `<case id>.json` per case. */
 export const makeFixture = (dir: string): Effect.Effect<SurfaceClientShape, never, Path.Path> =>
@@ -127,14 +139,7 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
         const record = (testCase: Case, turn: Turn): Effect.Effect<void> => {
           const file = fixturePath(path, dir, testCase.id)
           const recorded: RecordedTurn = { caseId: testCase.id, question: testCase.question, ...turn }
-          const text = Either.try({
-            try: () => `${JSON.stringify(recorded, null, 2)}\n`,
-            // JSON.stringify recurses: a value nested deep enough overflows the stack.
-            catch: (error) =>
-              error instanceof RangeError && /call stack/i.test(error.message)
-                ? "its turn is nested too deep to write as JSON"
-                : `its turn cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`
-          })
+          const text = encodeRecording(recorded)
           if (Either.isLeft(text)) return skip(testCase, text.left)
           return writeAtomically(file, text.right).pipe(
             Effect.catchAll((error) => skip(testCase, error.message)),

@@ -113,3 +113,22 @@ describe("the README's OpenTelemetry commands", () => {
     expect(imported.stdout).toMatch(/^wrote 2 recorded turns to /)
   })
 })
+
+describe("eval import of a turn too deep to write", () => {
+  it("lists it as not usable and writes the others, where JSON.stringify would overflow the stack", () => {
+    // A tool input 100,000 levels deep, as a hand-edited export could hold: the attribute is JSON text.
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+    const edited = readFileSync(join(dir, "exports/1-refund.json"), "utf8").replace(
+      /"stringValue":"(\{\\"query\\":\\"refund window\\"\})"/,
+      () => `"stringValue":${JSON.stringify(deep)}`
+    )
+    expect(edited).toContain("[[[[")
+    writeFileSync(join(dir, "deep.json"), edited)
+    const imported = inDir(["import", "--otel", "deep.json", "--otel", "exports/2-proposal.json", "--out", "deep-out"])
+    expect(imported.stderr).not.toMatch(stackFrame)
+    expect(imported.code).toBe(0)
+    expect(imported.stdout).toMatch(/^wrote 1 recorded turn to deep-out:/)
+    expect(imported.stdout).toMatch(/case otel\.refund-window: its turn is nested too deep to write as JSON$/m)
+    expect(readdirSync(join(dir, "deep-out"))).toEqual(["otel.scale-search-api.json"])
+  })
+})
