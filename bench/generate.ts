@@ -7,7 +7,8 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
 
-interface Recording {
+/** A recorded turn as the committed files hold it, loosely typed so that data can be varied freely. */
+export interface Recording {
   caseId: string
   question: string
   answer: string

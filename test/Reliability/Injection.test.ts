@@ -13,6 +13,7 @@ import { Schema } from "effect"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { Recording } from "../../bench/generate.js"
 import { inShard } from "../../src/Runner/Shard.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { type CliRun, evalCliAsync, scratchProject, stackFrame } from "../support/cli.js"
@@ -81,20 +82,6 @@ const golden = JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as {
 const caseCount = golden.cases.length
 const questionOf = (id: string) => golden.cases.find((c) => c.id === id)!.question
 
-interface Recording {
-  caseId: string
-  question: string
-  answer: string
-  trace: {
-    turnId: string
-    surface: string
-    outcome: string
-    citations: Array<{ path: string; match: string }>
-    toolExecutions: Array<{ tool: string; error?: string | null }>
-    proposal: unknown
-  }
-}
-
 /** How each recorded turn is made hostile, by case id; every recording also gets a hostile turn id and answer. */
 const mutations: Record<string, (r: Recording) => void> = {
   "docs.refund-proration-no-retired-page": (r) => {
@@ -103,6 +90,8 @@ const mutations: Record<string, (r: Recording) => void> = {
   "docs.where-search-api-repo-catalog": (r) => {
     r.trace.toolExecutions = [{ tool: "catalog", error: hostile("timeout") }]
     r.trace.citations = [{ path: hostile("/docs/cited"), match: "path" }]
+    // Each payload alone too, short enough to be shown whole: every class is seen escaped, not clipped away.
+    r.trace.citations.push(...payloads.map((payload, i) => ({ path: `/docs/p${i}${payload}`, match: "path" })))
   },
   "docs.ssh-key-quote-citation": (r) => {
     r.trace.toolExecutions = [{ tool: hostile("search_docs"), error: hostile("boom") }]
@@ -219,8 +208,11 @@ describe("eval run --fixtures, hostile recorded turns", () => {
     // The values are shown, escaped, not dropped.
     expect(pretty.stdout).toContain("unsurfaced: /docs/leak-1\\n✓ docs  docs.fake-case\\n22/22 passed")
     expect(pretty.stdout).toContain("\\n::add-mask::x\\n::error file=cases/golden-cases.json,line=1::forged")
-    expect(pretty.stdout).toContain("\\r\\n::notice::crlf\\u2028::error::line separator")
-    expect(pretty.stdout).toContain("\\u202e::error::right-to-left override\\u2066isolate\\u2069\\ufeff")
+    expect(pretty.stdout).toContain("\\r\\n::notice::crlf")
+    expect(pretty.stdout).toContain("\\u2028::error::line separator")
+    expect(pretty.stdout).toContain("\\u202e::error::right-to-left override")
+    expect(pretty.stdout).toContain("\\u2066isolate\\u2069")
+    expect(pretty.stdout).toContain("\\ufeff::error::byte order mark")
     expect(pretty.stdout).toContain("\\t::error::tab")
     expect(pretty.stdout).toContain("\\u001b[2J\\u001b[31m::error::ansi\\u0007")
     for (const [name, run] of Object.entries({ pretty, junit, markdown, json, files })) {
