@@ -441,8 +441,14 @@ export const makeLive = (config: LiveConfig) =>
         }
         const opened = yield* Ref.get(state.opened)
         if (opened.includes(id)) return
-        if (journal !== undefined && !config.keep) yield* journal.opened(testCase.id, id)
-        yield* Ref.set(state.opened, [...opened, id])
+        // Journalled and noted as one step: an interruption between the two would leave the id
+        // journalled but never deleted.
+        yield* Effect.uninterruptible(
+          Effect.zipRight(
+            journal !== undefined && !config.keep ? journal.opened(testCase.id, id) : Effect.void,
+            Ref.update(state.opened, (all) => all.includes(id) ? all : [...all, id])
+          )
+        )
       })
 
     /** Asks the question; every conversation the app names is noted in `state` the moment it is known. */
