@@ -78,6 +78,41 @@ const liveOverhead = async (startUpMs: number) => {
   }
 }
 
+/**
+ * What the journal of open conversations costs a live run: 1,000 cases at 10 ms with it, and without
+ * it (a state folder that cannot be written turns it off), in turns, the ratio taken pair by pair.
+ */
+const journalCost = async () => {
+  const cases = goldenSet(join(work, "journal1000"), 1000)
+  const state = join(work, "state")
+  const off = join(work, "no-state-folder")
+  writeFileSync(off, "a file where the state folder would be")
+  const ratios: Array<number> = []
+  const walls: Array<number> = []
+  for (let round = 0; round < 3; round++) {
+    log(`journal: 1,000 live cases with and without it, round ${round + 1} …`)
+    await withStandIn({ latency: { ask: 10 }, maxConversations: 64 }, async (standIn) => {
+      const timed = async (folder: string) => {
+        const run = await measure([bin, "run", "--base-url", standIn.url, "--cases", cases, "--concurrency", "16"], {
+          env: { EVAL_COOKIE: Redacted.value(standIn.cookie()), XDG_STATE_HOME: folder }
+        })
+        if (run.code !== 0) throw new Error(`journal run failed: ${run.stderr.slice(0, 500)}`)
+        return run.wallMs
+      }
+      const [withJournal, without] = [await timed(state), await timed(off)]
+      walls.push(withJournal)
+      ratios.push(withJournal / without)
+    })
+  }
+  const ratio = median(ratios)
+  rows.push({
+    benchmark: "2. live: the journal, 1,000 cases, 10 ms ask, concurrency 16",
+    figure: `${(median(walls) / 1000).toFixed(2)} s; ${ratio.toFixed(2)}× the same run without a journal (an fsync'd line per conversation)`,
+    target: "≤ 1.15×",
+    met: ratio <= 1.15
+  })
+}
+
 // ---------------------------------------------------------------------------------------------------
 // 3. Offline grading
 
@@ -221,6 +256,7 @@ const main = async () => {
   mkdirSync(work, { recursive: true })
   const startUpMs = await startUp()
   await liveOverhead(startUpMs)
+  await journalCost()
   await offline()
   await audit()
   await growthLive()
