@@ -14,12 +14,17 @@ export const ExpectationResult = Schema.Struct({
 /** The verdict of one expectation. */
 export type ExpectationResult = typeof ExpectationResult.Type
 
+/** A wall time in milliseconds. */
+const Milliseconds = Schema.Number.pipe(Schema.nonNegative(), Schema.finite())
+
 /** One attempt at a case under `--repeat`: its own turn (a conversation of its own) and verdicts. */
 export const Attempt = Schema.Struct({
   passed: Schema.Boolean,
   turnId: Schema.optionalWith(Schema.String, { exact: true }),
   error: Schema.optionalWith(Schema.String, { exact: true }),
-  expectations: Schema.Array(ExpectationResult)
+  expectations: Schema.Array(ExpectationResult),
+  /** How long obtaining and grading the attempt's turn took (absent in results written before it was kept). */
+  durationMs: Schema.optionalWith(Milliseconds, { exact: true })
 })
 /** One attempt at a case under `--repeat`. */
 export type Attempt = typeof Attempt.Type
@@ -37,7 +42,9 @@ export const CaseResult = Schema.Struct({
   turnId: Schema.optionalWith(Schema.String, { exact: true }),
   error: Schema.optionalWith(Schema.String, { exact: true }),
   expectations: Schema.Array(ExpectationResult),
-  attempts: Schema.optionalWith(Schema.Array(Attempt).pipe(Schema.minItems(2)), { exact: true })
+  attempts: Schema.optionalWith(Schema.Array(Attempt).pipe(Schema.minItems(2)), { exact: true }),
+  /** The case's wall time, all its attempts together (absent in results written before it was kept). */
+  durationMs: Schema.optionalWith(Milliseconds, { exact: true })
 })
 /** The verdict of one case. */
 export type CaseResult = typeof CaseResult.Type
@@ -71,6 +78,8 @@ export const RunResult = Schema.Struct({
   caseSet: Fingerprint,
   repeat: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
   shard: Schema.optionalWith(ShardInfo, { exact: true }),
+  /** The run stopped starting cases after `--bail N` failures: a partial run, held to no floor. */
+  bailed: Schema.optionalWith(Schema.Literal(true), { exact: true }),
   cases: Schema.Array(CaseResult)
 })
 /** A whole run. */
