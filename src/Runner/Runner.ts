@@ -4,7 +4,7 @@
  * the run goes on; results keep golden-set order whatever the completion order. A rejected session
  * stops the run: no further case starts, and the scopes of those in flight close.
  */
-import { Cause, Deferred, Effect, Exit, Fiber, Option } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { grade } from "../Graders/index.js"
 import type { Case } from "../Schema/Case.js"
 import type { SessionRejected } from "../Schema/Errors.js"
@@ -21,15 +21,28 @@ export interface RunOptions {
   readonly repeat?: number
   /** Called as each case finishes (all its attempts), in completion order. */
   readonly onCaseDone?: (result: CaseResult) => Effect.Effect<void>
+  /**
+   * Stop starting cases once this many have failed (`--bail N`); cases in flight finish, and the run
+   * is partial: `runCases` returns only the cases that finished, and says it bailed.
+   */
+  readonly bail?: number
+}
+
+/** What a run obtained: each finished case's result in the order given, and whether it stopped early. */
+export interface RunOutcome {
+  readonly results: ReadonlyArray<CaseResult>
+  /** Whether `bail` stopped the run before every case had run. */
+  readonly bailed: boolean
 }
 
 /**
  * One case's verdict from its attempts: it passes only when every attempt passes (pass^k). With more
  * than one attempt, all are kept, and the case shows its first failing attempt (its first when all pass).
  */
-export const combineAttempts = (attempts: ReadonlyArray<CaseResult>): CaseResult => {
+export const combineAttempts = (attempts: ReadonlyArray<CaseResult>, durationMs?: number): CaseResult => {
   const first = attempts[0]!
-  if (attempts.length === 1) return first
+  const took = durationMs === undefined ? {} : { durationMs }
+  if (attempts.length === 1) return { ...first, ...took }
   const shown = attempts.find((a) => !a.passed) ?? first
   return {
     id: first.id,
@@ -42,8 +55,10 @@ export const combineAttempts = (attempts: ReadonlyArray<CaseResult>): CaseResult
       passed: a.passed,
       ...(a.turnId === undefined ? {} : { turnId: a.turnId }),
       ...(a.error === undefined ? {} : { error: a.error }),
-      expectations: a.expectations
-    }))
+      expectations: a.expectations,
+      ...(a.durationMs === undefined ? {} : { durationMs: a.durationMs })
+    })),
+    ...took
   }
 }
 
@@ -89,52 +104,78 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
       )
     }
 
+    /** Runs the cases; with `bail`, only those that finished are returned. */
+    const runCases = (
+      catalog: Catalog,
+      cases: ReadonlyArray<Case>,
+      options: RunOptions = {}
+    ): Effect.Effect<RunOutcome, SessionRejected> =>
+      Effect.gen(function*() {
+        const repeat = Math.max(1, Math.floor(options.repeat ?? 1))
+        // Every attempt is a unit of its own, so the attempts of one case overlap like different
+        // cases do; a case is done when its last attempt is.
+        const attempts = cases.map(() => new Array<CaseResult>(repeat))
+        const remaining = cases.map(() => repeat)
+        // When each case's first attempt started and its last one ended, for its wall time.
+        const started = cases.map(() => Number.POSITIVE_INFINITY)
+        const ended = cases.map(() => 0)
+        const results = new Array<CaseResult | undefined>(cases.length)
+        let failed = 0
+        let bailed = false
+        const units = cases.flatMap((testCase, index) =>
+          Array.from({ length: repeat }, (_, attempt) => ({ testCase, index, attempt }))
+        )
+        const caseDone = (index: number): Effect.Effect<void> => {
+          remaining[index]! -= 1
+          if (remaining[index] !== 0) return Effect.void
+          const result = combineAttempts(attempts[index]!, Math.max(0, ended[index]! - started[index]!))
+          results[index] = result
+          if (!result.passed) failed++
+          if (options.bail !== undefined && failed >= options.bail) bailed = true
+          return options.onCaseDone === undefined ? Effect.void : options.onCaseDone(result)
+        }
+        // No case fails inside forEach: a rejected session is signalled here instead, and the whole
+        // forEach is interrupted and awaited, so every in-flight case's scope has closed (its
+        // conversation deleted) before the run ends. (forEach's own fail-fast path can return
+        // while a sibling is still running its finalizers.)
+        const rejected = yield* Deferred.make<never, SessionRejected>()
+        const all = Effect.forEach(
+          units,
+          ({ attempt, index, testCase }) =>
+            // Once the run has bailed, no further attempt starts: its case is left out of the results.
+            bailed ? Effect.void : Effect.gen(function*() {
+              const from = yield* Clock.currentTimeMillis
+              const result = yield* runCase(catalog, testCase)
+              const to = yield* Clock.currentTimeMillis
+              started[index] = Math.min(started[index]!, from)
+              ended[index] = Math.max(ended[index]!, to)
+              attempts[index]![attempt] = { ...result, durationMs: to - from }
+              return yield* caseDone(index)
+            }).pipe(
+              Effect.catchTag("SessionRejected", (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never))
+            ),
+          { concurrency: options.concurrency ?? 4, discard: true }
+        ).pipe(Effect.map((): RunOutcome => {
+          const finished = results.filter((r): r is CaseResult => r !== undefined)
+          return { results: finished, bailed: bailed && finished.length < cases.length }
+        }))
+        return yield* Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(Effect.fork(Effect.interruptible(all)), (running) =>
+            restore(Effect.raceFirst(Fiber.join(running), Deferred.await(rejected))).pipe(
+              Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Fiber.interrupt(running))
+            ))
+        )
+      })
+
     return {
       /** Runs the cases and returns their results in the order given. */
       run: (
         catalog: Catalog,
         cases: ReadonlyArray<Case>,
-        options: RunOptions = {}
+        options: Omit<RunOptions, "bail"> = {}
       ): Effect.Effect<ReadonlyArray<CaseResult>, SessionRejected> =>
-        Effect.gen(function*() {
-          const repeat = Math.max(1, Math.floor(options.repeat ?? 1))
-          // Every attempt is a unit of its own, so the attempts of one case overlap like different
-          // cases do; a case is done when its last attempt is.
-          const attempts = cases.map(() => new Array<CaseResult>(repeat))
-          const remaining = cases.map(() => repeat)
-          const units = cases.flatMap((testCase, index) =>
-            Array.from({ length: repeat }, (_, attempt) => ({ testCase, index, attempt }))
-          )
-          const caseDone = (index: number): Effect.Effect<void> => {
-            remaining[index]! -= 1
-            return remaining[index] === 0 && options.onCaseDone !== undefined
-              ? options.onCaseDone(combineAttempts(attempts[index]!))
-              : Effect.void
-          }
-          // No case fails inside forEach: a rejected session is signalled here instead, and the whole
-          // forEach is interrupted and awaited, so every in-flight case's scope has closed (its
-          // conversation deleted) before the run ends. (forEach's own fail-fast path can return
-          // while a sibling is still running its finalizers.)
-          const rejected = yield* Deferred.make<never, SessionRejected>()
-          const all = Effect.forEach(
-            units,
-            ({ attempt, index, testCase }) =>
-              runCase(catalog, testCase).pipe(
-                Effect.flatMap((result): Effect.Effect<void> => {
-                  attempts[index]![attempt] = result
-                  return caseDone(index)
-                }),
-                Effect.catchTag("SessionRejected", (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never))
-              ),
-            { concurrency: options.concurrency ?? 4, discard: true }
-          ).pipe(Effect.map(() => attempts.map(combineAttempts)))
-          return yield* Effect.uninterruptibleMask((restore) =>
-            Effect.flatMap(Effect.fork(Effect.interruptible(all)), (running) =>
-              restore(Effect.raceFirst(Fiber.join(running), Deferred.await(rejected))).pipe(
-                Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Fiber.interrupt(running))
-              ))
-          )
-        })
+        Effect.map(runCases(catalog, cases, options), (outcome) => outcome.results),
+      runCases
     }
   })
 }) {}

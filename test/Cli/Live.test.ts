@@ -7,6 +7,7 @@ import { RunResult } from "../../src/Schema/Result.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
 import { withStandIn } from "../support/live.js"
+import { untimed } from "../support/untimed.js"
 
 const cookieOf = (s: StandIn) => Redacted.value(s.cookie())
 const tokenOf = (s: StandIn) => cookieOf(s).split("=")[1]!
@@ -145,7 +146,7 @@ describe("eval run --base-url", () => {
       expect(obtained.length).toBeGreaterThan(10)
       expect(obtained.length).toBeLessThan(22)
       expect(readdirSync(join(dir, "turns")).sort()).toEqual(obtained.map((c) => `${c.id}.json`).sort())
-      for (const c of obtained) expect(b.cases.find((r) => r.id === c.id)).toEqual(c)
+      for (const c of obtained) expect(untimed(b.cases.find((r) => r.id === c.id))).toEqual(untimed(c))
     }))
 })
 

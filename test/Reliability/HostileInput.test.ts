@@ -17,6 +17,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { main } from "../../src/Cli.js"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
+import { untimed } from "../support/untimed.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 type Path = ReadonlyArray<string | number>
@@ -500,7 +501,7 @@ describe("recording a turn never changes its verdict", () => {
         expect(recording.code, note).toBe(plain.code)
         expect(recording.stdout, note).toBe(plain.stdout)
         const verdicts = (file: string) =>
-          (JSON.parse(readFileSync(join(dir, file), "utf8")) as { cases: Array<Record<string, unknown>> }).cases
+          untimed((JSON.parse(readFileSync(join(dir, file), "utf8")) as { cases: Array<Record<string, unknown>> }).cases)
         expect(verdicts("recorded.json"), note).toEqual(verdicts("plain.json"))
         expect(recording.stderr, note).toMatch(new RegExp(`^(|warning: case ${id.replace(/[.]/g, "\\.")} was graded but not recorded: .*)$`))
         if (input === tooDeepToWrite) expect(recording.stderr, note).not.toBe("")

@@ -18,6 +18,7 @@ import { inShard } from "../../src/Runner/Shard.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { type CliRun, evalCliAsync, scratchProject, stackFrame } from "../support/cli.js"
 import { validateJUnit } from "../support/junit.js"
+import { untimed } from "../support/untimed.js"
 
 /** Each class of payload, each trying to start a line of its own. */
 const payloads = [
@@ -232,7 +233,7 @@ describe("eval run --fixtures, hostile recorded turns", () => {
       expect(rows, name).toHaveLength(failing)
       for (const row of rows) expect(row, name).toMatch(/^\| .* \|$/)
     }
-    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(readFileSync(at("results.json"), "utf8")))
+    expect(untimed(JSON.parse(json.stdout))).toEqual(untimed(JSON.parse(readFileSync(at("results.json"), "utf8"))))
   })
 
   it("--compare with a hostile older run keeps to one line per case", async () => {

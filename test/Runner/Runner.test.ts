@@ -11,6 +11,7 @@ import { SessionRejected, TurnError } from "../../src/Schema/Errors.js"
 import type { Catalog } from "../../src/Schema/Surface.js"
 import type { Turn } from "../../src/Schema/Trace.js"
 import { call, cite, docsSurface, turn } from "../support/turns.js"
+import { untimed } from "../support/untimed.js"
 
 const catalog: Catalog = { surfaces: { docs: docsSurface } }
 
@@ -51,7 +52,7 @@ describe("Runner on the fixture layer", () => {
     Effect.gen(function*() {
       const dir = fixtureDir({ "a.json": recorded(a, good), "b.json": recorded(b, recalled) })
       const results = yield* runWith(fixtureLayer(dir), [a, missing, b])
-      expect(results).toEqual([
+      expect(untimed(results)).toEqual([
         { id: "a", surface: "docs", passed: true, turnId: "turn_1", expectations: [{ kind: "cites-only-surfaced", passed: true }] },
         {
           id: "missing",
