@@ -12,6 +12,7 @@ import {
   BadInput,
   BelowFloor,
   ConversationsRemain,
+  NotAMeasurement,
   RatchetRefused,
   RegressionsFound,
   SessionRejected,
@@ -125,6 +126,18 @@ const compareOption = Options.text("compare").pipe(
 )
 const allowDifferentSetsOption = Options.boolean("allow-different-sets").pipe(
   Options.withDescription("Compare runs over different case sets (an edited, filtered or sharded golden set) case by case.")
+)
+const bailOption = Options.integer("bail").pipe(
+  Options.withPseudoName("N"),
+  Options.optional,
+  Options.withDescription(
+    "Stop starting cases after N cases failed; the cases in flight finish and their conversations are deleted. The run is then partial: --check exits 1, --ratchet refuses, and the results say \"bailed\": true."
+  )
+)
+const silentOption = Options.boolean("silent").pipe(
+  Options.withDescription(
+    "Print nothing while the run goes: no line per case as it finishes (off a terminal) and no progress line (on one); the reports come at the end as usual."
+  )
 )
 const checkOption = Options.boolean("check").pipe(
   Options.withDescription("Exit 1 when the pass rate is below the committed floor.")
@@ -281,7 +294,9 @@ const runCommand = Command.make("run", {
   shard: runShardOption,
   reporter: reporterOption,
   compare: compareOption,
-  allowDifferentSets: allowDifferentSetsOption
+  allowDifferentSets: allowDifferentSetsOption,
+  bail: bailOption,
+  silent: silentOption
 }, runHandler).pipe(
   Command.withDescription(
     "Grade every case's turn and print the scorecard. Example: eval run --fixtures cases/fixtures --check, or live: EVAL_COOKIE='session=…' eval run --base-url http://127.0.0.1:5173 --check"
@@ -464,6 +479,7 @@ const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
       return Effect.succeed(1)
     }
     if (ValidationError.isValidationError(error)) return Effect.succeed(2)
+    if (error instanceof NotAMeasurement) return Effect.as(Console.error(`error: ${inertLines(error.message)}`), 2)
     // Messages quote what the user and the app wrote: nothing in them may start a line of its own.
     if (error instanceof BadInput) return Effect.as(Console.error(inertLines(error.message)), 2)
     if (

@@ -11,16 +11,19 @@ import { inShard, parseShard } from "../Runner/Shard.js"
 import { SurfaceClient } from "../Runner/SurfaceClient.js"
 import type { Case } from "../Schema/Case.js"
 import { inert } from "../Schema/Decode.js"
-import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
+import { BadInput, BelowFloor, NotAMeasurement, RatchetRefused, UsageError } from "../Schema/Errors.js"
 import { idProblem, resolveRoutes } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
 import type { CaseResult, ShardInfo } from "../Schema/Result.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { diffRuns, refuseDifferentSets } from "../Scorecard/Diff.js"
+import { caseLine, showCaseDuration, surfaceWidth } from "../Scorecard/Render/Pretty.js"
 import { renderProgress } from "../Scorecard/Render/Progress.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
+import { attemptsOf } from "../Scorecard/Attempts.js"
 import { noFloorYet, repeatOf, summarize } from "../Scorecard/Scorecard.js"
+import { useColor } from "../Terminal.js"
 import { applyRatchet } from "./Ratchet.js"
 import { parseReporters, refuseOverwritingInputs, stdoutIsDocument, writeReports } from "./Report.js"
 
@@ -47,6 +50,10 @@ export interface RunArgs {
   readonly reporter: ReadonlyArray<string>
   readonly compare: Option.Option<string>
   readonly allowDifferentSets: boolean
+  /** Stop starting cases after this many failed cases. */
+  readonly bail: Option.Option<number>
+  /** Show no per-case lines or progress while the run goes. */
+  readonly silent: boolean
 }
 
 /** Where turns come from. */
@@ -283,10 +290,18 @@ export const selectRun = (set: GoldenSet, args: Pick<RunArgs, "filter" | "shard"
     }
   })
 
-/** The live progress line, on a terminal's stderr only: CI logs and pipes never see it. */
-const progressLine = (total: number) =>
+/**
+ * How a run shows its progress. On a terminal's stderr, a long run redraws one progress line; off a
+ * terminal (a CI log, a pipe) each case's scorecard line is printed to stderr as it finishes, in
+ * completion order, with its wall time, so a log never falls silent while cases run. `silent` shows
+ * neither.
+ */
+const caseProgress = (cases: ReadonlyArray<Case>, silent: boolean) =>
   Effect.sync(() => {
-    const show = process.stderr.isTTY === true && (process.env["CI"] ?? "") === "" && total > 1
+    const terminal = process.stderr.isTTY === true && (process.env["CI"] ?? "") === ""
+    const total = cases.length
+    const width = surfaceWidth(cases.map((c) => c.surface))
+    const color = useColor()
     const started = Date.now()
     let done = 0
     let passing = 0
@@ -297,9 +312,14 @@ const progressLine = (total: number) =>
         Effect.sync(() => {
           done++
           if (result.passed) passing++
+          if (silent) return
+          if (!terminal) {
+            process.stderr.write(`${caseLine(result, width, color)}  ${showCaseDuration(result.durationMs ?? 0)}\n`)
+            return
+          }
           const now = Date.now()
           // Only a long run gets a line, redrawn at most ten times a second.
-          if (!show || now - started < 1_000 || (now - last < 100 && done < total)) return
+          if (total <= 1 || now - started < 1_000 || (now - last < 100 && done < total)) return
           last = now
           drawn = true
           process.stderr.write(`\r\u001b[2K${renderProgress({ done, total, passing, elapsedMs: now - started })}`)
@@ -310,6 +330,35 @@ const progressLine = (total: number) =>
       elapsedMs: Effect.sync(() => Date.now() - started)
     }
   })
+
+/** Hints for the reasons a run may obtain no turn at all. */
+const hints: ReadonlyArray<readonly [RegExp, string]> = [
+  [/connection refused|host not found|TLS/, "is the dev server running, and the URL right?"],
+  [/^no recorded turn: /, "is --fixtures the folder of the recorded turns?"],
+  [/HTTP 404/, "are the routes right (\"routes\" in the catalog)?"]
+]
+
+/**
+ * Why a run measured nothing — no case obtained its turn — naming the most common reason, or
+ * `undefined` when some case was graded.
+ */
+export const measuredNothing = (results: ReadonlyArray<CaseResult>): string | undefined => {
+  const errors = results.flatMap((c) => attemptsOf(c).map((a) => ({ id: c.id, error: a.error })))
+  if (errors.length === 0 || errors.some((e) => e.error === undefined)) return undefined
+  // Reasons are grouped as they would read without the case's own id or the URL it went to.
+  const groups = new Map<string, { readonly example: string; count: number }>()
+  for (const { error, id } of errors) {
+    const kind = error!.split(id).join("…").replace(/ — (GET|POST|DELETE) \S+$/, "")
+    const group = groups.get(kind)
+    if (group === undefined) groups.set(kind, { example: error!, count: 1 })
+    else group.count++
+  }
+  const { count, example: reason } = [...groups.values()].sort((a, b) => b.count - a.count)[0]!
+  const hint = hints.find(([pattern]) => pattern.test(reason))?.[1]
+  return `no case obtained its turn, so the run measured nothing and no floor is held: ${inert(shown(reason))}${
+    hint === undefined || reason.includes(" — ") ? "" : ` — ${hint}`
+  } (${count} of ${errors.length} ${errors.length === 1 ? "turn" : "turns"})`
+}
 
 /**
  * The floor a run of `repeat` attempts per case is held to: the committed one, unless the run covers a
@@ -377,31 +426,49 @@ export const gradeRun = (
     }
     const held = yield* floorToHold(args, args.repeat, partial)
     const runner = yield* Runner
-    const progress = yield* progressLine(cases.length)
-    const results = yield* runner.run(set.catalog, cases, {
+    const progress = yield* caseProgress(cases, args.silent)
+    const bail = Option.getOrUndefined(args.bail)
+    const { bailed, results } = yield* runner.runCases(set.catalog, cases, {
       concurrency: concurrencyOf(args),
       repeat: args.repeat,
-      onCaseDone: progress.onCaseDone
+      onCaseDone: progress.onCaseDone,
+      ...(bail === undefined ? {} : { bail })
     }).pipe(
       Effect.ensuring(progress.clear),
       Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : reportLeftBehind(say, baseUrl))
     )
-    const result = summarize(results, caseSet, held.floor, {
-      repeat: args.repeat,
-      ...(shard === undefined ? {} : { shard })
-    })
+    // A run in which no case obtained its turn measured nothing: its pass rate is no verdict.
+    const nothing = measuredNothing(results)
+    // A run that stopped early covers the cases that finished, and is held to no floor.
+    const stoppedEarly = bailed
+      ? `stopped after ${bail} failed case${bail === 1 ? "" : "s"} (--bail ${bail}): ${cases.length - results.length} of ${cases.length} cases not run; a partial run is held to no floor`
+      : undefined
+    const result = summarize(
+      results,
+      bailed ? caseSetFingerprint(cases.filter((c) => results.some((r) => r.id === c.id))) : caseSet,
+      bailed || nothing !== undefined ? null : held.floor,
+      {
+        repeat: args.repeat,
+        ...(shard === undefined ? {} : { shard }),
+        ...(bailed ? { bailed: true } : {})
+      }
+    )
     const diff = older === undefined
       ? undefined
       : { diff: yield* diffRuns(older, result, { allowDifferentSets: true }), against: compareFile! }
     yield* writeReports(result, reporters, {
       casesFile: set.casesFile,
-      noFloor: held.noFloor,
+      noFloor: nothing === undefined ? stoppedEarly ?? held.noFloor : "no case obtained its turn: the run measured nothing",
       durationMs: yield* progress.elapsedMs,
       ...(diff === undefined ? {} : { diff })
     })
     yield* reportLeftBehind(say, baseUrl)
+    if (nothing !== undefined) return yield* new NotAMeasurement({ message: nothing })
+    if (args.ratchet && bailed) {
+      return yield* new RatchetRefused({ message: `--ratchet: the run ${stoppedEarly!.replace(/; a partial.*$/, "")}: the floor moves only on a full run` })
+    }
     if (args.ratchet) yield* applyRatchet(set, args.baseline, result, say)
-    if (args.check && result.passed === false) return yield* new BelowFloor()
+    if (args.check && (bailed || result.passed === false)) return yield* new BelowFloor()
   }).pipe(
     Effect.provide(
       Runner.Default.pipe(
@@ -419,6 +486,7 @@ export const runHandler = (args: RunArgs) =>
       return yield* new UsageError({ message: "--concurrency must be at least 1" })
     }
     if (!(args.timeout > 0)) return yield* new UsageError({ message: "--timeout must be more than 0 seconds" })
+    if (Option.isSome(args.bail) && args.bail.value < 1) return yield* new UsageError({ message: "--bail must be at least 1" })
     if (args.repeat < 1 || args.repeat > maxRepeat) {
       return yield* new UsageError({ message: `--repeat must be from 1 to ${maxRepeat}` })
     }

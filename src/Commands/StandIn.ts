@@ -99,7 +99,9 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, unknown, FileSy
         reporter: [],
         compare: Option.none(),
         allowDifferentSets: false,
-        otel: []
+        otel: [],
+        bail: Option.none(),
+        silent: true
       }
       const source = { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), cookie: standIn.cookie() } as const
       // The stand-in ends with the demo, and its conversations with it: nothing to journal.

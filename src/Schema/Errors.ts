@@ -68,6 +68,14 @@ export class ViolationsFound extends Schema.TaggedError<ViolationsFound>()("Viol
 /** `eval diff --check` found cases that passed before and fail now (exit code 1); the diff names them. */
 export class RegressionsFound extends Schema.TaggedError<RegressionsFound>()("RegressionsFound", {}) {}
 
+/**
+ * A run in which no case obtained its turn (an app that cannot be reached, a wrong folder): it measured
+ * nothing, so it is no regression and holds no floor (exit code 2).
+ */
+export class NotAMeasurement extends Schema.TaggedError<NotAMeasurement>()("NotAMeasurement", {
+  message: Schema.String
+}) {}
+
 /** `eval cleanup` could not delete every conversation the journal held (exit code 1); each was listed. */
 export class ConversationsRemain extends Schema.TaggedError<ConversationsRemain>()("ConversationsRemain", {
   count: Schema.Number

@@ -24,6 +24,8 @@ export const showRate = (rate: number): string => (Math.floor(rate * floorScale 
 export interface RunShape {
   readonly repeat?: number
   readonly shard?: ShardInfo
+  /** The run stopped early (`--bail`): its results are partial, and it is held to no floor. */
+  readonly bailed?: boolean
 }
 
 /** The K a run or a baseline was made with (absent: 1). */
@@ -49,6 +51,7 @@ export const summarize = (
     caseSet,
     ...(shape.repeat !== undefined && shape.repeat > 1 ? { repeat: shape.repeat } : {}),
     ...(shape.shard === undefined ? {} : { shard: shape.shard }),
+    ...(shape.bailed === true ? { bailed: true as const } : {}),
     cases
   }
 }

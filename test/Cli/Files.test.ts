@@ -23,7 +23,7 @@ import {
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { bin, type CliRun, evalCli, scratchProject, spawnAsync, stackFrame } from "../support/cli.js"
+import { bin, evalCli, notesOf, scratchProject, spawnAsync, stackFrame, type CliRun } from "../support/cli.js"
 import { failingOnFixtures } from "../support/golden.js"
 
 const scratch = () => mkdtempSync(join(tmpdir(), "eval-files-"))
@@ -115,7 +115,7 @@ describe("special files and oversized files", () => {
     fifo(pipe)
     sparse(big, 65 * MiB)
     const run = await bounded(["run", "--fixtures", fixtures, "--json", join(dir, "r.json")])
-    expect(run.stderr).toBe("")
+    expect(run.notes).toBe("")
     expect(run.code).toBe(0)
     expect(run.ms).toBeLessThan(5_000)
     const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as {
@@ -239,7 +239,7 @@ describe("writing files", () => {
     const run = evalCli(["run", "--fixtures", "cases/fixtures", "--reporter", "github"], {
       env: { GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "/dev/full", CI: "" }
     })
-    expect(run.stderr).toBe("/dev/full: cannot append the summary to $GITHUB_STEP_SUMMARY: no space left on device\n")
+    expect(run.notes).toBe("/dev/full: cannot append the summary to $GITHUB_STEP_SUMMARY: no space left on device\n")
     expect(run.code).toBe(2)
   })
 
@@ -253,7 +253,7 @@ describe("writing files", () => {
       env: { ...process.env, NO_COLOR: "1", GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: summary, CI: "" },
       encoding: "utf8"
     })
-    expect(run.stderr).toMatch(
+    expect(notesOf(run.stderr)).toMatch(
       new RegExp(`^${summary.replace(/[.]/g, "\\.")}: cannot append the summary to \\$GITHUB_STEP_SUMMARY: wrote only \\d+ of \\d+ bytes\\n$`)
     )
     expect(run.status).toBe(2)
@@ -265,7 +265,7 @@ describe("writing files", () => {
     writeFileSync(join(dir, "reports"), "a file where the folder should be\n")
     for (const report of [join(dir, "reports", "eval.xml"), join(dir, "reports", "ci", "eval.xml")]) {
       const run = evalCli(["run", "--fixtures", "cases/fixtures", "--reporter", `junit=${report}`])
-      expect(run.stderr).toBe(`${report}: cannot write: ${join(dir, "reports")} is not a folder\n`)
+      expect(run.notes).toBe(`${report}: cannot write: ${join(dir, "reports")} is not a folder\n`)
       expect(run.code).toBe(2)
       expect(run.stderr).not.toMatch(stackFrame)
     }
@@ -293,7 +293,7 @@ describe("writing files", () => {
         encoding: "utf8",
         ...asUser
       })
-      expect(run.stderr).toBe(`${report}: cannot write: ${why}\n`)
+      expect(notesOf(run.stderr)).toBe(`${report}: cannot write: ${why}\n`)
       expect(run.status).toBe(2)
     }
   })

@@ -17,7 +17,7 @@ describe("eval run --base-url", () => {
   it("runs the golden set live with the cookie from EVAL_COOKIE, holds the floor, and leaves nothing behind", () =>
     withStandIn({}, async (s) => {
       const run = await evalCliAsync(["run", "--base-url", s.url, "--check"], { env: { EVAL_COOKIE: cookieOf(s) } })
-      expect(run.stderr).toBe("")
+      expect(run.notes).toBe("")
       expect(run.code).toBe(0)
       expect(run.stdout).toContain("22/22 passed · pass rate 1.0000 · floor 0.8181 · holds the floor")
       expect(s.stats().requests).toEqual({ ask: 22, conversation: 22, trace: 22, delete: 22, ratings: 0 })
@@ -44,7 +44,7 @@ describe("eval run --base-url", () => {
         const note = i === 0
           ? ""
           : "note: earlier runs left 1 conversation undeleted in this account at http://127\\.0\\.0\\.1:\\d+/; `eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/` deletes them\\n"
-        expect(run.stderr).toMatch(
+        expect(run.notes).toMatch(
           new RegExp(
             `^${note}1 conversation could not be deleted; \`eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/\` tries again, or delete it by hand:\\n {2}conv_\\S+ +docs\\.refund-window-cites-source: delete: HTTP 500\\n$`
           )

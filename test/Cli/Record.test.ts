@@ -61,7 +61,7 @@ describe("run --record", () => {
       const plain = await evalCliAsync([...args, "--json", join(dir, "plain.json")], { env })
       const recorded = await evalCliAsync([...args, "--json", join(dir, "recorded.json"), "--record", join(dir, "rec")], { env })
 
-      expect(plain.stderr).toBe("")
+      expect(plain.notes).toBe("")
       expect(plain.code).toBe(0)
       expect(recorded.code).toBe(plain.code)
       expect(recorded.stdout).toBe(plain.stdout)
@@ -71,7 +71,7 @@ describe("run --record", () => {
       }
       expect(verdicts("recorded.json")).toEqual(verdicts("plain.json"))
       expect(verdicts("plain.json")[0]).toMatchObject({ id, passed: true })
-      expect(recorded.stderr).toBe(`warning: case ${id} was graded but not recorded: its turn is nested too deep to write as JSON\n`)
+      expect(recorded.notes).toBe(`warning: case ${id} was graded but not recorded: its turn is nested too deep to write as JSON\n`)
       expect(existsSync(join(dir, "rec", `${id}.json`))).toBe(false)
     }))
 })

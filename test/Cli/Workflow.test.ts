@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { Baseline } from "../../src/Schema/Baseline.js"
 import { Case, CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
-import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame, startCli } from "../support/cli.js"
+import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame, startCli, streamedLine } from "../support/cli.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 import { failingOnFixtures } from "../support/golden.js"
 import { withStandIn } from "../support/live.js"
@@ -171,7 +171,7 @@ describe("--repeat", () => {
         ["run", "--base-url", s.url, "--repeat", "2", "--filter", "docs.refund-window-cites-source", "--filter", "docs.rollback-cites-rollbacks-page", "--json", "r.json"],
         { cwd: dir, env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" } }
       )
-      expect(run.stderr).toBe("")
+      expect(run.notes).toBe("")
       expect(run.code).toBe(0)
       expect(run.stdout).toMatch(/^~ docs\s+docs\.refund-window-cites-source$/m)
       expect(run.stdout).toContain("flaky  1 of 2 attempts passed")
@@ -296,7 +296,20 @@ describe("the progress line", () => {
         cwd: dir,
         env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" }
       })
-      expect(piped.stderr).toBe("")
+      expect(piped.notes).toBe("")
+      // Off a terminal each case's line is streamed to stderr as it finishes, with its wall time; then the scorecard.
+      const streamed = piped.stderr.split("\n").filter((line) => streamedLine.test(line))
+      expect(streamed).toHaveLength(22)
+      expect(streamed.map((line) => line.replace(/ {2}\S+$/, "")).sort()).toEqual(
+        piped.stdout.split("\n").filter((line) => /^[✓✗~] /.test(line)).sort()
+      )
+      expect(inCi.stdout.split(/\r?\n/).filter((line) => streamedLine.test(line))).toHaveLength(22)
+      const silent = await evalCliAsync(["run", "--base-url", s.url, "--concurrency", "1", "--silent"], {
+        cwd: dir,
+        env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" }
+      })
+      expect(silent.stderr).toBe("")
+      expect(silent.stdout).toContain("22/22 passed")
     }), 60_000)
 })
 

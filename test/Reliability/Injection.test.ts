@@ -424,7 +424,7 @@ describe("OpenTelemetry traces", () => {
     expect(caseLines(run.stdout)).toHaveLength(caseCount)
     expect(tallies(run.stdout)).toHaveLength(1)
     // The three turns linked to no case, on stderr, a line each under the heading.
-    expect(linesOf(run.stderr.trimEnd())).toHaveLength(4)
+    expect(linesOf(run.notes.trimEnd())).toHaveLength(4)
     expect(run.stdout).toContain("errored: boom\\u2028✓ docs  docs.fake-case")
     expect(await validateJUnit(junit.stdout)).toEqual([])
     // import: the one recorded turn, the one refused, the three unlinked and the count, each on its lines.

@@ -10,7 +10,18 @@ export interface CliRun {
   readonly code: number | null
   readonly stdout: string
   readonly stderr: string
+  /** Standard error without the line per case that a run streams there off a terminal: its messages. */
+  readonly notes: string
 }
+
+/** A case's line as a run streams it to stderr off a terminal: the scorecard's line and a wall time. */
+export const streamedLine = /^[✓✗~] .*  \d+(ms|\.\d+s|m\d\ds)$/
+
+/** Standard error without the streamed case lines. */
+export const notesOf = (stderr: string): string =>
+  stderr.split("\n").filter((line) => !streamedLine.test(line)).join("\n")
+
+const finished = (code: number | null, stdout: string, stderr: string): CliRun => ({ code, stdout, stderr, notes: notesOf(stderr) })
 
 export const evalCli = (args: ReadonlyArray<string>, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliRun => {
   const result = spawnSync(process.execPath, [bin, ...args], {
@@ -19,12 +30,12 @@ export const evalCli = (args: ReadonlyArray<string>, options: { cwd?: string; en
     encoding: "utf8",
     timeout: 60_000
   })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+  return finished(result.status, result.stdout, result.stderr)
 }
 
 export const shell = (command: string, cwd = process.cwd()): CliRun => {
   const result = spawnSync("sh", ["-c", command], { cwd, env: { ...process.env, NO_COLOR: "1" }, encoding: "utf8", timeout: 120_000 })
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+  return finished(result.status, result.stdout, result.stderr)
 }
 
 /** A scratch copy of the committed golden set, catalog and recorded turns (no baseline). */
@@ -71,7 +82,7 @@ const collect = (child: ChildProcessWithoutNullStreams, timeoutMs: number) => {
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
     child.on("close", (code) => {
       clearTimeout(timer)
-      resolve({ code, stdout, stderr })
+      resolve(finished(code, stdout, stderr))
     })
   })
   return { stdout: () => stdout, stderr: () => stderr, done }

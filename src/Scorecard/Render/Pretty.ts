@@ -4,7 +4,7 @@
  * sequences are printed escaped, never interpreted by the terminal.
  */
 import { inert } from "../../Schema/Decode.js"
-import type { RunResult } from "../../Schema/Result.js"
+import type { CaseResult, RunResult } from "../../Schema/Result.js"
 import { shown } from "../../Schema/Shown.js"
 import { attemptsOf, failingFacts, flakiness } from "../Attempts.js"
 import { noFloorYet, repeatOf, showRate } from "../Scorecard.js"
@@ -23,6 +23,24 @@ export const paint = (on: boolean, code: string) => (text: string): string => on
 /** A name from the results as the scorecard shows it: clipped, so padding to it cannot swamp the scorecard, and inert. */
 export const label = (name: string): string => inert(shown(name))
 
+/** The width of the surface column for these surfaces, as the scorecard shows them. */
+export const surfaceWidth = (surfaces: ReadonlyArray<string>): number => Math.max(...surfaces.map((s) => label(s).length), 0)
+
+/** One case's line of the scorecard: `✓ docs       docs.refund-window-cites-source`. */
+export const caseLine = (c: CaseResult, width: number, color: boolean): string => {
+  const verdict = flakiness(c).verdict
+  const mark = verdict === "passed" ? paint(color, "32")("✓") : verdict === "flaky" ? paint(color, "33")("~") : paint(color, "31")("✗")
+  return `${mark} ${paint(color, "2")(label(c.surface).padEnd(width))}  ${label(c.id)}`
+}
+
+/** A case's wall time as a line streamed off a terminal shows it: `412ms`, `2.3s`, `1m05s`. */
+export const showCaseDuration = (ms: number): string => {
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`
+  const seconds = Math.round(ms / 1000)
+  return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`
+}
+
 /** Renders a run's results as the terminal scorecard. */
 export const renderPretty = (result: RunResult, options: PrettyOptions): string => {
   const green = paint(options.color, "32")
@@ -30,16 +48,14 @@ export const renderPretty = (result: RunResult, options: PrettyOptions): string 
   const dim = paint(options.color, "2")
   const bold = paint(options.color, "1")
   const yellow = paint(options.color, "33")
-  const width = Math.max(...result.cases.map((c) => label(c.surface).length), 0)
+  const width = surfaceWidth(result.cases.map((c) => c.surface))
   const lines: Array<string> = []
   const k = repeatOf(result)
   let flaky = 0
   for (const c of result.cases) {
-    const surface = dim(label(c.surface).padEnd(width))
     const how = flakiness(c)
     if (how.verdict === "flaky") flaky++
-    const mark = how.verdict === "passed" ? green("✓") : how.verdict === "flaky" ? yellow("~") : red("✗")
-    lines.push(`${mark} ${surface}  ${label(c.id)}`)
+    lines.push(caseLine(c, width, options.color))
     if (how.verdict === "flaky") {
       lines.push(`    ${yellow("flaky")}  ${how.passedAttempts} of ${how.attempts} attempts passed`)
       attemptsOf(c).forEach((attempt, i) => {
