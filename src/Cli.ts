@@ -9,6 +9,7 @@ import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
 import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
 import {
+  AppUnreachable,
   BadInput,
   BelowFloor,
   ConversationsRemain,
@@ -484,6 +485,7 @@ const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
     if (error instanceof BadInput) return Effect.as(Console.error(inertLines(error.message)), 2)
     if (
       error instanceof UsageError || error instanceof RatchetRefused || error instanceof SessionRejected ||
+      error instanceof AppUnreachable ||
       error instanceof UnreadableLines
     ) {
       return Effect.as(Console.error(`error: ${inertLines(error.message)}`), 2)

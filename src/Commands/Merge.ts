@@ -45,6 +45,12 @@ export const mergeShards = (
           problems: [{ path: "$.shard", message: "expected the results of a sharded run (eval run --shard i/n --json FILE)" }]
         })
       }
+      if (result.bailed === true) {
+        return yield* new BadInput({
+          file,
+          problems: [{ path: "$.bailed", message: "the shard stopped early (--bail): run it in full to merge it" }]
+        })
+      }
       parts.push({ file, result, shard: result.shard })
     }
     const [first, ...rest] = parts

@@ -29,7 +29,7 @@ import {
 } from "effect"
 import type { Case } from "../Schema/Case.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
-import { SessionRejected, TurnError } from "../Schema/Errors.js"
+import { AppUnreachable, SessionRejected, TurnError } from "../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem, type Route } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
 import type { Routes } from "../Schema/Surface.js"
@@ -113,9 +113,14 @@ const codeOf = (error: unknown, depth = 0): string | undefined => {
   return typeof code === "string" ? code : codeOf((error as { cause?: unknown }).cause, depth + 1)
 }
 
+/** Whether an error code is one of TLS: the connection was made but never secured. */
+const isTls = (code: string): boolean =>
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$|HOSTNAME_MISMATCH)/.test(code)
+
 /** A transport failure in a few words, never with request details. */
 const describeTransport = (error: HttpClientError): string => {
   const code = codeOf(error.cause)
+  if (code !== undefined && isTls(code)) return `TLS failed (${code})`
   switch (code) {
     case "ECONNREFUSED":
       return "connection refused"
@@ -153,7 +158,9 @@ interface Sent extends Answered {
  */
 class TransportFailure extends Data.TaggedError("TransportFailure")<{ readonly reason: string; readonly reached: boolean }> {}
 
-const unreached = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"])
+/** Codes of a request that never reached the app: nothing was asked of it. */
+const isUnreached = (code: string | undefined): boolean =>
+  code !== undefined && (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || isTls(code))
 
 /** An id quoted for a message, clipped (the message is made inert where it is printed). */
 const quoteId = (id: string): string => JSON.stringify(shown(id))
@@ -196,6 +203,13 @@ const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Duration): 
   Effect.flatMap(Effect.forkDaemon(Effect.timeoutOption(Effect.interruptible(effect), limit)), Fiber.join)
 
 const failure = (route: Route, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
+
+/** Whether a content type is a web page's: what a sign-in redirect or a wrong route serves. */
+const isWebPage = (contentType: string): boolean => /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType)
+
+/** A web page where the protocol was expected: the route is wrong, or the session is not signed in. */
+const webPage = (route: Route, status: number, url: string): TurnError =>
+  failure(route, `the app answered a web page (HTTP ${status} text/html from ${url}), not the protocol — is the route right and the session signed in?`)
 
 /** A body that broke off, in the words a case's error uses. */
 const brokeOff = (error: HttpClientError) =>
@@ -247,6 +261,9 @@ export const makeLive = (config: LiveConfig) =>
     const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
     const tooLarge = (route: Route) => failure(route, `body over ${mib(maxBody)}`)
     const left = yield* Ref.make<LeftBehind>({ kept: [], undeleted: [], unknown: [] })
+    // Whether any request of the run has been answered: until one is, an app that cannot be reached
+    // at all stops the run instead of failing case after case.
+    let connected = false
     const journal = config.journal
 
     const urlOf = (path: string): URL => new URL(`${prefix}${path.startsWith("/") ? path : `/${path}`}`, origin)
@@ -272,11 +289,12 @@ export const makeLive = (config: LiveConfig) =>
           if (route === "ask") request = HttpClientRequest.setHeader(request, "accept", "application/json, text/event-stream")
           if (body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, body)
           const response = yield* client.execute(request).pipe(
+            Effect.tap(() => Effect.sync(() => (connected = true))),
             Effect.mapError((error) => {
               const code = codeOf(error.cause)
               return new TransportFailure({
                 reason: describeTransport(error),
-                reached: code === undefined || !unreached.has(code)
+                reached: !isUnreached(code)
               })
             })
           )
@@ -310,14 +328,14 @@ export const makeLive = (config: LiveConfig) =>
      * `retryTransport` — a connection that failed. Any other failure ends the attempts at once. A
      * sleep before a retry ends at once, failing with `stoppedReason`, when `stopping` completes.
      */
-    const withRetries = <A extends Answered>(
+    const withRetries = <A extends Answered, E extends Failure | AppUnreachable = Failure>(
       route: Route,
       retryable: ReadonlyArray<number>,
-      attempt: Effect.Effect<A, Failure | TransportFailure>,
+      attempt: Effect.Effect<A, E | TransportFailure>,
       retryTransport: boolean,
       retrying: Ref.Ref<Option.Option<string>>,
       sleeping?: { readonly stopping: Deferred.Deferred<void>; readonly phase: Ref.Ref<AskPhase> }
-    ): Effect.Effect<A, Failure> => {
+    ): Effect.Effect<A, E | TurnError> => {
       const once = attempt.pipe(
         Effect.map(Either.right),
         Effect.catchTag("TransportFailure", (error) => Effect.succeed(Either.left(error)))
@@ -332,7 +350,7 @@ export const makeLive = (config: LiveConfig) =>
               Effect.zipRight(Deferred.await(sleeping.stopping), Effect.fail(failure(route, "stopped while waiting to retry")))
             )
           )
-      const loop = (n: number): Effect.Effect<A, Failure> =>
+      const loop = (n: number): Effect.Effect<A, E | TurnError> =>
         Effect.flatMap(once, (outcome) =>
           Effect.gen(function*() {
             const backoff = Duration.times(retryDelay, 2 ** n)
@@ -472,7 +490,11 @@ export const makeLive = (config: LiveConfig) =>
             error._tag === "TransportFailure" && error.reached
               ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
               : Effect.void
-          )
+          ),
+          Effect.catchTag("TransportFailure", (error): Effect.Effect<never, AppUnreachable | TransportFailure> =>
+            !error.reached && !connected
+              ? Effect.fail(new AppUnreachable({ url: urlOf(endpoint).href, why: error.reason }))
+              : Effect.fail(error))
         )
         const response = yield* withRetries("ask", [429, 503], attempt, false, state.retrying, {
           stopping: state.stopping,
@@ -519,7 +541,12 @@ export const makeLive = (config: LiveConfig) =>
             const ids = idsIn(text)
             if (ids !== undefined) return learn(ids, "the body")
             // Ids in headers make any body acceptable (plain text, say); without them it had to be JSON.
-            return headerId === undefined ? Effect.fail(failure("ask", "not JSON")) : Effect.void
+            if (headerId !== undefined) return Effect.void
+            return Effect.fail(
+              isWebPage(response.headers["content-type"] ?? "")
+                ? webPage("ask", response.status, urlOf(endpoint).href)
+                : failure("ask", "not JSON")
+            )
           })
         yield* body.pipe(Effect.catchTag("TransportFailure", (error) => failure("ask", error.reason)))
         const conversationId = answerIds[0]
@@ -544,14 +571,14 @@ export const makeLive = (config: LiveConfig) =>
       route: "conversation" | "trace" | "ratings",
       path: string,
       retrying: Ref.Ref<Option.Option<string>>
-    ): Effect.Effect<string, Failure> => {
+    ): Effect.Effect<{ readonly text: string; readonly status: number; readonly contentType: string }, Failure> => {
       const fetch = Effect.flatMap(send(route, "GET", path), ({ headers, response, status }) =>
         response === undefined
           ? Effect.succeed({ status, headers, text: "" })
           : Effect.map(readText(route, response), (text) => ({ status, headers, text })))
       return withRetries(route, [429, 502, 503, 504], fetch, true, retrying).pipe(
         Effect.flatMap((answered) => requireOk(route, answered)),
-        Effect.map((answered) => answered.text)
+        Effect.map((answered) => ({ text: answered.text, status: answered.status, contentType: answered.headers["content-type"] ?? "" }))
       )
     }
 
@@ -564,7 +591,10 @@ export const makeLive = (config: LiveConfig) =>
       retrying: Ref.Ref<Option.Option<string>>,
       fast?: FastDecoder<A>
     ) =>
-      Effect.flatMap(readBody(route, fillRoute(template, ids), retrying), (text) => decodeBody(route, text, schema, fast))
+      Effect.flatMap(readBody(route, fillRoute(template, ids), retrying), ({ contentType, status, text }) =>
+        isWebPage(contentType) && !text.trimStart().startsWith("{")
+          ? Effect.fail(webPage(route, status, urlOf(fillRoute(template, ids)).href))
+          : decodeBody(route, text, schema, fast))
 
     /**
      * Reads a route's body as text, as a case's reads do (same-origin redirects only, retries, the
@@ -573,6 +603,7 @@ export const makeLive = (config: LiveConfig) =>
     const get = (route: "conversation" | "trace" | "ratings", path: string): Effect.Effect<string, Failure> =>
       Effect.flatMap(Ref.make<Option.Option<string>>(Option.none()), (retrying) =>
         readBody(route, path, retrying).pipe(
+          Effect.map(({ text }) => text),
           Effect.timeout(config.timeout),
           Effect.catchTag("TimeoutException", () =>
             Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut(route, config.timeout, why))))
@@ -607,7 +638,8 @@ export const makeLive = (config: LiveConfig) =>
             onSome: (how) => Effect.succeed(Either.right(how)),
             onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", config.deleteTimeout, why)))
           })),
-          Effect.catchTag("TurnError", (error) => Effect.succeed(Either.left(error.reason)))
+          Effect.catchTag("TurnError", (error) =>
+            Effect.succeed(Either.left(`${error.reason} — DELETE ${urlOf(fillRoute(template, { conversationId })).href}`)))
         )
         if (Either.isRight(outcome) && journal !== undefined) yield* journal.gone(conversationId)
         return outcome
@@ -624,7 +656,7 @@ export const makeLive = (config: LiveConfig) =>
         }))
       )
 
-    const obtain = (testCase: Case, endpoint: string): Effect.Effect<Turn, Failure, Scope.Scope> =>
+    const obtain = (testCase: Case, endpoint: string): Effect.Effect<Turn, Failure | AppUnreachable, Scope.Scope> =>
       Effect.gen(function*() {
         const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(config.timeout)
         const state: AskState = {
@@ -699,10 +731,13 @@ export const makeLive = (config: LiveConfig) =>
             return fiber
           })
         )
-        const stage = yield* Ref.make<Route>("ask")
+        // Where the case is: the route, and the request it is making, which every failure names.
+        const stage = yield* Ref.make<{ readonly route: Route; readonly request: string }>({ route: "ask", request: `POST ${askUrl}` })
+        const at = (route: Route, method: string, template: string, ids: { conversationId: string; turnId: string }) =>
+          Ref.set(stage, { route, request: `${method} ${urlOf(fillRoute(template, ids)).href}` })
         const turn = Effect.gen(function*() {
           const ids = yield* Fiber.join(asking)
-          yield* Ref.set(stage, "conversation")
+          yield* at("conversation", "GET", config.routes.conversation, ids)
           const conversation = yield* read("conversation", config.routes.conversation, ids, Conversation, state.retrying)
           if (conversation.id !== ids.conversationId) {
             // The app answered with another conversation: it is deleted too, if its id can be.
@@ -712,7 +747,7 @@ export const makeLive = (config: LiveConfig) =>
               `is conversation ${quoteId(conversation.id)}, not ${quoteId(ids.conversationId)}; each is deleted`
             )
           }
-          yield* Ref.set(stage, "trace")
+          yield* at("trace", "GET", config.routes.trace, ids)
           const trace = yield* read("trace", config.routes.trace, ids, TurnTrace, state.retrying, fastTurnTrace)
           if (trace.turnId !== ids.turnId) {
             return yield* failure("trace", `is for turn ${quoteId(trace.turnId)}, not ${quoteId(ids.turnId)}`)
@@ -729,8 +764,14 @@ export const makeLive = (config: LiveConfig) =>
         return yield* turn.pipe(
           Effect.timeout(config.timeout),
           Effect.catchTag("TimeoutException", () =>
-            Effect.flatMap(Effect.zip(Ref.get(stage), Ref.get(state.retrying)), ([route, why]) =>
-              Effect.fail(timedOut(route, config.timeout, why))))
+            Effect.flatMap(Effect.zip(Ref.get(stage), Ref.get(state.retrying)), ([{ route }, why]) =>
+              Effect.fail(timedOut(route, config.timeout, why)))),
+          // Every route error names its request (method and URL, never the cookie).
+          Effect.catchTag("TurnError", (error) =>
+            Effect.flatMap(Ref.get(stage), ({ request }) =>
+              Effect.fail(
+                error.reason.includes(request.replace(/^\S+ /, "")) ? error : new TurnError({ reason: `${error.reason} — ${request}` })
+              )))
         )
       })
 

@@ -1,13 +1,14 @@
 /**
  * The run: for each case, obtain its turn through the SurfaceClient, grade it while what the turn
  * opened is still open, then release it. A case whose turn cannot be obtained fails with the reason and
- * the run goes on; results keep golden-set order whatever the completion order. A rejected session
- * stops the run: no further case starts, and the scopes of those in flight close.
+ * the run goes on; results keep golden-set order whatever the completion order. A rejected session,
+ * or an app the first asks cannot reach at all, stops the run: no further case starts, and the scopes
+ * of those in flight close.
  */
 import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { grade } from "../Graders/index.js"
 import type { Case } from "../Schema/Case.js"
-import type { SessionRejected } from "../Schema/Errors.js"
+import type { RunStop } from "../Schema/Errors.js"
 import type { CaseResult } from "../Schema/Result.js"
 import type { Catalog } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
@@ -76,7 +77,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
   effect: Effect.gen(function*() {
     const client = yield* SurfaceClient
 
-    const runCase = (catalog: Catalog, testCase: Case): Effect.Effect<CaseResult, SessionRejected> => {
+    const runCase = (catalog: Catalog, testCase: Case): Effect.Effect<CaseResult, RunStop> => {
       const surface = catalog.surfaces[testCase.surface]
       if (surface === undefined) {
         return Effect.succeed(erroredCase(testCase, `unknown surface ${JSON.stringify(testCase.surface)}`))
@@ -109,7 +110,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
       catalog: Catalog,
       cases: ReadonlyArray<Case>,
       options: RunOptions = {}
-    ): Effect.Effect<RunOutcome, SessionRejected> =>
+    ): Effect.Effect<RunOutcome, RunStop> =>
       Effect.gen(function*() {
         const repeat = Math.max(1, Math.floor(options.repeat ?? 1))
         // Every attempt is a unit of its own, so the attempts of one case overlap like different
@@ -138,7 +139,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         // forEach is interrupted and awaited, so every in-flight case's scope has closed (its
         // conversation deleted) before the run ends. (forEach's own fail-fast path can return
         // while a sibling is still running its finalizers.)
-        const rejected = yield* Deferred.make<never, SessionRejected>()
+        const rejected = yield* Deferred.make<never, RunStop>()
         const all = Effect.forEach(
           units,
           ({ attempt, index, testCase }) =>
@@ -152,7 +153,10 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
               attempts[index]![attempt] = { ...result, durationMs: to - from }
               return yield* caseDone(index)
             }).pipe(
-              Effect.catchTag("SessionRejected", (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never))
+              Effect.catchTags({
+                SessionRejected: (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never),
+                AppUnreachable: (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never)
+              })
             ),
           { concurrency: options.concurrency ?? 4, discard: true }
         ).pipe(Effect.map((): RunOutcome => {
@@ -173,7 +177,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         catalog: Catalog,
         cases: ReadonlyArray<Case>,
         options: Omit<RunOptions, "bail"> = {}
-      ): Effect.Effect<ReadonlyArray<CaseResult>, SessionRejected> =>
+      ): Effect.Effect<ReadonlyArray<CaseResult>, RunStop> =>
         Effect.map(runCases(catalog, cases, options), (outcome) => outcome.results),
       runCases
     }

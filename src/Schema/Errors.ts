@@ -59,6 +59,24 @@ export class SessionRejected extends Schema.TaggedError<SessionRejected>()("Sess
   }
 }
 
+/**
+ * The app could not be reached at all by the first asks (connection refused, host not found, TLS):
+ * like a rejected session, it stops the run at once rather than timing out case after case (exit 2).
+ */
+export class AppUnreachable extends Schema.TaggedError<AppUnreachable>()("AppUnreachable", {
+  /** The URL the asks went to (never with the cookie). */
+  url: Schema.String,
+  /** Why, in a few words: `connection refused`. */
+  why: Schema.String
+}) {
+  override get message(): string {
+    return `cannot reach the app at ${this.url}: ${this.why} — is the dev server running?`
+  }
+}
+
+/** What stops a whole live run: a session the app rejected, or an app that cannot be reached. */
+export type RunStop = SessionRejected | AppUnreachable
+
 /** A `--check` run whose pass rate is below the floor (exit code 1); the scorecard already said so. */
 export class BelowFloor extends Schema.TaggedError<BelowFloor>()("BelowFloor", {}) {}
 

@@ -28,6 +28,13 @@ export const ratchet = (
   caseSet: string,
   date: string
 ): Either.Either<RatchetDecision, RatchetRefused> => {
+  if (result.bailed === true) {
+    return Either.left(
+      new RatchetRefused({
+        message: "the results are of a run that stopped early (--bail): a partial run cannot move the floor; ratchet from a full run"
+      })
+    )
+  }
   if (result.caseSet !== caseSet) {
     return Either.left(
       new RatchetRefused({

@@ -46,7 +46,7 @@ describe("eval run --base-url", () => {
           : "note: earlier runs left 1 conversation undeleted in this account at http://127\\.0\\.0\\.1:\\d+/; `eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/` deletes them\\n"
         expect(run.notes).toMatch(
           new RegExp(
-            `^${note}1 conversation could not be deleted; \`eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/\` tries again, or delete it by hand:\\n {2}conv_\\S+ +docs\\.refund-window-cites-source: delete: HTTP 500\\n$`
+            `^${note}1 conversation could not be deleted; \`eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/\` tries again, or delete it by hand:\\n {2}conv_\\S+ +docs\\.refund-window-cites-source: delete: HTTP 500 — DELETE http://127\\.0\\.0\\.1:\\d+/api/ai/conversations/conv_\\w+\\n$`
           )
         )
         const journal = readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
@@ -185,7 +185,9 @@ describe("eval standin", () => {
     expect(run.code).toBe(0)
     const failures = [...run.stdout.matchAll(/turn error {2}(.*)$/gm)].map((m) => m[1])
     expect(failures.length).toBeGreaterThan(2)
-    expect(new Set(failures)).toEqual(new Set(["trace: HTTP 500"]))
+    expect(new Set(failures.map((f) => f!.replace(/turn_\w+/, "turn_…")))).toEqual(
+      new Set([`trace: HTTP 500 — GET ${url}/api/ai/turns/turn_…/trace`])
+    )
     standin.signal("SIGINT")
     expect((await standin.done).code).toBe(130)
   })

@@ -24,8 +24,9 @@ export interface AskAnswer {
   readonly turnId?: string
   /** Whether to send the ids in headers too in json mode (default true). */
   readonly headers?: boolean
-  /** A raw body to send instead (its bytes as given). */
+  /** A raw body to send instead (its bytes as given), of `contentType` (default JSON's). */
   readonly rawBody?: Buffer | string
+  readonly contentType?: string
   /** Never finish the answer after the headers; `beforeHeaders` never even sends those. */
   readonly stall?: "beforeHeaders" | "afterHeaders"
   /** Drop the connection after the headers. */
@@ -141,7 +142,7 @@ export const startHostileApp = async (
         return pump()
       }
       if (how.rawBody !== undefined) {
-        response.writeHead(status, { "content-type": "application/json", ...headers })
+        response.writeHead(status, { "content-type": how.contentType ?? "application/json", ...headers })
         return void response.end(how.rawBody)
       }
       if (how.mode === "stream") {

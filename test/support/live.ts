@@ -58,3 +58,7 @@ export const withStandIn = async <A>(
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
+
+/** A case's error without the request it names (` — GET http://…`), for comparing what failed. */
+export const withoutRequest = (reason: string | undefined): string | undefined =>
+  reason?.replace(/ — (GET|POST|DELETE) \S+$/, "")
