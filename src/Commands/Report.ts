@@ -6,8 +6,10 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Clock, Config, Console, Effect, Option } from "effect"
+import { execFile } from "node:child_process"
+import { realpathSync } from "node:fs"
 import { hostname } from "node:os"
-import { dirname, resolve } from "node:path"
+import { dirname, relative, resolve, sep } from "node:path"
 import { describeFileError, readTextIfPresent, writeAtomically } from "../Files.js"
 import { inertLines } from "../Schema/Decode.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
@@ -196,11 +198,41 @@ const render = (
   }
 }
 
-/** `GITHUB_ACTIONS` and `GITHUB_STEP_SUMMARY`, read when the github reporter runs. */
+/** `GITHUB_ACTIONS`, `GITHUB_STEP_SUMMARY` and `GITHUB_WORKSPACE`, read when the github reporter runs. */
 const gitHubEnvironment = Effect.all({
   actions: Config.string("GITHUB_ACTIONS").pipe(Config.withDefault("")),
-  summary: Config.string("GITHUB_STEP_SUMMARY").pipe(Config.withDefault(""))
-}).pipe(Effect.orElseSucceed(() => ({ actions: "", summary: "" })))
+  summary: Config.string("GITHUB_STEP_SUMMARY").pipe(Config.withDefault("")),
+  workspace: Config.string("GITHUB_WORKSPACE").pipe(Config.withDefault(""))
+}).pipe(Effect.orElseSucceed(() => ({ actions: "", summary: "", workspace: "" })))
+
+/** The top folder of the git work tree holding the current folder; none without git or outside a repository. */
+const gitTopLevel: Effect.Effect<Option.Option<string>> = Effect.async((resume) => {
+  execFile("git", ["rev-parse", "--show-toplevel"], { encoding: "utf8", timeout: 10_000 }, (error, stdout) => {
+    const top = stdout.trim()
+    resume(Effect.succeed(error === null && top !== "" ? Option.some(top) : Option.none()))
+  })
+})
+
+const real = (path: string): string => {
+  try {
+    return realpathSync(path)
+  } catch {
+    return resolve(path)
+  }
+}
+
+/**
+ * A file as a path from the repository root, forward slashes: GitHub attaches an annotation only to
+ * such a path, whatever folder the command ran from. The root is `$GITHUB_WORKSPACE`, else the git top
+ * level (git runs only then); without either, the path from the current folder.
+ */
+const repositoryPath = (file: string, workspace: string): Effect.Effect<string> =>
+  Effect.gen(function*() {
+    const root = workspace !== "" ? Option.some(workspace) : yield* gitTopLevel
+    const from = real(Option.getOrElse(root, () => process.cwd()))
+    const path = relative(from, real(file))
+    return (path === "" ? file : path).split(sep).join("/")
+  })
 
 /** The github reporter: annotations on the golden-set file, and the summary appended to the step's. */
 const writeGitHub = (result: RunResult, context: ReportContext, site: RunSite) =>
@@ -214,7 +246,8 @@ const writeGitHub = (result: RunResult, context: ReportContext, site: RunSite) =
     if (env.actions === "true") {
       const text = yield* readTextIfPresent(context.casesFile)
       const lines = caseLines(Option.getOrElse(text, () => ""))
-      const annotations = renderGitHubAnnotations(result, { casesFile: context.casesFile, caseLines: lines })
+      const casesFile = yield* repositoryPath(context.casesFile, env.workspace)
+      const annotations = renderGitHubAnnotations(result, { casesFile, caseLines: lines })
       if (annotations !== "") yield* Console.log(annotations)
     }
     if (env.summary !== "") {

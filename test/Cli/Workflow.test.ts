@@ -79,7 +79,7 @@ describe("--reporter", () => {
     const dir = scratchProject()
     const summary = join(dir, "step-summary.md")
     writeFileSync(summary, "earlier step\n")
-    const env = { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary }
+    const env = { GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary }
     const run = inProject(dir)(["run", "--fixtures", "cases/fixtures", "--reporter", "github"], env)
     expect(run.code).toBe(0)
     const lines = readFileSync(join(dir, "cases/golden-cases.json"), "utf8").split("\n")
@@ -310,7 +310,7 @@ describe("the README's workflow", () => {
     const dir = scratchProject()
     writeFileSync(join(dir, "baseline.json"), readFileSync("baseline.json"))
     const summary = join(dir, "summary.md")
-    const env = { ...process.env, NO_COLOR: "1", CI: "true", GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary }
+    const env = { ...process.env, NO_COLOR: "1", CI: "true", GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary }
     for (const shard of [1, 2, 3, 4]) {
       const run = await shellAsync(npx(commands[0]!.replaceAll("${{ matrix.shard }}", String(shard))), dir, env)
       expect(run.code, run.stderr).toBe(0)
