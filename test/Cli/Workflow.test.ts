@@ -380,3 +380,34 @@ describe("the README's propose workflow", () => {
     }
   }, 60_000)
 })
+
+describe("the README's flaky-cases example", () => {
+  const readme = readFileSync("README.md", "utf8")
+  const section = readme.slice(readme.indexOf("### Flaky cases"))
+  const [, block, output] = /```sh\n([\s\S]*?)```\s*```\n([\s\S]*?)```/.exec(section)!
+  const commands = block!.trim().split("\n").map((line) => line.replace(/\s+#.*$/, ""))
+  const shown = output!
+  const local = (line: string) => line.replace(/^npm run eval -- /, "").split(/\s+/)
+
+  it("shows the flaky cases it says, on the committed golden set, against the stand-in started with --flaky", async () => {
+    const [serve, run] = commands
+    const standIn = startCli(local(serve!).map((arg) => arg === "8787" ? "0" : arg), { env: { CI: "" } })
+    try {
+      await vi.waitFor(() => expect(standIn.stdout()).toContain("Ctrl-C stops it."), { timeout: 10_000 })
+      const url = /listening on (http:\/\/[\d.:]+)/.exec(standIn.stdout())![1]!
+      const cookie = /export EVAL_COOKIE='([^']+)'/.exec(standIn.stdout())![1]!
+      const flaky = [...shown.matchAll(/^~ \S+ +(\S+)$/gm)].map((m) => m[1]!)
+      expect(flaky.length).toBeGreaterThan(0)
+      expect(standIn.stdout()).toContain(`flaky:     every second ask of ${flaky.join(", ")} also cites a page from memory`)
+      const graded = await evalCliAsync(local(run!).map((arg) => arg.replace("http://127.0.0.1:8787", url)), {
+        env: { EVAL_COOKIE: cookie, CI: "" }
+      })
+      expect(graded.code, graded.stderr).toBe(0)
+      // Every line the README shows, the flaky cases and the verdict line, as the run prints them.
+      for (const line of shown.trim().split("\n").filter((l) => l !== "")) expect(graded.stdout).toContain(line)
+    } finally {
+      standIn.signal("SIGTERM")
+      await standIn.done
+    }
+  })
+})
