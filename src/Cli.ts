@@ -100,10 +100,10 @@ const jsonOption = Options.text("json").pipe(
   Options.withDescription("Also write the results file (JSON, version 1) here: the same as --reporter json=FILE.")
 )
 const reporterOption = Options.text("reporter").pipe(
-  Options.withPseudoName("NAME[=FILE]"),
+  Options.withPseudoName("NAME[:OPTION][=FILE]"),
   Options.repeated,
   Options.withDescription(
-    "Report the results with pretty (the default), json, junit, github or markdown (repeatable), each to standard output or to FILE; e.g. --reporter pretty --reporter junit=report.xml --reporter github"
+    "Report the results with pretty (the default), json, junit, github or markdown (repeatable), each to standard output or to FILE; junit:file-attribute also writes each testcase's file attribute (GitLab shows it; the Jenkins and Ant schemas reject it); e.g. --reporter pretty --reporter junit=report.xml --reporter github"
   )
 )
 const repeatOption = Options.integer("repeat").pipe(

@@ -1,20 +1,27 @@
 /**
  * The golden set inside a team's own vitest suite (`turn-eval/vitest`): one `describe` per surface,
- * one test per case, named by its id and what it guards. A failing case's test fails with each failing
- * fact (`cites-only-surfaced: unsurfaced: /docs/x`) or its turn error. Turns come from the recorded
- * fixtures unless another SurfaceClient layer is given (the live one, a table).
+ * one test per case, named by its id and what it guards, and a "holds the floor" test. The suite is red
+ * exactly when `eval run --check` would exit 1: a failing case the committed floor tolerates is an
+ * expected failure (`it.fails`, annotated with its facts); below the floor, the floor test and every
+ * failing case fail, each with its facts (`cites-only-surfaced: unsurfaced: /docs/x`) or its turn error.
+ * `strict` fails every failing case instead, and a `filter`ed set is held to no floor, as on the CLI.
+ * Turns come from the recorded fixtures unless another SurfaceClient layer is given (the live one, a table).
  *
- * The golden set is read while vitest collects the file; a file that cannot be used becomes one failing
- * test that names the file, the JSON path and what was expected, so the reason is never hidden.
+ * The golden set is read, and held to the floor run whole, while vitest collects the file; a file that
+ * cannot be used becomes one failing test that names the file, the JSON path and what was expected, so
+ * the reason is never hidden.
  */
 import type { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
-import { afterAll, assert, describe, it } from "vitest"
+import { afterAll, assert, describe, it, type TestContext } from "vitest"
 import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet, selectCases } from "./Runner/GoldenSet.js"
 import { Runner } from "./Runner/Runner.js"
 import { SurfaceClient } from "./Runner/SurfaceClient.js"
 import { failingFacts, showFact } from "./Scorecard/Attempts.js"
+import { readBaseline } from "./Scorecard/BaselineStore.js"
+import { caseSetFingerprint } from "./Scorecard/CaseSet.js"
+import { noFloorYet, repeatOf, showRate, summarize } from "./Scorecard/Scorecard.js"
 import type { Case } from "./Schema/Case.js"
 import type { CaseResult } from "./Schema/Result.js"
 
@@ -43,7 +50,14 @@ export interface GoldenSetOptions {
   readonly concurrent?: boolean
   /** The title of the outer `describe` (default `golden set <cases file>`). */
   readonly name?: string
+  /** The committed floor the whole set is held to, as `eval run --check` holds it (default `baseline.json`). */
+  readonly baseline?: string
+  /** Fail the test of every failing case, whatever the floor tolerates; no floor test. */
+  readonly strict?: boolean
 }
+
+/** The default baseline the helper holds the golden set to. */
+export const defaultBaselineFile = "baseline.json"
 
 /** A test's title: the case id and what the case guards against. */
 export const caseTitle = (testCase: Case): string => `${testCase.id} — ${testCase.guards}`
@@ -90,23 +104,76 @@ export const goldenSet = (options: GoldenSetOptions = {}): void => {
     )
     afterAll(() => runtime.dispose())
 
-    const runCase = async (testCase: Case): Promise<void> => {
-      const exit = await runtime.runPromiseExit(
-        Effect.flatMap(Runner, (runner) => runner.run(set.catalog, [testCase], { concurrency: 1 }))
-      )
-      if (Exit.isFailure(exit)) return assert.fail(`${testCase.id}: ${explain(exit.cause)}`)
-      const [result] = exit.value
-      if (result === undefined) return assert.fail(`${testCase.id}: the run returned no result`)
-      if (!result.passed) assert.fail(failureMessage(result))
+    const test = options.concurrent === true ? it.concurrent : it
+    const bySurface = (register: (testCase: Case, index: number) => void) => {
+      for (const surface of [...new Set(cases.map((c) => c.surface))]) {
+        describe(surface, () => {
+          cases.forEach((testCase, index) => {
+            if (testCase.surface === surface) register(testCase, index)
+          })
+        })
+      }
     }
 
-    const test = options.concurrent === true ? it.concurrent : it
-    for (const surface of [...new Set(cases.map((c) => c.surface))]) {
-      describe(surface, () => {
-        for (const testCase of cases.filter((c) => c.surface === surface)) {
-          test(caseTitle(testCase), () => runCase(testCase))
-        }
-      })
+    // Strict, or a filtered part of the set (which the CLI holds to no floor): each case on its own.
+    if (options.strict === true || (options.filter ?? []).length > 0) {
+      const runCase = async (testCase: Case): Promise<void> => {
+        const exit = await runtime.runPromiseExit(
+          Effect.flatMap(Runner, (runner) => runner.run(set.catalog, [testCase], { concurrency: 1 }))
+        )
+        if (Exit.isFailure(exit)) return assert.fail(`${testCase.id}: ${explain(exit.cause)}`)
+        const [result] = exit.value
+        if (result === undefined) return assert.fail(`${testCase.id}: the run returned no result`)
+        if (!result.passed) assert.fail(failureMessage(result))
+      }
+      bySurface((testCase) => test(caseTitle(testCase), () => runCase(testCase)))
+      return
     }
+
+    // The floor needs every verdict, so the whole set runs now and each test reports its part.
+    const baselineFile = options.baseline ?? defaultBaselineFile
+    const outcome = await runtime.runPromiseExit(
+      Effect.all({
+        baseline: readBaseline(baselineFile).pipe(Effect.provide(NodeContext.layer)),
+        results: Effect.flatMap(Runner, (runner) =>
+          runner.run(set.catalog, cases, { concurrency: options.concurrent === true ? 4 : 1 }))
+      })
+    )
+    if (Exit.isFailure(outcome)) {
+      const reason = explain(outcome.cause)
+      it("runs the golden set", () => {
+        assert.fail(reason)
+      })
+      return
+    }
+    const { baseline, results } = outcome.value
+    const problem = baseline._tag === "None"
+      ? `${baselineFile}: ${noFloorYet}`
+      : repeatOf(baseline.value) !== 1
+      ? `${baselineFile}: the floor was set with --repeat ${repeatOf(baseline.value)}; the helper asks each case once (compare like with like)`
+      : undefined
+    const floor = problem === undefined && baseline._tag === "Some" ? baseline.value.floor : null
+    const run = summarize(results, caseSetFingerprint(cases), floor)
+    const verdict = `${run.passedCount}/${run.total} passed · pass rate ${showRate(run.passRate)}${
+      floor === null ? "" : ` · floor ${showRate(floor)}`
+    }`
+    const holds = run.passed === true
+
+    bySurface((testCase, index) => {
+      const result = results[index]!
+      if (result.passed) return it(caseTitle(testCase), () => assert.isTrue(result.passed))
+      if (!holds) return it(caseTitle(testCase), () => assert.fail(failureMessage(result)))
+      // A failure the floor tolerates: expected, and annotated so its facts still show.
+      it.fails(caseTitle(testCase), async (context: TestContext) => {
+        if (typeof context.annotate === "function") {
+          await context.annotate(`fails, tolerated by the floor: ${failureMessage(result)}`, "notice")
+        }
+        assert.fail(failureMessage(result))
+      })
+    })
+    it("holds the floor", () => {
+      if (problem !== undefined) return assert.fail(problem)
+      if (!holds) assert.fail(`${verdict} · below the floor`)
+    })
   })
 }

@@ -1,12 +1,15 @@
 /**
- * The reporters a run or a merge writes its results with (`--reporter NAME[=FILE]`, several at once):
+ * The reporters a run or a merge writes its results with (`--reporter NAME[:OPTION][=FILE]`, several at once):
  * `pretty` (the terminal scorecard), `json` (the results file), `junit` (JUnit XML for CI test
  * reports), `github` (annotations on the golden-set file and the step summary in GitHub Actions) and
  * `markdown` (the summary for a pull-request comment). Each goes to standard output or to a file.
  */
 import { FileSystem } from "@effect/platform"
-import { Config, Console, Effect, Option } from "effect"
-import { dirname, resolve } from "node:path"
+import { Clock, Config, Console, Effect, Option } from "effect"
+import { execFile } from "node:child_process"
+import { realpathSync } from "node:fs"
+import { hostname } from "node:os"
+import { dirname, relative, resolve, sep } from "node:path"
 import { describeFileError, readTextIfPresent, writeAtomically } from "../Files.js"
 import { inertLines } from "../Schema/Decode.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
@@ -25,10 +28,27 @@ export const reporterNames = ["pretty", "json", "junit", "github", "markdown"] a
 /** The name of a reporter. */
 export type ReporterName = typeof reporterNames[number]
 
-/** A reporter and where it writes: a file, or standard output when `file` is absent. */
+/**
+ * The options each reporter takes after a colon (`--reporter junit:file-attribute=FILE`). JUnit's
+ * `file-attribute` writes each testcase's `file` (which GitLab shows), off by default because the Ant
+ * and Jenkins JUnit schemas reject it.
+ */
+export const reporterOptions = {
+  pretty: [],
+  json: [],
+  junit: ["file-attribute"],
+  github: [],
+  markdown: []
+} as const satisfies Record<ReporterName, ReadonlyArray<string>>
+
+/** An option of some reporter. */
+export type ReporterOption = typeof reporterOptions[ReporterName][number]
+
+/** A reporter, its options, and where it writes: a file, or standard output when `file` is absent. */
 export interface Reporter {
   readonly name: ReporterName
   readonly file?: string
+  readonly options?: ReadonlyArray<ReporterOption>
 }
 
 const isName = (name: string): name is ReporterName => (reporterNames as ReadonlyArray<string>).includes(name)
@@ -47,13 +67,24 @@ export const parseReporters = (
     const reporters: Array<Reporter> = []
     for (const spec of specs) {
       const at = spec.indexOf("=")
-      const name = (at === -1 ? spec : spec.slice(0, at)).trim()
+      // Options sit between the name and the file, so a colon in a path (C:\reports) is the file's.
+      const [name = "", ...given] = (at === -1 ? spec : spec.slice(0, at)).split(":").map((part) => part.trim())
       const file = at === -1 ? undefined : spec.slice(at + 1)
       if (!isName(name)) {
         return yield* new UsageError({
-          message: `--reporter ${JSON.stringify(spec)}: expected NAME or NAME=FILE, NAME one of ${reporterNames.join(", ")}`
+          message: `--reporter ${JSON.stringify(spec)}: expected NAME, NAME=FILE or NAME:OPTION=FILE, NAME one of ${reporterNames.join(", ")}`
         })
       }
+      const known: ReadonlyArray<string> = reporterOptions[name]
+      const unknown = given.find((option) => !known.includes(option))
+      if (unknown !== undefined) {
+        return yield* new UsageError({
+          message: `--reporter ${JSON.stringify(spec)}: ${name} has no option ${JSON.stringify(unknown)}; ${
+            known.length === 0 ? "it takes none" : `its options: ${known.join(", ")}`
+          }`
+        })
+      }
+      const options = given as ReadonlyArray<ReporterOption>
       if (file !== undefined && file.trim() === "") {
         return yield* new UsageError({ message: `--reporter ${JSON.stringify(spec)}: the file after "=" is empty` })
       }
@@ -63,7 +94,7 @@ export const parseReporters = (
             "--reporter github takes no file: it annotates through standard output and appends its summary to $GITHUB_STEP_SUMMARY"
         })
       }
-      reporters.push(file === undefined ? { name } : { name, file })
+      reporters.push({ name, ...(file === undefined ? {} : { file }), ...(options.length === 0 ? {} : { options }) })
     }
     if (Option.isSome(json)) reporters.push({ name: "json", file: json.value })
     const files = reporters.flatMap((r) => (r.file === undefined ? [] : [r.file]))
@@ -129,9 +160,21 @@ export interface ReportContext {
   readonly durationMs?: number
 }
 
+/** Where and when a JUnit report says the run happened. */
+interface RunSite {
+  readonly timestamp: Date
+  readonly hostname: string
+}
+
 /** The results as one reporter writes them. */
-const render = (result: RunResult, name: ReporterName, context: ReportContext, color: boolean): string => {
-  switch (name) {
+const render = (
+  result: RunResult,
+  reporter: Reporter,
+  context: ReportContext,
+  color: boolean,
+  site: RunSite
+): string => {
+  switch (reporter.name) {
     case "pretty": {
       const card = renderPretty(result, { color, noFloor: context.noFloor })
       return context.diff === undefined
@@ -143,8 +186,8 @@ const render = (result: RunResult, name: ReporterName, context: ReportContext, c
       return inertLines(JSON.stringify(result, null, 2))
     case "junit":
       return renderJUnit(result, {
-        casesFile: context.casesFile,
-        ...(context.durationMs === undefined ? {} : { durationMs: context.durationMs })
+        ...site,
+        ...(reporter.options?.includes("file-attribute") === true ? { casesFile: context.casesFile } : {})
       })
     case "markdown":
     case "github":
@@ -155,14 +198,44 @@ const render = (result: RunResult, name: ReporterName, context: ReportContext, c
   }
 }
 
-/** `GITHUB_ACTIONS` and `GITHUB_STEP_SUMMARY`, read when the github reporter runs. */
+/** `GITHUB_ACTIONS`, `GITHUB_STEP_SUMMARY` and `GITHUB_WORKSPACE`, read when the github reporter runs. */
 const gitHubEnvironment = Effect.all({
   actions: Config.string("GITHUB_ACTIONS").pipe(Config.withDefault("")),
-  summary: Config.string("GITHUB_STEP_SUMMARY").pipe(Config.withDefault(""))
-}).pipe(Effect.orElseSucceed(() => ({ actions: "", summary: "" })))
+  summary: Config.string("GITHUB_STEP_SUMMARY").pipe(Config.withDefault("")),
+  workspace: Config.string("GITHUB_WORKSPACE").pipe(Config.withDefault(""))
+}).pipe(Effect.orElseSucceed(() => ({ actions: "", summary: "", workspace: "" })))
+
+/** The top folder of the git work tree holding the current folder; none without git or outside a repository. */
+const gitTopLevel: Effect.Effect<Option.Option<string>> = Effect.async((resume) => {
+  execFile("git", ["rev-parse", "--show-toplevel"], { encoding: "utf8", timeout: 10_000 }, (error, stdout) => {
+    const top = stdout.trim()
+    resume(Effect.succeed(error === null && top !== "" ? Option.some(top) : Option.none()))
+  })
+})
+
+const real = (path: string): string => {
+  try {
+    return realpathSync(path)
+  } catch {
+    return resolve(path)
+  }
+}
+
+/**
+ * A file as a path from the repository root, forward slashes: GitHub attaches an annotation only to
+ * such a path, whatever folder the command ran from. The root is `$GITHUB_WORKSPACE`, else the git top
+ * level (git runs only then); without either, the path from the current folder.
+ */
+const repositoryPath = (file: string, workspace: string): Effect.Effect<string> =>
+  Effect.gen(function*() {
+    const root = workspace !== "" ? Option.some(workspace) : yield* gitTopLevel
+    const from = real(Option.getOrElse(root, () => process.cwd()))
+    const path = relative(from, real(file))
+    return (path === "" ? file : path).split(sep).join("/")
+  })
 
 /** The github reporter: annotations on the golden-set file, and the summary appended to the step's. */
-const writeGitHub = (result: RunResult, context: ReportContext) =>
+const writeGitHub = (result: RunResult, context: ReportContext, site: RunSite) =>
   Effect.gen(function*() {
     const env = yield* gitHubEnvironment
     if (env.actions !== "true" && env.summary === "") {
@@ -173,10 +246,13 @@ const writeGitHub = (result: RunResult, context: ReportContext) =>
     if (env.actions === "true") {
       const text = yield* readTextIfPresent(context.casesFile)
       const lines = caseLines(Option.getOrElse(text, () => ""))
-      const annotations = renderGitHubAnnotations(result, { casesFile: context.casesFile, caseLines: lines })
+      const casesFile = yield* repositoryPath(context.casesFile, env.workspace)
+      const annotations = renderGitHubAnnotations(result, { casesFile, caseLines: lines })
       if (annotations !== "") yield* Console.log(annotations)
     }
-    if (env.summary !== "") yield* appendSummary(env.summary, `${render(result, "github", context, false)}\n`)
+    if (env.summary !== "") {
+      yield* appendSummary(env.summary, `${render(result, { name: "github" }, context, false, site)}\n`)
+    }
   })
 
 /**
@@ -231,12 +307,17 @@ export const writeReports = (
   reporters: ReadonlyArray<Reporter>,
   context: ReportContext
 ): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
-  Effect.forEach(reporters, (reporter) => {
-    if (reporter.name === "github") return writeGitHub(result, context)
-    if (reporter.file !== undefined) {
-      const file = reporter.file
-      // A report path in CI is often under a folder nothing has made yet (reports/junit.xml).
-      return Effect.zipRight(folderFor(file), writeAtomically(file, `${render(result, reporter.name, context, false)}\n`))
-    }
-    return Console.log(render(result, reporter.name, context, reporter.name === "pretty" && useColor()))
-  }, { discard: true })
+  Effect.gen(function*() {
+    // The run began its duration before now; a merge, whose results carry no start, says when it joined them.
+    const now = yield* Clock.currentTimeMillis
+    const site: RunSite = { timestamp: new Date(now - (context.durationMs ?? 0)), hostname: hostname() }
+    yield* Effect.forEach(reporters, (reporter) => {
+      if (reporter.name === "github") return writeGitHub(result, context, site)
+      if (reporter.file !== undefined) {
+        const file = reporter.file
+        // A report path in CI is often under a folder nothing has made yet (reports/junit.xml).
+        return Effect.zipRight(folderFor(file), writeAtomically(file, `${render(result, reporter, context, false, site)}\n`))
+      }
+      return Console.log(render(result, reporter, context, reporter.name === "pretty" && useColor(), site))
+    }, { discard: true })
+  })

@@ -5,9 +5,11 @@
 import type { FileSystem, Path } from "@effect/platform"
 import { Console, Effect, Either, Option, Redacted } from "effect"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
+import type { Case } from "../Schema/Case.js"
 import { UsageError } from "../Schema/Errors.js"
 import { parseFault } from "../StandIn/Faults.js"
-import { start } from "../StandIn/Server.js"
+import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
+import { stableFraction, start } from "../StandIn/Server.js"
 import { clientFor, gradeRun, parseBaseUrl } from "./Run.js"
 
 /** The arguments of `eval standin`. */
@@ -26,6 +28,21 @@ export interface StandInArgs {
 
 const loopback = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/
 
+/**
+ * The questions `--flaky RATE` answers worse every second time: that fraction (rounded up) of the
+ * golden set's cases a worse answer fails — those that hold every citation to what was surfaced and
+ * whose answer cites something — picked stably by question. A fraction of all questions would mostly
+ * pick ones whose worse answer is the same turn, and show no flaky case.
+ */
+export const flakyQuestions = (cases: ReadonlyArray<Case>, rate: number): ReadonlyArray<string> => {
+  const candidates = cases.filter((c) => {
+    const turn = respondWithFlaws(c.surface, c.question)
+    return c.expect.some((e) => e.kind === "cites-only-surfaced") && recallsFromMemory(turn) !== turn
+  })
+  const rank = (c: Case) => stableFraction(`flaky\u0000${c.question}`)
+  return [...candidates].sort((a, b) => rank(a) - rank(b)).slice(0, Math.ceil(rate * candidates.length)).map((c) => c.question)
+}
+
 /** `eval standin`: serve the stand-in on loopback until interrupted. */
 export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
   Effect.scoped(
@@ -42,6 +59,8 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, 
           onRight: Effect.succeed
         }))
       const set = yield* loadGoldenSet(args.cases, args.surfaces)
+      const flaky = flakyQuestions(set.cases, args.flaky)
+      const flakyIds = set.cases.filter((c) => flaky.includes(c.question)).map((c) => c.id)
       const standIn = yield* start({
         catalog: set.catalog,
         host: args.host,
@@ -49,7 +68,7 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, 
         latency: { ask: args.latency },
         maxConversations: args.maxConversations,
         faults,
-        flaky: args.flaky,
+        flaky,
         seedRatings: args.seedRatings === true
       }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot listen on ${args.host}:${args.port}: ${error.message}` })))
       yield* Console.log(
@@ -57,6 +76,7 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, 
           `stand-in assistant listening on ${standIn.url} (surfaces: ${Object.keys(set.catalog.surfaces).join(", ")})`,
           `sign in:   export EVAL_COOKIE='${Redacted.value(standIn.cookie())}'`,
           `then run:  npm run eval -- run --base-url ${standIn.url}`,
+          ...(flakyIds.length === 0 ? [] : [`flaky:     every second ask of ${flakyIds.join(", ")} also cites a page from memory`]),
           ...(args.seedRatings === true
             ? [`${standIn.ratings().length} turns are rated thumbs-down: npm run eval -- candidates --base-url ${standIn.url}`]
             : []),

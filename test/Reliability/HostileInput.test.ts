@@ -349,7 +349,7 @@ describe("untrusted values in recorded turns reach no terminal raw and swamp no 
     const summary = join(dir, "summary.md")
     const run = await evalCliAsync(
       ["run", "--fixtures", "cases/fixtures", "--reporter", "github", "--json", "out/results.json", "--reporter", "junit=out/report.xml"],
-      { cwd: dir, env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary, CI: "" } }
+      { cwd: dir, env: { GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary, CI: "" } }
     )
     expect(run.code).toBe(0)
     const results = JSON.parse(readFileSync(join(dir, "out/results.json"), "utf8")) as {

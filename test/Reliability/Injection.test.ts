@@ -193,7 +193,7 @@ describe("eval run --fixtures, hostile recorded turns", () => {
       inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "junit"]),
       inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "markdown"]),
       inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "json"]),
-      inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "github"], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary }),
+      inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "github"], { GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary }),
       inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "pretty", "--reporter", "junit=out/report.xml", "--reporter", "markdown=out/summary.md"])
     ])
     for (const [name, run] of Object.entries({ pretty, junit, markdown, json, github, files })) {
@@ -273,7 +273,7 @@ describe("results files from elsewhere", () => {
       inDir(["merge", ...shards]),
       inDir(["merge", ...shards, "--reporter", "junit"]),
       inDir(["merge", ...shards, "--reporter", "markdown"]),
-      inDir(["merge", ...shards, "--reporter", "github"], { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary })
+      inDir(["merge", ...shards, "--reporter", "github"], { GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary })
     ])
     for (const [name, run] of Object.entries({ pretty, junit, markdown, github })) {
       expect(run.code, name).toBe(0)

