@@ -4,6 +4,7 @@
  */
 import type { FileSystem, Path } from "@effect/platform"
 import { Console, Effect, Either, Option, Redacted } from "effect"
+import { programName } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { UsageError } from "../Schema/Errors.js"
 import { parseFault } from "../StandIn/Faults.js"
@@ -56,9 +57,9 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, 
         [
           `stand-in assistant listening on ${standIn.url} (surfaces: ${Object.keys(set.catalog.surfaces).join(", ")})`,
           `sign in:   export EVAL_COOKIE='${Redacted.value(standIn.cookie())}'`,
-          `then run:  npm run eval -- run --base-url ${standIn.url}`,
+          `then run:  ${programName} run --base-url ${standIn.url}`,
           ...(args.seedRatings === true
-            ? [`${standIn.ratings().length} turns are rated thumbs-down: npm run eval -- candidates --base-url ${standIn.url}`]
+            ? [`${standIn.ratings().length} turns are rated thumbs-down: ${programName} candidates --base-url ${standIn.url}`]
             : []),
           "Ctrl-C stops it."
         ].join("\n")
@@ -81,7 +82,7 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, unknown, FileSy
     Effect.gen(function*() {
       const set = yield* loadGoldenSet(args.cases, args.surfaces)
       const standIn = yield* start({ catalog: set.catalog })
-      yield* Console.log(`stand-in assistant on ${standIn.url}; asking it the golden set live (eval run --base-url … --check)\n`)
+      yield* Console.log(`stand-in assistant on ${standIn.url}; asking it the golden set live (${programName} run --base-url … --check)\n`)
       const run = {
         ...args,
         fixtures: Option.none(),
