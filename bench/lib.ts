@@ -1,11 +1,17 @@
 /** What the benchmarks share: timing whole processes, their peak memory, the table. */
-import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
 export const bin = resolve("dist/eval.js")
 const peakPreload = resolve("bench/peak.cjs")
+
+/** npm's own script, so `measure` can time an npm command as it times the bin: `npm_execpath` under npm. */
+const npmCli = process.env["npm_execpath"] ?? realpathSync(execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim())
+
+/** The arguments `measure` takes for `npm run -s eval -- ARGS` in this checkout. */
+export const npmRunEval = (args: ReadonlyArray<string>): ReadonlyArray<string> => [npmCli, "run", "-s", "eval", "--", ...args]
 
 /** `taskset -c 0` when the machine has it: "on one core" means one core. */
 const hasTaskset = spawnSync("taskset", ["-c", "0", "true"]).status === 0
