@@ -13,6 +13,8 @@
 //   node scripts/build.mjs --no-types   the bundles alone (the tests)
 //   node scripts/build.mjs --if-stale   the bundles alone, and only when an input is newer than the
 //                                       last such build: `npm run eval` and `npm start` start at once
+//   --if-builder                        do nothing, successfully, when esbuild is not installed: a
+//                                       production install (`npm ci --omit=dev`) runs `prepare` too
 //
 // A build without declarations leaves a stamp, dist/.bundles-built, that --if-stale compares the inputs
 // with; the full build leaves none, so the package never ships it.
@@ -41,7 +43,14 @@ const newestInput = () => {
 if (ifStale && existsSync(stamp) && existsSync("dist/eval.js") && statSync(stamp).mtimeMs > newestInput()) process.exit(0)
 
 // Imported only now: a fresh dist/ is known without loading the builder.
-const { build } = await import("esbuild")
+let build
+try {
+  ;({ build } = await import("esbuild"))
+} catch (error) {
+  if (!flags.has("--if-builder") || error?.code !== "ERR_MODULE_NOT_FOUND") throw error
+  process.stderr.write("turn-eval: esbuild is not installed (a production install), so dist/ is not built; `npm ci` installs it\n")
+  process.exit(0)
+}
 
 // The stamp is dated from before the build reads its inputs, so an edit made meanwhile is built next time.
 const started = new Date()

@@ -1,7 +1,8 @@
 /**
- * `npm run eval` in a checkout starts at once: it builds the bundles only when an input is newer than
- * its last build, and never the type declarations, which only `npm pack` needs. Run in a copy of the
- * project, so the dist/ other tests use is never rebuilt under them.
+ * The build in a checkout. `npm run eval` starts at once: it builds the bundles only when an input is
+ * newer than its last build, and never the type declarations, which only `npm pack` needs. A
+ * production install (`npm ci --omit=dev`, no builder) succeeds. Each runs in a copy of the project,
+ * so the dist/ other tests use is never rebuilt under them.
  */
 import { cpSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -55,4 +56,25 @@ describe("npm run eval in a checkout", () => {
       expect(builtAt()).toBe(after)
     }
   )
+})
+
+describe("npm ci --omit=dev in a fresh checkout", () => {
+  it("installs without the builder and succeeds, saying why dist/ is not built", async () => {
+    const clone = mkdtempSync(join(tmpdir(), "eval-production-"))
+    try {
+      for (const entry of ["src", "scripts", "package.json", "package-lock.json"]) {
+        cpSync(join(repo, entry), join(clone, entry), { recursive: true })
+      }
+      const install = await spawnAsync("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline"], {
+        cwd: clone,
+        env: { ...userEnv(), NO_COLOR: "1" },
+        timeoutMs: 180_000
+      })
+      expect(install.code, install.stderr).toBe(0)
+      expect(install.stderr).toContain("esbuild is not installed (a production install), so dist/ is not built")
+      expect(existsSync(join(clone, "node_modules/esbuild"))).toBe(false)
+    } finally {
+      rmSync(clone, { recursive: true, force: true })
+    }
+  }, 200_000)
 })
