@@ -1,5 +1,5 @@
 /**
- * The command tree — `run`, `validate`, `ratchet`, `merge`, `diff`, `audit`, `import`,
+ * The command tree — `init`, `run`, `validate`, `ratchet`, `merge`, `diff`, `audit`, `import`,
  * `candidates`, `propose`, `cleanup`, `standin`, `demo` — and the mapping of how a command ended to its
  * exit code: 0 done, 1 a gate failed (below the floor, a violation, a regression) or a cleanup left
  * conversations, 2 bad input or usage (or a rejected session), 70 internal error.
@@ -258,6 +258,7 @@ const demoHandler = lazy(() => import("./Commands/StandIn.js"), (m) => m.demoHan
 const candidatesHandler = lazy(() => import("./Commands/Propose.js"), (m) => m.candidatesHandler)
 const proposeHandler = lazy(() => import("./Commands/Propose.js"), (m) => m.proposeHandler)
 const cleanupHandler = lazy(() => import("./Commands/Cleanup.js"), (m) => m.cleanupHandler)
+const initHandler = lazy(() => import("./Commands/Init.js"), (m) => m.initHandler)
 
 // ---------------------------------------------------------------------------------------------------
 // Commands
@@ -422,7 +423,13 @@ const demoCommand = Command.make("demo", {
   concurrency: concurrencyOption
 }, demoHandler).pipe(
   Command.withDescription(
-    `Start the stand-in on an ephemeral port and run the golden set live against it with --check (npm start). Example: ${programName} demo`
+    `Start the stand-in on an ephemeral port and run the golden set live against it with --check; a folder with no golden set gets the package's own. Example: ${programName} demo`
+  )
+)
+
+const initCommand = Command.make("init", {}, initHandler).pipe(
+  Command.withDescription(
+    `Write a starter golden set, catalog, baseline, two recorded turns (one failing) and a GitHub Actions workflow into this folder, never overwriting a file, and print the next commands. Example: ${programName} init`
   )
 )
 
@@ -432,11 +439,12 @@ const rootCommand = (name: string) =>
     Effect.fail(
       new UsageError({
         message:
-          `name a command: run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (${programName} --help lists them)`
+          `name a command: init, run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (${programName} --help lists them)`
       })
     )).pipe(
       Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
       Command.withSubcommands([
+        initCommand,
         runCommand,
         validateCommand,
         ratchetCommand,

@@ -116,7 +116,7 @@ describe("eval run", () => {
     [["run", "--fixtures", "cases/fixtures", "--filter", "nothing-matches"], "error: --filter \"nothing-matches\" matches no case id or tag in cases/golden-cases.json"],
     [["run", "--fixtures", "cases/fixtures", "--concurrency", "0"], "error: --concurrency must be at least 1"],
     [["run", "--fixtures", "cases/fixtures", "--bogus"], "--bogus"],
-    [[], "error: name a command: run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"]
+    [[], "error: name a command: init, run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"]
   ])("treats %j as a usage error (exit 2)", (args, message) => {
     const run = evalCli(args)
     expect(run.code).toBe(2)

@@ -33,12 +33,18 @@ const npx = (args: ReadonlyArray<string>) => run("npx", ["--no", "--", "turn-eva
 /** The command names a `--help` lists. */
 const commandsIn = (help: string): ReadonlyArray<string> => [...help.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!)
 
-/** What a user needs and nothing else: the build, its declarations, the docs, the licence, the manifest. */
+/**
+ * What a user needs and nothing else: the build, its declarations, the docs, the licence, the manifest,
+ * the starter project `init` writes, and the golden set, catalog and floor `demo` falls back on.
+ */
 const allowed = [
   /^package\.json$/,
   /^README\.md$/,
   /^LICENSE$/,
   /^docs\/[\w-]+\.md$/,
+  /^templates\/starter\/(fixtures\/)?[\w.-]+\.(json|yml)$/,
+  /^cases\/(golden-cases|surfaces)\.json$/,
+  /^baseline\.json$/,
   /^dist\/(eval|index|vitest)\.js$/,
   /^dist\/chunks\/[\w-]+\.js$/,
   /^dist\/lib\/[\w-]+\.js$/,
@@ -120,9 +126,9 @@ describe("the packed tarball", () => {
     }
   })
 
-  it("holds nothing else: no sources, tests, benchmarks, cases, scripts or CI files", () => {
+  it("holds nothing else: no sources, tests, benchmarks, recorded turns, scripts or CI files", () => {
     expect(files.filter((f) => !allowed.some((pattern) => pattern.test(f)))).toEqual([])
-    expect(files.filter((f) => /^(src|test|bench|cases|scripts|examples|\.ci)\//.test(f))).toEqual([])
+    expect(files.filter((f) => /^(src|test|bench|cases\/fixtures|scripts|examples|\.ci)\//.test(f))).toEqual([])
   })
 
   it("declares its entries, its bin and an optional vitest, with no private flag", async () => {
@@ -188,5 +194,43 @@ describe("the packed tarball", () => {
     const ran = await run(process.execPath, ["out/consumer.js"], consumer)
     expect(ran.stderr).toBe("")
     expect(JSON.parse(ran.stdout)).toEqual({ total: 22, passed: 18, failing: failingOnFixtures })
+  })
+
+  describe("in an empty folder, as npx runs it", () => {
+    /** `npx turn-eval …` where nothing is installed: npx fetches the package, here the tarball. */
+    const npxAnywhere = (args: ReadonlyArray<string>, cwd: string) =>
+      run("npx", ["--yes", `--package=${tarball}`, "--", "turn-eval", ...args], cwd)
+    const emptyFolder = () => mkdtempSync(join(work, "empty-"))
+    const readme = readFileSync(join(repo, "README.md"), "utf8")
+    const section = /### In a project of your own\n[\s\S]*?```sh\n([\s\S]*?)```\n\n```\n([\s\S]*?)```/.exec(readme)!
+
+    it("runs the README's init and run: the starter written as shown, one recorded turn failing, the floor held", async () => {
+      const [init, grade] = section[1]!.trim().split("\n").map((line) => line.replace(/^npx turn-eval /, "").split(" "))
+      const dir = emptyFolder()
+      const written = await npxAnywhere(init!, dir)
+      expect(written.stderr).toBe("")
+      expect(written.code).toBe(0)
+      expect(written.stdout).toBe(section[2]!)
+      const graded = await npxAnywhere(grade!, dir)
+      expect(graded.code).toBe(0)
+      expect(graded.stdout).toContain("1/2 passed · pass rate 0.5000 · floor 0.5000 · holds the floor")
+      // The first of the next commands init printed, as printed.
+      const next = /^ {2}(npx turn-eval run .*)$/m.exec(written.stdout)![1]!.replace(/^npx turn-eval /, "").split(" ")
+      expect((await npxAnywhere(next, dir)).code).toBe(0)
+    })
+
+    it("runs demo from the package's own golden set", async () => {
+      const demo = await npxAnywhere(["demo"], emptyFolder())
+      expect(demo.stderr).toBe("")
+      expect(demo.code).toBe(0)
+      expect(demo.stdout).toContain("asking the package's own golden set (npx turn-eval init writes a starter)")
+      expect(demo.stdout).toContain("22/22 passed · pass rate 1.0000 · floor 0.8181 · holds the floor")
+    })
+
+    it("names itself npx turn-eval in its help", async () => {
+      const help = await npxAnywhere(["--help"], emptyFolder())
+      expect(help.stdout).toMatch(/^\$ npx turn-eval$/m)
+      expect(help.stdout).toContain("Example: npx turn-eval run --fixtures cases/fixtures --check")
+    })
   })
 })
