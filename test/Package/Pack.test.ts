@@ -1,8 +1,10 @@
 /**
  * The package as a user receives it: `npm pack` on a copy of the project (so its `prepare` build runs
  * the way a publish does, apart from the dist/ other tests are using), the tarball's file list, and
- * the tarball installed into an empty folder: the bin through npx, and a TypeScript program importing
- * the typed API, type-checked with nodenext resolution and run.
+ * the tarball installed into an empty folder: the bin through npx with no peer installed, a TypeScript
+ * program importing the typed API, type-checked with nodenext resolution and run once the README's
+ * peers are, the refusal of an Effect 4 project, and `init`, `run` and `demo` in empty folders as npx
+ * runs them.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -137,8 +139,24 @@ describe("the packed tarball", () => {
     expect(manifest.bin).toEqual({ "turn-eval": "dist/eval.js" })
     expect(manifest.exports["."]).toEqual({ types: "./dist/types/index.d.ts", import: "./dist/index.js" })
     expect(manifest.exports["./vitest"]).toEqual({ types: "./dist/types/Vitest.d.ts", import: "./dist/vitest.js" })
-    expect(manifest.peerDependenciesMeta).toEqual({ vitest: { optional: true } })
-    expect(readdirSync(join(consumer, "node_modules"))).not.toContain("vitest")
+    // Effect is the program's own: a peer of the library entries, never a dependency of the bin (bundled).
+    expect(manifest.dependencies).toBeUndefined()
+    expect(manifest.peerDependencies).toEqual({
+      "@effect/platform": "^0.97.2",
+      "@effect/platform-node": "^0.108.2",
+      effect: "^3.22.4",
+      vitest: ">=3.0.0"
+    })
+    expect(manifest.peerDependenciesMeta).toEqual({
+      "@effect/platform": { optional: true },
+      "@effect/platform-node": { optional: true },
+      effect: { optional: true },
+      vitest: { optional: true }
+    })
+    const installed = readdirSync(join(consumer, "node_modules"))
+    expect(installed).not.toContain("vitest")
+    expect(installed).not.toContain("effect")
+    expect(installed).not.toContain("@effect")
   })
 
   it("runs `npx turn-eval --help` from an empty folder's install, listing every command", async () => {
@@ -168,7 +186,10 @@ describe("the packed tarball", () => {
     expect(refused.stderr).not.toMatch(stackFrame)
   })
 
-  it("type-checks a TypeScript program importing the typed API (nodenext) and runs it on the recorded turns", async () => {
+  it("type-checks a TypeScript program importing the typed API (nodenext) once the README's peers are installed, and runs it", async () => {
+    const command = /^npm install -D turn-eval (.*)$/m.exec(readFileSync(join(repo, "README.md"), "utf8"))![1]!.split(" ")
+    const peers = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "-D", tarball, ...command], consumer)
+    expect(peers.code, peers.stderr).toBe(0)
     writeFileSync(join(consumer, "consumer.ts"), consumerProgram)
     writeFileSync(
       join(consumer, "tsconfig.json"),
@@ -194,6 +215,15 @@ describe("the packed tarball", () => {
     const ran = await run(process.execPath, ["out/consumer.js"], consumer)
     expect(ran.stderr).toBe("")
     expect(JSON.parse(ran.stdout)).toEqual({ total: 22, passed: 18, failing: failingOnFixtures })
+  })
+
+  it("is refused by npm in an Effect 4 project, naming the peer, instead of adding a second Effect", async () => {
+    const effect4 = mkdtempSync(join(work, "effect4-"))
+    writeFileSync(join(effect4, "package.json"), `${JSON.stringify({ name: "effect4", private: true, dependencies: { effect: "^4.0.0" } })}\n`)
+    const install = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], effect4)
+    expect(install.code).not.toBe(0)
+    expect(install.stderr).toContain("ERESOLVE")
+    expect(install.stderr).toContain(`peerOptional effect@"^3.22.4" from turn-eval@`)
   })
 
   describe("in an empty folder, as npx runs it", () => {
