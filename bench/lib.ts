@@ -66,6 +66,29 @@ export const median = (values: ReadonlyArray<number>): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
+/** A difference of medians, and the noise it must clear: the spread of the runs it subtracts. */
+export interface Difference {
+  readonly ms: number
+  readonly noiseMs: number
+  /** Whether the difference is a measurement: above zero and above the noise. */
+  readonly measured: boolean
+}
+
+/**
+ * What `runs` took beyond `subtracted` (say, start-up), by medians. Under load the difference can fall
+ * below the spread of the subtracted runs, or below zero: it then measures nothing, and a rate made
+ * from it must not be printed.
+ */
+export const difference = (runs: ReadonlyArray<number>, subtracted: ReadonlyArray<number>): Difference => {
+  const ms = median(runs) - median(subtracted)
+  const noiseMs = Math.max(...subtracted) - Math.min(...subtracted)
+  return { ms, noiseMs, measured: ms > 0 && ms > noiseMs }
+}
+
+/** How a figure below its noise floor is printed in place of a rate. */
+export const belowNoise = (d: Difference): string =>
+  `below its noise floor (${d.ms.toFixed(0)} ms beyond start-up, within the ${d.noiseMs.toFixed(0)} ms spread of the start-up runs)`
+
 /** One row of the report. */
 export interface Row {
   readonly benchmark: string
