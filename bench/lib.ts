@@ -1,11 +1,17 @@
 /** What the benchmarks share: timing whole processes, their peak memory, the table. */
-import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
 export const bin = resolve("dist/eval.js")
 const peakPreload = resolve("bench/peak.cjs")
+
+/** npm's own script, so `measure` can time an npm command as it times the bin: `npm_execpath` under npm. */
+const npmCli = process.env["npm_execpath"] ?? realpathSync(execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim())
+
+/** The arguments `measure` takes for `npm run -s eval -- ARGS` in this checkout. */
+export const npmRunEval = (args: ReadonlyArray<string>): ReadonlyArray<string> => [npmCli, "run", "-s", "eval", "--", ...args]
 
 /** `taskset -c 0` when the machine has it: "on one core" means one core. */
 const hasTaskset = spawnSync("taskset", ["-c", "0", "true"]).status === 0
@@ -59,6 +65,29 @@ export const median = (values: ReadonlyArray<number>): number => {
   const middle = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
+
+/** A difference of medians, and the noise it must clear: the spread of the runs it subtracts. */
+export interface Difference {
+  readonly ms: number
+  readonly noiseMs: number
+  /** Whether the difference is a measurement: above zero and above the noise. */
+  readonly measured: boolean
+}
+
+/**
+ * What `runs` took beyond `subtracted` (say, start-up), by medians. Under load the difference can fall
+ * below the spread of the subtracted runs, or below zero: it then measures nothing, and a rate made
+ * from it must not be printed.
+ */
+export const difference = (runs: ReadonlyArray<number>, subtracted: ReadonlyArray<number>): Difference => {
+  const ms = median(runs) - median(subtracted)
+  const noiseMs = Math.max(...subtracted) - Math.min(...subtracted)
+  return { ms, noiseMs, measured: ms > 0 && ms > noiseMs }
+}
+
+/** How a figure below its noise floor is printed in place of a rate. */
+export const belowNoise = (d: Difference): string =>
+  `below its noise floor (${d.ms.toFixed(0)} ms beyond start-up, within the ${d.noiseMs.toFixed(0)} ms spread of the start-up runs)`
 
 /** One row of the report. */
 export interface Row {

@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the speed and scale figures, each measured in this one run and printed with its
  * target. Whole processes are timed from spawn to exit; peak memory is the kernel's count for the
- * process. Data is generated from a fixed seed. Takes a few minutes on two cores.
+ * process. Data is generated from a fixed seed. Takes a few minutes on two cores; `npm run bench --
+ * offline audit` runs the start-up rows and the sections named (live, journal, offline, audit, growth).
  */
 import { Effect, Redacted, Schema } from "effect"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -12,9 +13,12 @@ import { CasesFile } from "../src/Schema/Case.js"
 import { RecordedTurn } from "../src/Schema/Trace.js"
 import { goldenSet as committed, withStandIn } from "../test/support/live.js"
 import { archive, goldenSet, goldenSetWithRecordings } from "./generate.js"
-import { bin, measure, median, pinnedNote, type Row, table } from "./lib.js"
+import { belowNoise, bin, type Difference, difference, measure, median, npmRunEval, pinnedNote, type Row, table } from "./lib.js"
 
 const rows: Array<Row> = []
+// `npm run bench -- offline audit` runs start-up and the sections named; no names, every section.
+const sections = process.argv.slice(2)
+const wanted = (section: "live" | "journal" | "offline" | "audit" | "growth") => sections.length === 0 || sections.includes(section)
 const work = mkdtempSync(join(tmpdir(), "eval-bench-"))
 const log = (text: string) => process.stderr.write(`${text}\n`)
 const { catalog } = await Effect.runPromise(committed)
@@ -28,23 +32,34 @@ const startUp = async (): Promise<number> => {
   const base: Array<number> = []
   const help: Array<number> = []
   const validate: Array<number> = []
+  const npmHelp: Array<number> = []
+  // The first `npm run eval` may build dist/ (the bench's own build leaves it fresh): not timed.
+  await measure(npmRunEval(["--help"]))
   for (let i = 0; i < rounds; i++) {
     base.push((await measure(["-e", "0"])).wallMs)
     help.push((await measure([bin, "--help"])).wallMs)
     validate.push((await measure([bin, "validate"])).wallMs)
+    npmHelp.push((await measure(npmRunEval(["--help"]))).wallMs)
   }
   const ratio = (xs: ReadonlyArray<number>) => median(xs.map((x, i) => x / base[i]!))
   rows.push({
-    benchmark: "1. start-up: `eval --help`",
+    benchmark: "1. start-up: `turn-eval --help`",
     figure: `${median(help).toFixed(0)} ms; ${ratio(help).toFixed(2)}× \`node -e 0\` (${median(base).toFixed(0)} ms)`,
     target: "≤ 4×",
     met: ratio(help) <= 4
   })
   rows.push({
-    benchmark: "1. start-up: `eval validate` (committed golden set)",
+    benchmark: "1. start-up: `turn-eval validate` (committed golden set)",
     figure: `${median(validate).toFixed(0)} ms; ${ratio(validate).toFixed(2)}× \`node -e 0\``,
     target: "≤ 4×",
     met: ratio(validate) <= 4
+  })
+  const npmMore = median(npmHelp) - median(help)
+  rows.push({
+    benchmark: "1. start-up: `npm run -s eval -- --help` in a checkout, dist/ fresh",
+    figure: `${median(npmHelp).toFixed(0)} ms; ${npmMore.toFixed(0)} ms more than \`node dist/eval.js --help\``,
+    target: "≤ 1 s more",
+    met: npmMore <= 1000
   })
   return median(validate)
 }
@@ -135,8 +150,8 @@ const offline = async () => {
     results = readFileSync(out, "utf8")
     single.push((await measure([bin, "run", "--fixtures", fixtures, "--cases", one], { pin: true })).wallMs)
   }
-  const gradingMs = median(full) - median(single)
-  const rate = 10_000 / (gradingMs / 1000)
+  const grading = difference(full, single)
+  const rate = 10_000 / (grading.ms / 1000)
 
   // The raw limit: the same bytes read and parsed, nothing else.
   const raw: Array<number> = []
@@ -164,16 +179,16 @@ const offline = async () => {
   }
   const passed = [...byId.values()].filter((c) => c.passed).length
   rows.push({
-    benchmark: "3. offline: `eval run --fixtures`, 10,000 recorded turns",
-    figure: `${rate.toFixed(0)} turns/s (${(gradingMs / 1000).toFixed(2)} s after start-up, ${pinnedNote}); ${passed} passed`,
+    benchmark: "3. offline: `turn-eval run --fixtures`, 10,000 recorded turns",
+    figure: `${grading.measured ? `${rate.toFixed(0)} turns/s (${(grading.ms / 1000).toFixed(2)} s after start-up, ` : `${belowNoise(grading)} (`}${pinnedNote}); ${passed} passed`,
     target: "≥ 10,000 turns/s",
-    met: rate >= 10_000
+    met: grading.measured && rate >= 10_000
   })
   rows.push({
     benchmark: "3. offline: against the raw limit (JSON.parse of the same bytes)",
-    figure: `raw ${rawRate.toFixed(0)} turns/s; ratio ${(rate / rawRate).toFixed(2)}`,
+    figure: `raw ${rawRate.toFixed(0)} turns/s; ratio ${grading.measured ? (rate / rawRate).toFixed(2) : "— (the offline rate is below its noise floor)"}`,
     target: "≥ 0.3",
-    met: rate / rawRate >= 0.3
+    met: grading.measured && rate / rawRate >= 0.3
   })
   rows.push({
     benchmark: "3. offline: verdicts against one file at a time (full schema, graders directly)",
@@ -189,8 +204,12 @@ const offline = async () => {
 
 const audit = async () => {
   const expectations = ["cites-only-surfaced", "answer-excludes=rm -rf", "calls-any-tool"].flatMap((e) => ["--expect", e])
-  const figures: Array<{ turns: number; rate: number; peak: number; kept: number; seconds: number }> = []
-  const baseline = await measure([bin, "audit", "--surface", "docs", ...expectations, "--traces", "-"], { pin: true, stdin: "" })
+  const figures: Array<{ turns: number; rate: number; peak: number; kept: number; seconds: number; streamed: Difference }> = []
+  // Start-up: an audit of no turns, three times, so its spread bounds what a difference can measure.
+  const startUps: Array<number> = []
+  for (let i = 0; i < 3; i++) {
+    startUps.push((await measure([bin, "audit", "--surface", "docs", ...expectations, "--traces", "-"], { pin: true, stdin: "" })).wallMs)
+  }
   for (const turns of [10_000, 100_000, 1_000_000]) {
     log(`audit: generating ${turns} turns …`)
     const file = join(work, `archive-${turns}.jsonl`)
@@ -198,7 +217,8 @@ const audit = async () => {
     log(`audit: ${(bytes / 1024 / 1024).toFixed(0)} MiB …`)
     const run = await measure([bin, "audit", "--surface", "docs", ...expectations, "--traces", file], { pin: true })
     if (run.code !== 1) throw new Error(`audit ended with ${run.code}: ${run.stderr.slice(0, 500)}`)
-    const seconds = (run.wallMs - baseline.wallMs) / 1000
+    const streamed = difference([run.wallMs], startUps)
+    const seconds = streamed.ms / 1000
     // Memory kept, as against memory not yet collected: the heap after a collection every 200 ms.
     const heapFile = join(work, "heap.json")
     await measure([bin, "audit", "--surface", "docs", ...expectations, "--traces", file], {
@@ -206,27 +226,29 @@ const audit = async () => {
       env: { HEAP_SAMPLE_FILE: heapFile }
     })
     const kept = (JSON.parse(readFileSync(heapFile, "utf8")) as { heapMiB: number }).heapMiB
-    figures.push({ turns, rate: turns / seconds, peak: run.peakMiB, kept, seconds })
+    figures.push({ turns, rate: turns / seconds, peak: run.peakMiB, kept, seconds, streamed })
     rmSync(file)
   }
   for (const f of figures) {
     rows.push({
       benchmark: `4. audit: ${f.turns.toLocaleString("en")} turns (JSON lines)`,
-      figure: `${f.rate.toFixed(0)} turns/s (${f.seconds.toFixed(1)} s after start-up, ${pinnedNote}); peak resident ${
-        f.peak.toFixed(0)
-      } MiB; heap kept ${f.kept.toFixed(1)} MiB`,
+      figure: `${
+        f.streamed.measured ? `${f.rate.toFixed(0)} turns/s (${f.seconds.toFixed(1)} s after start-up, ` : `${belowNoise(f.streamed)} (`
+      }${pinnedNote}); peak resident ${f.peak.toFixed(0)} MiB; heap kept ${f.kept.toFixed(1)} MiB`,
       target: "≥ 10,000 turns/s; < 150 MiB",
-      met: f.rate >= 10_000 && f.peak < 150
+      met: f.streamed.measured && f.rate >= 10_000 && f.peak < 150
     })
   }
   const [small, , large] = figures
   rows.push({
     benchmark: "5. growth: audit 10k → 1M turns",
-    figure: `time ×${(large!.seconds / small!.seconds).toFixed(0)} for ×100 turns; heap kept ${small!.kept.toFixed(1)} → ${
+    figure: `time ×${
+      small!.streamed.measured && large!.streamed.measured ? (large!.seconds / small!.seconds).toFixed(0) : "— (below the noise floor)"
+    } for ×100 turns; heap kept ${small!.kept.toFixed(1)} → ${
       large!.kept.toFixed(1)
     } MiB; peak resident ${small!.peak.toFixed(0)} → ${large!.peak.toFixed(0)} MiB`,
     target: "linear time, flat memory",
-    met: large!.seconds / small!.seconds <= 130 && large!.kept <= small!.kept + 5 && large!.peak < 150
+    met: small!.streamed.measured && large!.streamed.measured && large!.seconds / small!.seconds <= 130 && large!.kept <= small!.kept + 5 && large!.peak < 150
   })
 }
 
@@ -255,11 +277,11 @@ const main = async () => {
   const started = Date.now()
   mkdirSync(work, { recursive: true })
   const startUpMs = await startUp()
-  await liveOverhead(startUpMs)
-  await journalCost()
-  await offline()
-  await audit()
-  await growthLive()
+  if (wanted("live")) await liveOverhead(startUpMs)
+  if (wanted("journal")) await journalCost()
+  if (wanted("offline")) await offline()
+  if (wanted("audit")) await audit()
+  if (wanted("growth")) await growthLive()
   const cpu = cpus()[0]?.model ?? "unknown processor"
   const report = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, in ${((Date.now() - started) / 1000).toFixed(0)} s.`,

@@ -1,5 +1,5 @@
 /**
- * The `eval` command tree — `run`, `validate`, `ratchet`, `merge`, `diff`, `audit`, `import`,
+ * The command tree — `init`, `run`, `validate`, `ratchet`, `merge`, `diff`, `audit`, `import`,
  * `candidates`, `propose`, `cleanup`, `standin`, `demo` — and the mapping of how a command ended to its
  * exit code: 0 done, 1 a gate failed (below the floor, a violation, a regression) or a cleanup left
  * conversations, 2 bad input or usage (or a rejected session), 70 internal error.
@@ -7,6 +7,7 @@
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
+import { executableName, programName } from "./ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
 import {
   AppUnreachable,
@@ -117,7 +118,7 @@ const runShardOption = Options.text("shard").pipe(
   Options.withPseudoName("i/n"),
   Options.optional,
   Options.withDescription(
-    "Run only part i of n of the golden set (stable, by case id), so n machines share it; eval merge joins the parts' --json results."
+    `Run only part i of n of the golden set (stable, by case id), so n machines share it; ${programName} merge joins the parts' --json results.`
   )
 )
 const compareOption = Options.text("compare").pipe(
@@ -160,7 +161,7 @@ const concurrencyOption = Options.integer("concurrency").pipe(
 )
 const fromOption = Options.text("from").pipe(
   Options.withPseudoName("FILE"),
-  Options.withDescription("The results file of a full run (`eval run --json`).")
+  Options.withDescription(`The results file of a full run (\`${programName} run --json\`).`)
 )
 const surfaceOption = Options.text("surface").pipe(
   Options.withPseudoName("NAME"),
@@ -216,7 +217,7 @@ const appUrlOption = Options.text("base-url").pipe(
 )
 const turnOption = Options.text("turn").pipe(
   Options.withPseudoName("TURN-ID"),
-  Options.withDescription("The rated turn to draft a case from (eval candidates lists them).")
+  Options.withDescription(`The rated turn to draft a case from (${programName} candidates lists them).`)
 )
 const draftFixturesOption = Options.text("fixtures").pipe(
   Options.withPseudoName("DIR"),
@@ -236,7 +237,7 @@ const appendOption = Options.boolean("append").pipe(
 
 const seedRatingsOption = Options.boolean("seed-ratings").pipe(
   Options.withDescription(
-    "Start with a rated-down turn per known flaw of the stand-in, to try eval candidates and eval propose on."
+    `Start with a rated-down turn per known flaw of the stand-in, to try ${programName} candidates and ${programName} propose on.`
   )
 )
 
@@ -271,6 +272,7 @@ const demoHandler = lazy(() => import("./Commands/StandIn.js"), (m) => m.demoHan
 const candidatesHandler = lazy(() => import("./Commands/Propose.js"), (m) => m.candidatesHandler)
 const proposeHandler = lazy(() => import("./Commands/Propose.js"), (m) => m.proposeHandler)
 const cleanupHandler = lazy(() => import("./Commands/Cleanup.js"), (m) => m.cleanupHandler)
+const initHandler = lazy(() => import("./Commands/Init.js"), (m) => m.initHandler)
 
 // ---------------------------------------------------------------------------------------------------
 // Commands
@@ -300,7 +302,7 @@ const runCommand = Command.make("run", {
   silent: silentOption
 }, runHandler).pipe(
   Command.withDescription(
-    "Grade every case's turn and print the scorecard. Example: eval run --fixtures cases/fixtures --check, or live: EVAL_COOKIE='session=…' eval run --base-url http://127.0.0.1:5173 --check"
+    `Grade every case's turn and print the scorecard. Example: ${programName} run --fixtures cases/fixtures --check, or live: EVAL_COOKIE='session=…' ${programName} run --base-url http://127.0.0.1:5173 --check`
   )
 )
 
@@ -309,7 +311,7 @@ const validateCommand = Command.make("validate", {
   surfaces: surfacesOption,
   baseline: baselineOption
 }, validateHandler).pipe(
-  Command.withDescription("Check the catalog, the golden set against it, and the baseline. Example: eval validate")
+  Command.withDescription(`Check the catalog, the golden set against it, and the baseline. Example: ${programName} validate`)
 )
 
 const ratchetCommand = Command.make("ratchet", {
@@ -319,14 +321,14 @@ const ratchetCommand = Command.make("ratchet", {
   baseline: baselineOption
 }, ratchetHandler).pipe(
   Command.withDescription(
-    "Raise the floor to the pass rate a full run achieved; never lower it. Example: eval ratchet --from results.json"
+    `Raise the floor to the pass rate a full run achieved; never lower it. Example: ${programName} ratchet --from results.json`
   )
 )
 
 const mergeCommand = Command.make("merge", {
   files: Args.text({ name: "SHARD.json" }).pipe(
     Args.atLeast(1),
-    Args.withDescription("The results of every shard of one run (eval run --shard i/n --json FILE).")
+    Args.withDescription(`The results of every shard of one run (${programName} run --shard i/n --json FILE).`)
   ),
   cases: casesOption,
   surfaces: surfacesOption,
@@ -337,7 +339,7 @@ const mergeCommand = Command.make("merge", {
   json: jsonOption
 }, mergeHandler).pipe(
   Command.withDescription(
-    "Join the results of a sharded run into the results of the whole golden set, then hold the floor; refuses overlapping or missing shards. Example: eval merge shard-*.json --check --reporter junit=report.xml"
+    `Join the results of a sharded run into the results of the whole golden set, then hold the floor; refuses overlapping or missing shards. Example: ${programName} merge shard-*.json --check --reporter junit=report.xml`
   )
 )
 
@@ -352,7 +354,7 @@ const diffCommand = Command.make("diff", {
   )
 }, diffHandler).pipe(
   Command.withDescription(
-    "Show what changed between two runs: regressions with their facts, fixes, new and removed cases, the pass-rate change. Example: eval diff main.json branch.json --check"
+    `Show what changed between two runs: regressions with their facts, fixes, new and removed cases, the pass-rate change. Example: ${programName} diff main.json branch.json --check`
   )
 )
 
@@ -368,7 +370,7 @@ const standInCommand = Command.make("standin", {
   seedRatings: seedRatingsOption
 }, standInHandler).pipe(
   Command.withDescription(
-    "Serve the stand-in assistant (the catalog's surfaces, over the surface protocol) on loopback until stopped. Example: eval standin --port 8787 --fault trace:503@0.2"
+    `Serve the stand-in assistant (the catalog's surfaces, over the surface protocol) on loopback until stopped. Example: ${programName} standin --port 8787 --fault trace:503@0.2`
   )
 )
 
@@ -380,7 +382,7 @@ const auditCommand = Command.make("audit", {
   shard: shardOption
 }, auditHandler).pipe(
   Command.withDescription(
-    "Grade every turn of JSON-lines exports against invariants, streaming; exit 1 on a violation. Example: eval audit --surface docs --expect cites-only-surfaced --expect never-calls=deploy --traces turns.jsonl"
+    `Grade every turn of JSON-lines exports against invariants, streaming; exit 1 on a violation. Example: ${programName} audit --surface docs --expect cites-only-surfaced --expect never-calls=deploy --traces turns.jsonl`
   )
 )
 
@@ -391,7 +393,7 @@ const importCommand = Command.make("import", {
   surfaces: surfacesOption
 }, importHandler).pipe(
   Command.withDescription(
-    "Read OpenTelemetry traces (GenAI conventions, the AI SDK, OpenInference), link their turns to cases and write them as recorded turns; list the turns it could not link. Example: eval import --otel traces.json --out cases/imported"
+    `Read OpenTelemetry traces (GenAI conventions, the AI SDK, OpenInference), link their turns to cases and write them as recorded turns; list the turns it could not link. Example: ${programName} import --otel traces.json --out cases/imported`
   )
 )
 
@@ -401,7 +403,7 @@ const candidatesCommand = Command.make("candidates", {
   surfaces: surfacesOption
 }, candidatesHandler).pipe(
   Command.withDescription(
-    "List the turns users rated thumbs-down in the app (turn, conversation, comment), to draft cases from. Example: EVAL_COOKIE='session=…' eval candidates --base-url http://127.0.0.1:5173"
+    `List the turns users rated thumbs-down in the app (turn, conversation, comment), to draft cases from. Example: EVAL_COOKIE='session=…' ${programName} candidates --base-url http://127.0.0.1:5173`
   )
 )
 
@@ -416,7 +418,7 @@ const proposeCommand = Command.make("propose", {
   append: appendOption
 }, proposeHandler).pipe(
   Command.withDescription(
-    "Draft a case from a thumbs-down turn: the facts it broke and held, marked as drafted; --append adds it to the golden set with the turn recorded. Example: eval propose --turn turn_8f2 --base-url http://127.0.0.1:5173 --append"
+    `Draft a case from a thumbs-down turn: the facts it broke and held, marked as drafted; --append adds it to the golden set with the turn recorded. Example: ${programName} propose --turn turn_8f2 --base-url http://127.0.0.1:5173 --append`
   )
 )
 
@@ -426,7 +428,7 @@ const cleanupCommand = Command.make("cleanup", {
   timeout: cleanupTimeoutOption
 }, cleanupHandler).pipe(
   Command.withDescription(
-    "Delete the conversations earlier live runs left in the app (killed, quit at once, or whose delete failed), as recorded in the journal of this base URL and session, and list each id; exit 1 if any could not be deleted. Example: EVAL_COOKIE='session=…' eval cleanup --base-url http://127.0.0.1:5173"
+    `Delete the conversations earlier live runs left in the app (killed, quit at once, or whose delete failed), as recorded in the journal of this base URL and session, and list each id; exit 1 if any could not be deleted. Example: EVAL_COOKIE='session=…' ${programName} cleanup --base-url http://127.0.0.1:5173`
   )
 )
 
@@ -437,32 +439,51 @@ const demoCommand = Command.make("demo", {
   concurrency: concurrencyOption
 }, demoHandler).pipe(
   Command.withDescription(
-    "Start the stand-in on an ephemeral port and run the golden set live against it with --check (npm start). Example: eval demo"
+    `Start the stand-in on an ephemeral port and run the golden set live against it with --check; a folder with no golden set gets the package's own. Example: ${programName} demo`
   )
 )
 
-const evalCommand = Command.make("eval", {}, () =>
-  Effect.fail(
-    new UsageError({ message: "name a command: run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (eval --help lists them)" })
-  )).pipe(
-    Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
-    Command.withSubcommands([
-      runCommand,
-      validateCommand,
-      ratchetCommand,
-      mergeCommand,
-      diffCommand,
-      auditCommand,
-      importCommand,
-      candidatesCommand,
-      proposeCommand,
-      cleanupCommand,
-      standInCommand,
-      demoCommand
-    ])
+const initCommand = Command.make("init", {}, initHandler).pipe(
+  Command.withDescription(
+    `Write a starter golden set, catalog, baseline, two recorded turns (one failing) and a GitHub Actions workflow into this folder, never overwriting a file, and print the next commands. Example: ${programName} init`
   )
+)
 
-const cli = Command.run(evalCommand, { name: "eval", version, executable: "eval" })
+/** The command tree under a root of this name: the name its usage lines and completions show. */
+const rootCommand = (name: string) =>
+  Command.make(name, {}, () =>
+    Effect.fail(
+      new UsageError({
+        message:
+          `name a command: init, run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (${programName} --help lists them)`
+      })
+    )).pipe(
+      Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
+      Command.withSubcommands([
+        initCommand,
+        runCommand,
+        validateCommand,
+        ratchetCommand,
+        mergeCommand,
+        diffCommand,
+        auditCommand,
+        importCommand,
+        candidatesCommand,
+        proposeCommand,
+        cleanupCommand,
+        standInCommand,
+        demoCommand
+      ])
+    )
+
+/**
+ * The CLI for `argv`. Help and usage lines name the program as the user invoked it; a completion
+ * script registers the bin, the one word a shell can complete (`npm run eval --` is not one).
+ */
+const cliFor = (argv: ReadonlyArray<string>) => {
+  const name = argv.includes("--completions") ? executableName : programName
+  return Command.run(rootCommand(name), { name, version, executable: executableName })(argv)
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Exit codes
@@ -511,7 +532,7 @@ const plainConsole = (console: Console.Console): Console.Console => ({
 export const main = (
   argv: ReadonlyArray<string>
 ): Effect.Effect<number, never, FileSystem.FileSystem | Path.Path | Terminal.Terminal> =>
-  cli(argv).pipe(
+  cliFor(argv).pipe(
     Effect.as(0),
     Effect.catchAllCause(finish),
     (program) => useColor() ? program : Console.consoleWith((console) => Console.withConsole(program, plainConsole(console)))

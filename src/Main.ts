@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 /**
- * The `eval` bin: the CLI on Node. SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH session)
+ * The `turn-eval` bin: the CLI on Node. SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH session)
  * interrupt the run, so every case's scope closes (in-flight conversations are deleted) before the
  * process exits with 130, 143 or 129; a second signal quits at once, saying what it leaves for
- * `eval cleanup`.
+ * `cleanup`.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Exit } from "effect"
 import { main } from "./Cli.js"
+import { programName } from "./ProgramName.js"
 import { openConversations } from "./Runner/Journal.js"
 
 const signalCodes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
@@ -29,7 +30,7 @@ const stop = (signal: Stop) => {
       const lines = open.map(({ baseUrl, count }) =>
         `quitting at once: ${count} conversation${count === 1 ? "" : "s"} still open at ${baseUrl} ${
           count === 1 ? "is" : "are"
-        } kept in the journal; \`eval cleanup --base-url ${baseUrl}\` deletes them`
+        } kept in the journal; \`${programName} cleanup --base-url ${baseUrl}\` deletes them`
       )
       process.stderr.write(`${lines.join("\n")}\n`)
     }

@@ -4,6 +4,7 @@
  * session, and reports each id. Conversations of a run still going are left to it.
  */
 import { Console, Duration, Effect, Either, Option, type Redacted } from "effect"
+import { programName } from "../ProgramName.js"
 import { type Leftover, markGone, readJournal } from "../Runner/Journal.js"
 import { makeLive } from "../Runner/LiveClient.js"
 import { inert } from "../Schema/Decode.js"
@@ -34,7 +35,7 @@ export const cleanupHandler = (args: CleanupArgs) =>
     }
     if (otherSessions > 0) {
       yield* Console.log(
-        `${plural(otherSessions, "conversation")} at ${url} were left by another session: run eval cleanup signed in as it`
+        `${plural(otherSessions, "conversation")} at ${url} were left by another session: run ${programName} cleanup signed in as it`
       )
     }
     if (leftovers.length === 0) {
@@ -72,7 +73,7 @@ export const cleanupHandler = (args: CleanupArgs) =>
     const remain = outcomes.length - gone.length
     yield* Console.log(
       `\n${plural(gone.length, "conversation")} cleaned up at ${url}${
-        remain === 0 ? "; the journal holds none of this session now" : `; ${remain} could not be deleted and stay in the journal (run eval cleanup again)`
+        remain === 0 ? "; the journal holds none of this session now" : `; ${remain} could not be deleted and stay in the journal (run ${programName} cleanup again)`
       }`
     )
     if (remain > 0) return yield* new ConversationsRemain({ count: remain })

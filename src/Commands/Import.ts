@@ -9,6 +9,7 @@ import { Console, Effect, Either } from "effect"
 import { writeAtomically } from "../Files.js"
 import { describeUnlinked, loadOtelLinks } from "../Otel/Source.js"
 import { turnIdOf } from "../Otel/Turn.js"
+import { programName } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { encodeRecording, fixturePath } from "../Runner/SurfaceClient.js"
 import { inert } from "../Schema/Decode.js"
@@ -29,7 +30,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export const importHandler = (args: ImportArgs) =>
   Effect.gen(function*() {
     if (args.otel.length === 0) {
-      return yield* new UsageError({ message: "eval import needs the traces: --otel FILE (repeatable; a folder reads its .json and .jsonl files)" })
+      return yield* new UsageError({ message: `${programName} import needs the traces: --otel FILE (repeatable; a folder reads its .json and .jsonl files)` })
     }
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
     const links = yield* loadOtelLinks(args.otel, set)

@@ -5,6 +5,7 @@
  */
 import type { FileSystem } from "@effect/platform"
 import { Console, Effect, Option } from "effect"
+import { programName } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
 import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
@@ -42,7 +43,7 @@ export const mergeShards = (
       if (result.shard === undefined) {
         return yield* new BadInput({
           file,
-          problems: [{ path: "$.shard", message: "expected the results of a sharded run (eval run --shard i/n --json FILE)" }]
+          problems: [{ path: "$.shard", message: `expected the results of a sharded run (${programName} run --shard i/n --json FILE)` }]
         })
       }
       if (result.bailed === true) {

@@ -7,6 +7,7 @@
 import { FileSystem, Path } from "@effect/platform"
 import { Console, Duration, Effect, Either, Option, type Redacted, Schema } from "effect"
 import { readText, writeAtomically } from "../Files.js"
+import { programName } from "../ProgramName.js"
 import { HttpLive } from "../Runner/Http.js"
 import { loadCatalog, loadGoldenSet } from "../Runner/GoldenSet.js"
 import { makeLive } from "../Runner/LiveClient.js"
@@ -115,7 +116,7 @@ export const candidatesHandler = (args: CandidatesArgs) =>
           `  ${turn.padEnd(turnWidth)}  ${conversation.padEnd(conversationWidth)}  ${comment}`
         ),
         "",
-        `draft a case from one: eval propose --turn TURN-ID --base-url ${app.baseUrl}`
+        `draft a case from one: ${programName} propose --turn TURN-ID --base-url ${app.baseUrl}`
       ].join("\n")
     )
   }).pipe(Effect.provide(HttpLive))
@@ -147,7 +148,7 @@ export const proposeHandler = (args: ProposeArgs) =>
     const turnId = args.turn
     const shownTurn = quoted(turnId)
     if (turnId.trim() === "") {
-      return yield* new UsageError({ message: "--turn: expected a turn id (eval candidates lists them)" })
+      return yield* new UsageError({ message: `--turn: expected a turn id (${programName} candidates lists them)` })
     }
     const explicitId = Option.isSome(args.id) ? yield* checkId(args.id.value) : undefined
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
@@ -164,7 +165,7 @@ export const proposeHandler = (args: ProposeArgs) =>
     const rating = ratings.find((r) => r.turnId === turnId)
     if (rating === undefined) {
       return yield* new UsageError({
-        message: `turn ${shownTurn} is not among the ${count(ratings.length, "thumbs-down turn")} at ${app.ratingsUrl} (eval candidates lists them)`
+        message: `turn ${shownTurn} is not among the ${count(ratings.length, "thumbs-down turn")} at ${app.ratingsUrl} (${programName} candidates lists them)`
       })
     }
     // Ids from the app go into routes only when no route can be redirected by them.
@@ -279,7 +280,7 @@ export const proposeHandler = (args: ProposeArgs) =>
         ...(draft.violated.length === 0
           ? [noViolation]
           : [
-            `eval run --fixtures ${args.fixtures} fails it until the assistant is fixed (${count(draft.violated.length, "fact")} broken):`,
+            `${programName} run --fixtures ${args.fixtures} fails it until the assistant is fixed (${count(draft.violated.length, "fact")} broken):`,
             ...violatedLines
           ]),
         `review it, then delete the "drafted" marks to accept it (the case set's fingerprint stays the same)`

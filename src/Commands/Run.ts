@@ -4,6 +4,7 @@
  */
 import { FileSystem, type Path } from "@effect/platform"
 import { Config, Console, Duration, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
+import { noFloorYet, programName } from "../ProgramName.js"
 import { type GoldenSet, loadGoldenSet, selectCases } from "../Runner/GoldenSet.js"
 import { Runner } from "../Runner/Runner.js"
 import { openJournal, readJournal } from "../Runner/Journal.js"
@@ -22,7 +23,7 @@ import { caseLine, showCaseDuration, surfaceWidth } from "../Scorecard/Render/Pr
 import { renderProgress } from "../Scorecard/Render/Progress.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { attemptsOf } from "../Scorecard/Attempts.js"
-import { noFloorYet, repeatOf, summarize } from "../Scorecard/Scorecard.js"
+import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
 import { useColor } from "../Terminal.js"
 import { applyRatchet } from "./Ratchet.js"
 import { parseReporters, refuseOverwritingInputs, stdoutIsDocument, writeReports } from "./Report.js"
@@ -186,7 +187,7 @@ const concurrencyOf = (args: RunArgs): number =>
   Option.getOrElse(args.concurrency, () => Option.isSome(args.baseUrl) ? 4 : 1)
 
 /** The `eval cleanup` command line for a base URL. */
-export const cleanupCommand = (baseUrl: URL): string => `eval cleanup --base-url ${inert(baseUrl.href)}`
+export const cleanupCommand = (baseUrl: URL): string => `${programName} cleanup --base-url ${inert(baseUrl.href)}`
 
 /**
  * Says which conversations a live run left in the account: kept on request, not deleted (with why;
@@ -286,7 +287,7 @@ export const selectRun = (set: GoldenSet, args: Pick<RunArgs, "filter" | "shard"
     return {
       cases,
       shard: { index: shard.index, count: shard.count, of: caseSetFingerprint(set.cases) },
-      partial: `shard ${shard.index}/${shard.count} (${cases.length} of ${set.cases.length} cases): eval merge applies the floor to the whole`
+      partial: `shard ${shard.index}/${shard.count} (${cases.length} of ${set.cases.length} cases): ${programName} merge applies the floor to the whole`
     }
   })
 
@@ -405,7 +406,7 @@ export const gradeRun = (
       return yield* new UsageError({
         message: `${args.check ? "--check" : "--ratchet"} holds the floor of the whole golden set; ${
           shard === undefined ? "a --filter'ed run" : "a shard"
-        } cannot ${args.check ? "be checked against it" : "move it"}${shard === undefined ? "" : " (merge the shards: eval merge … --check)"}`
+        } cannot ${args.check ? "be checked against it" : "move it"}${shard === undefined ? "" : " (merge the shards: ${programName} merge … --check)"}`
       })
     }
     const compareFile = Option.getOrUndefined(args.compare)

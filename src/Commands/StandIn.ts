@@ -2,11 +2,14 @@
  * `eval standin` serves the stand-in assistant until stopped; `eval demo` (`npm start`) starts it on
  * an ephemeral loopback port and runs the golden set live against it with `--check`.
  */
-import type { FileSystem, Path } from "@effect/platform"
+import { FileSystem, type Path } from "@effect/platform"
 import { Console, Effect, Either, Option, Redacted } from "effect"
-import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import type { Case } from "../Schema/Case.js"
+import { packageFile } from "../PackageFiles.js"
+import { programName } from "../ProgramName.js"
+import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../Runner/GoldenSet.js"
 import { UsageError } from "../Schema/Errors.js"
+import { defaultBaselineFile } from "../Scorecard/BaselineStore.js"
 import { parseFault } from "../StandIn/Faults.js"
 import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
 import { stableFraction, start } from "../StandIn/Server.js"
@@ -75,10 +78,10 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, 
         [
           `stand-in assistant listening on ${standIn.url} (surfaces: ${Object.keys(set.catalog.surfaces).join(", ")})`,
           `sign in:   export EVAL_COOKIE='${Redacted.value(standIn.cookie())}'`,
-          `then run:  npm run eval -- run --base-url ${standIn.url}`,
+          `then run:  ${programName} run --base-url ${standIn.url}`,
           ...(flakyIds.length === 0 ? [] : [`flaky:     every second ask of ${flakyIds.join(", ")} also cites a page from memory`]),
           ...(args.seedRatings === true
-            ? [`${standIn.ratings().length} turns are rated thumbs-down: npm run eval -- candidates --base-url ${standIn.url}`]
+            ? [`${standIn.ratings().length} turns are rated thumbs-down: ${programName} candidates --base-url ${standIn.url}`]
             : []),
           "Ctrl-C stops it."
         ].join("\n")
@@ -95,15 +98,38 @@ export interface DemoArgs {
   readonly concurrency: Option.Option<number>
 }
 
+/**
+ * The golden set, catalog and floor the demo runs: the ones given, or, in a folder with no golden set
+ * where none was named, the package's own, so the demo runs anywhere the package is installed.
+ */
+const demoFiles = (args: DemoArgs) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const named = args.cases !== defaultCasesFile || args.surfaces !== defaultSurfacesFile || args.baseline !== defaultBaselineFile
+    if (named || (yield* fs.exists(args.cases).pipe(Effect.orElseSucceed(() => true)))) {
+      return { cases: args.cases, surfaces: args.surfaces, baseline: args.baseline }
+    }
+    return {
+      cases: packageFile(defaultCasesFile),
+      surfaces: packageFile(defaultSurfacesFile),
+      baseline: packageFile(defaultBaselineFile)
+    }
+  })
+
 /** `eval demo`: the golden set, live over HTTP, against a stand-in started in this process. */
 export const demoHandler = (args: DemoArgs): Effect.Effect<void, unknown, FileSystem.FileSystem | Path.Path> =>
   Effect.scoped(
     Effect.gen(function*() {
-      const set = yield* loadGoldenSet(args.cases, args.surfaces)
+      const files = yield* demoFiles(args)
+      const set = yield* loadGoldenSet(files.cases, files.surfaces)
       const standIn = yield* start({ catalog: set.catalog })
-      yield* Console.log(`stand-in assistant on ${standIn.url}; asking it the golden set live (eval run --base-url … --check)\n`)
+      if (files.cases !== args.cases) {
+        yield* Console.log(`no ${args.cases} in this folder: asking the package's own golden set (${programName} init writes a starter)`)
+      }
+      yield* Console.log(`stand-in assistant on ${standIn.url}; asking it the golden set live (${programName} run --base-url … --check)\n`)
       const run = {
         ...args,
+        ...files,
         fixtures: Option.none(),
         baseUrl: Option.some(standIn.url),
         cookie: Option.some(standIn.cookie()),

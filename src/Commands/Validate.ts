@@ -1,9 +1,10 @@
 /** `eval validate`: the committed inputs, checked without grading anything. */
 import type { FileSystem } from "@effect/platform"
 import { Console, Effect, Option } from "effect"
+import { noFloorYet } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
-import { noFloorYet, showRate } from "../Scorecard/Scorecard.js"
+import { showRate } from "../Scorecard/Scorecard.js"
 
 /** The arguments of `eval validate`. */
 export interface ValidateArgs {

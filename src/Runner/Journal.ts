@@ -28,6 +28,7 @@ import { type FileHandle, open as openFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { isAbsolute, join } from "node:path"
 import { Effect, Redacted, type Scope } from "effect"
+import { programName } from "../ProgramName.js"
 import { idProblem } from "../Schema/Protocol.js"
 
 /** The user's state folder for the suite: `$XDG_STATE_HOME/turn-eval`, else `~/.local/state/turn-eval`. */
@@ -278,7 +279,7 @@ export const openJournal = (options: {
       broken = true
       const code = (error as { code?: string }).code
       options.warn(
-        `cannot keep the journal of open conversations in ${folder} (${code ?? "unknown error"}): a run stopped by kill -9 may leave conversations that eval cleanup cannot find`
+        `cannot keep the journal of open conversations in ${folder} (${code ?? "unknown error"}): a run stopped by kill -9 may leave conversations that ${programName} cleanup cannot find`
       )
     }
     // The file and its handle, made once, on the first conversation.

@@ -16,7 +16,7 @@ export type RatchetDecision =
 
 /** The header a new baseline starts with. */
 export const baselineHeader =
-  "The pass-rate floor that `eval run --check` holds. Raised by `eval ratchet` to what a full run achieves; never lowered."
+  "The pass-rate floor that `turn-eval run --check` holds. Raised by `turn-eval ratchet` to what a full run achieves; never lowered."
 
 /**
  * Decides a ratchet. `caseSet` is the fingerprint of the golden set the floor belongs to; a run over
@@ -47,7 +47,7 @@ export const ratchet = (
   if (result.shard !== undefined) {
     return Either.left(
       new RatchetRefused({
-        message: `the results cover shard ${result.shard.index}/${result.shard.count} only: merge the shards (eval merge) and ratchet from the merged results`
+        message: `the results cover shard ${result.shard.index}/${result.shard.count} only: merge the shards (the merge command) and ratchet from the merged results`
       })
     )
   }

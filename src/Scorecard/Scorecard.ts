@@ -8,7 +8,7 @@ import { attemptsOf } from "./Attempts.js"
 const floorScale = 10_000
 
 /** What a run without a committed floor says, and what `--check` answers then. */
-export const noFloorYet = "no floor committed yet: run `eval ratchet` to set one"
+export const noFloorYet = "no floor committed yet: run `turn-eval ratchet` to set one"
 
 /**
  * The floor a run of `passedCount` out of `total` may set: its pass rate rounded down to four decimals,

@@ -69,7 +69,7 @@ describe("a run stopped from outside", () => {
       s.setFaults([])
       const next = await evalCliAsync(["run", "--base-url", s.url, "--filter", "smoke"], { env })
       expect(next.stderr.split("\n")[0]).toBe(
-        `note: earlier runs left 6 conversations undeleted in this account at ${s.url}/; \`eval cleanup --base-url ${s.url}/\` deletes them`
+        `note: earlier runs left 6 conversations undeleted in this account at ${s.url}/; \`turn-eval cleanup --base-url ${s.url}/\` deletes them`
       )
 
       const cleanup = await evalCliAsync(["cleanup", "--base-url", s.url], { env })
@@ -102,7 +102,7 @@ describe("a run stopped from outside", () => {
       const run = await cli.done
       expect(run.code).toBe(130)
       expect(run.stderr).toContain(
-        `quitting at once: 6 conversations still open at ${s.url}/ are kept in the journal; \`eval cleanup --base-url ${s.url}/\` deletes them`
+        `quitting at once: 6 conversations still open at ${s.url}/ are kept in the journal; \`turn-eval cleanup --base-url ${s.url}/\` deletes them`
       )
       expect(s.conversations()).toHaveLength(6)
 
@@ -114,7 +114,7 @@ describe("a run stopped from outside", () => {
       expect(first.stdout).toMatch(new RegExp(`^not deleted +${failing.id} .*: delete: HTTP 500`, "m"))
       expect([...first.stdout.matchAll(/^deleted /gm)]).toHaveLength(5)
       expect(first.stdout).toContain("5 conversations cleaned up")
-      expect(first.stdout).toContain("1 could not be deleted and stay in the journal (run eval cleanup again)")
+      expect(first.stdout).toContain("1 could not be deleted and stay in the journal (run turn-eval cleanup again)")
       expect(s.conversations().map((c) => c.id)).toEqual([failing.id])
 
       s.setFaults([])

@@ -40,6 +40,10 @@ describe("the README's commands", () => {
     const run = shell(command)
     expect(run.stderr).not.toMatch(stackFrame)
     expect(run.code).toBe(0)
+    // Its first line as the README shows it, naming the checkout's way to run the program.
+    const port = /127\.0\.0\.1:\d+/.exec(run.stdout)![0]
+    const shown = /^stand-in assistant on .*$/m
+    expect(shown.exec(run.stdout)![0]).toBe(shown.exec(readme)![0].replace(/127\.0\.0\.1:\d+/, port))
     expect(run.stdout.match(/^✓ /gm)).toHaveLength(22)
     expect(run.stdout).toContain("22/22 passed · pass rate 1.0000 · floor 0.8181 · holds the floor")
     expect(run.stdout).toContain("22 conversations opened, 22 deleted, 0 left")
@@ -115,7 +119,7 @@ describe("eval run", () => {
     [["run", "--fixtures", "cases/fixtures", "--filter", "nothing-matches"], "error: --filter \"nothing-matches\" matches no case id or tag in cases/golden-cases.json"],
     [["run", "--fixtures", "cases/fixtures", "--concurrency", "0"], "error: --concurrency must be at least 1"],
     [["run", "--fixtures", "cases/fixtures", "--bogus"], "--bogus"],
-    [[], "error: name a command: run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo"]
+    [[], "error: name a command: init, run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"]
   ])("treats %j as a usage error (exit 2)", (args, message) => {
     const run = evalCli(args)
     expect(run.code).toBe(2)
@@ -223,7 +227,44 @@ describe("eval --help", () => {
     expect(run.code).toBe(0)
     expect(run.stdout).not.toContain("\u001b")
     for (const command of ["run", "validate", "ratchet", "audit", "standin", "demo"]) {
-      expect(run.stdout).toMatch(new RegExp(`- ${command} .*Example: eval ${command}`))
+      expect(run.stdout).toMatch(new RegExp(`- ${command} .*Example: turn-eval ${command}`))
+    }
+  })
+})
+
+describe("the program's name, as the user invoked it", () => {
+  const usage = (help: string) => /^USAGE\n\n\$ (.*)$/m.exec(help)?.[1]
+
+  it("is turn-eval for the bin run directly, in the usage line, every example and every hint", () => {
+    const help = evalCli(["--help"])
+    expect(usage(help.stdout)).toBe("turn-eval")
+    expect(help.stdout).not.toMatch(/(^|[^-])\beval (run|validate|ratchet|merge|diff|audit|import|candidates|propose|cleanup|standin|demo|init)\b/m)
+    const noFloor = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--baseline", "none.json"])
+    expect([noFloor.code, noFloor.stderr.trim()]).toEqual([2, "error: none.json: no floor committed yet: run `turn-eval ratchet` to set one"])
+  })
+
+  it("is npm run eval -- under the checkout's npm script, which a hint copied from it runs", () => {
+    const help = shell("npm run -s eval -- --help")
+    expect(help.code).toBe(0)
+    expect(usage(help.stdout)).toBe("npm run eval --")
+    expect(help.stdout).toContain("Example: npm run eval -- run --fixtures cases/fixtures --check")
+    const noFloor = shell("npm run -s eval -- run --fixtures cases/fixtures --check --baseline none.json")
+    expect([noFloor.code, noFloor.stderr.trim()]).toEqual([2, "error: none.json: no floor committed yet: run `npm run eval -- ratchet` to set one"])
+  })
+
+  it("is npx turn-eval when npx started it", () => {
+    const help = evalCli(["--help"], { env: { npm_command: "exec", npm_lifecycle_event: "npx" } })
+    expect(usage(help.stdout)).toBe("npx turn-eval")
+    expect(help.stdout).toContain("Example: npx turn-eval validate")
+  })
+
+  it("registers bash completion for turn-eval, never for the eval builtin, however it was invoked", () => {
+    for (const env of [{}, { npm_lifecycle_event: "eval", npm_command: "run" }]) {
+      const script = evalCli(["--completions", "bash"], { env })
+      expect(script.code).toBe(0)
+      const registered = shell(`bash -c 'source /dev/stdin && complete -p turn-eval && complete -p eval' <<'EOF'\n${script.stdout}\nEOF`)
+      expect(registered.stdout.trim()).toBe("complete -o bashdefault -o default -o nosort -F _turn-eval_bash_completions turn-eval")
+      expect(registered.stderr).toContain("eval: no completion specification")
     }
   })
 })
@@ -243,7 +284,7 @@ describe("the ratchet", () => {
     const dir = scratchProject()
     const noFloor = evalCli(["run", "--fixtures", "cases/fixtures", "--check"], { cwd: dir })
     expect(noFloor.code).toBe(2)
-    expect(noFloor.stderr.trim()).toBe("error: baseline.json: no floor committed yet: run `eval ratchet` to set one")
+    expect(noFloor.stderr.trim()).toBe("error: baseline.json: no floor committed yet: run `turn-eval ratchet` to set one")
 
     expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "first.json"], { cwd: dir }).code).toBe(0)
     const first = evalCli(["ratchet", "--from", "first.json"], { cwd: dir })

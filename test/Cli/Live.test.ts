@@ -43,10 +43,10 @@ describe("eval run --base-url", () => {
         // The second run is told first of the conversation the first one could not delete.
         const note = i === 0
           ? ""
-          : "note: earlier runs left 1 conversation undeleted in this account at http://127\\.0\\.0\\.1:\\d+/; `eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/` deletes them\\n"
+          : "note: earlier runs left 1 conversation undeleted in this account at http://127\\.0\\.0\\.1:\\d+/; `turn-eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/` deletes them\\n"
         expect(run.notes).toMatch(
           new RegExp(
-            `^${note}1 conversation could not be deleted; \`eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/\` tries again, or delete it by hand:\\n {2}conv_\\S+ +docs\\.refund-window-cites-source: delete: HTTP 500 — DELETE http://127\\.0\\.0\\.1:\\d+/api/ai/conversations/conv_\\w+\\n$`
+            `^${note}1 conversation could not be deleted; \`turn-eval cleanup --base-url http://127\\.0\\.0\\.1:\\d+/\` tries again, or delete it by hand:\\n {2}conv_\\S+ +docs\\.refund-window-cites-source: delete: HTTP 500 — DELETE http://127\\.0\\.0\\.1:\\d+/api/ai/conversations/conv_\\w+\\n$`
           )
         )
         const journal = readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())

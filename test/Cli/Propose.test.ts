@@ -56,7 +56,7 @@ describe("eval candidates", () => {
       }
       expect(run.stdout).toMatch(new RegExp(`^  ${hostile} +conv_\\S+ +"bad\\\\u001b\\[2J answer"$`, "m"))
       expect(run.stdout).not.toContain("\u001b")
-      expect(run.stdout).toContain(`draft a case from one: eval propose --turn TURN-ID --base-url ${s.url}`)
+      expect(run.stdout).toContain(`draft a case from one: turn-eval propose --turn TURN-ID --base-url ${s.url}`)
       expect(run.stdout + run.stderr).not.toContain(token(s))
     }))
 
@@ -219,14 +219,14 @@ describe("eval propose", () => {
       const unknown = await evalCliAsync(["propose", "--turn", "turn_nope", "--base-url", s.url], { env: env(s) })
       expect([unknown.code, unknown.stderr.trim()]).toEqual([
         2,
-        `error: turn "turn_nope" is not among the 2 thumbs-down turns at ${s.url}/api/ai/ratings?rating=down (eval candidates lists them)`
+        `error: turn "turn_nope" is not among the 2 thumbs-down turns at ${s.url}/api/ai/ratings?rating=down (turn-eval candidates lists them)`
       ])
       const rejected = await evalCliAsync(["propose", "--turn", seeded(s, "docs"), "--base-url", s.url], {
         env: { EVAL_COOKIE: "standin_session=expired" }
       })
       expect([rejected.code, rejected.stderr.trim()]).toEqual([2, "error: session rejected: sign in again"])
       const blank = await evalCliAsync(["propose", "--turn", " ", "--base-url", s.url], { env: env(s) })
-      expect([blank.code, blank.stderr.trim()]).toEqual([2, "error: --turn: expected a turn id (eval candidates lists them)"])
+      expect([blank.code, blank.stderr.trim()]).toEqual([2, "error: --turn: expected a turn id (turn-eval candidates lists them)"])
     }))
 
   it("refuses a trace the route cannot give (exit 2), naming the route", () =>

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { Baseline } from "../../src/Schema/Baseline.js"
 import { Case, CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
-import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame, startCli, streamedLine } from "../support/cli.js"
+import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame, startCli, streamedLine, userEnv } from "../support/cli.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 import { failingOnFixtures } from "../support/golden.js"
 import { withStandIn } from "../support/live.js"
@@ -284,7 +284,7 @@ describe("the progress line", () => {
     withStandIn({ latency: { ask: 100 } }, async (s) => {
       const dir = scratchProject()
       const command = `${process.execPath} ${bin} run --base-url ${s.url} --concurrency 1`
-      const env = { ...process.env, EVAL_COOKIE: Redacted.value(s.cookie()), NO_COLOR: "1" }
+      const env = { ...userEnv(), EVAL_COOKIE: Redacted.value(s.cookie()), NO_COLOR: "1" }
       const onTerminal = await shellAsync(`script -qec '${command}' /dev/null`, dir, { ...env, CI: "" })
       expect(onTerminal.code).toBe(0)
       expect(onTerminal.stdout).toMatch(/\r\u001b\[2K\d+\/22 cases · \d+ passing · \d+s elapsed · ~\d+s left/)
@@ -324,7 +324,7 @@ describe("the README's workflow", () => {
     const dir = scratchProject()
     writeFileSync(join(dir, "baseline.json"), readFileSync("baseline.json"))
     const summary = join(dir, "summary.md")
-    const env = { ...process.env, NO_COLOR: "1", CI: "true", GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary }
+    const env = { ...userEnv(), NO_COLOR: "1", CI: "true", GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary }
     for (const shard of [1, 2, 3, 4]) {
       const run = await shellAsync(npx(commands[0]!.replaceAll("${{ matrix.shard }}", String(shard))), dir, env)
       expect(run.code, run.stderr).toBe(0)
@@ -341,7 +341,7 @@ describe("the README's workflow", () => {
   it("writes the reports its reporter example names", async () => {
     const line = readme.split("\n").find((l) => l.startsWith("npx turn-eval run --fixtures cases/fixtures --reporter pretty"))!
     const dir = scratchProject()
-    const run = await shellAsync(npx(line), dir, { ...process.env, NO_COLOR: "1", CI: "" })
+    const run = await shellAsync(npx(line), dir, { ...userEnv(), NO_COLOR: "1", CI: "" })
     expect(run.code).toBe(0)
     expect(run.stdout).toContain("18/22 passed")
     expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])

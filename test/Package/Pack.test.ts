@@ -1,8 +1,10 @@
 /**
  * The package as a user receives it: `npm pack` on a copy of the project (so its `prepare` build runs
  * the way a publish does, apart from the dist/ other tests are using), the tarball's file list, and
- * the tarball installed into an empty folder: the bin through npx, and a TypeScript program importing
- * the typed API, type-checked with nodenext resolution and run.
+ * the tarball installed into an empty folder: the bin through npx with no peer installed, a TypeScript
+ * program importing the typed API, type-checked with nodenext resolution and run once the README's
+ * peers are, the refusal of an Effect 4 project, and `init`, `run` and `demo` in empty folders as npx
+ * runs them.
  */
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -33,12 +35,18 @@ const npx = (args: ReadonlyArray<string>) => run("npx", ["--no", "--", "turn-eva
 /** The command names a `--help` lists. */
 const commandsIn = (help: string): ReadonlyArray<string> => [...help.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!)
 
-/** What a user needs and nothing else: the build, its declarations, the docs, the licence, the manifest. */
+/**
+ * What a user needs and nothing else: the build, its declarations, the docs, the licence, the manifest,
+ * the starter project `init` writes, and the golden set, catalog and floor `demo` falls back on.
+ */
 const allowed = [
   /^package\.json$/,
   /^README\.md$/,
   /^LICENSE$/,
   /^docs\/[\w-]+\.md$/,
+  /^templates\/starter\/(fixtures\/)?[\w.-]+\.(json|yml)$/,
+  /^cases\/(golden-cases|surfaces)\.json$/,
+  /^baseline\.json$/,
   /^dist\/(eval|index|vitest)\.js$/,
   /^dist\/chunks\/[\w-]+\.js$/,
   /^dist\/lib\/[\w-]+\.js$/,
@@ -120,9 +128,9 @@ describe("the packed tarball", () => {
     }
   })
 
-  it("holds nothing else: no sources, tests, benchmarks, cases, scripts or CI files", () => {
+  it("holds nothing else: no sources, tests, benchmarks, recorded turns, scripts or CI files", () => {
     expect(files.filter((f) => !allowed.some((pattern) => pattern.test(f)))).toEqual([])
-    expect(files.filter((f) => /^(src|test|bench|cases|scripts|examples|\.ci)\//.test(f))).toEqual([])
+    expect(files.filter((f) => /^(src|test|bench|cases\/fixtures|scripts|examples|\.ci)\//.test(f))).toEqual([])
   })
 
   it("declares its entries, its bin and an optional vitest, with no private flag", async () => {
@@ -131,8 +139,24 @@ describe("the packed tarball", () => {
     expect(manifest.bin).toEqual({ "turn-eval": "dist/eval.js" })
     expect(manifest.exports["."]).toEqual({ types: "./dist/types/index.d.ts", import: "./dist/index.js" })
     expect(manifest.exports["./vitest"]).toEqual({ types: "./dist/types/Vitest.d.ts", import: "./dist/vitest.js" })
-    expect(manifest.peerDependenciesMeta).toEqual({ vitest: { optional: true } })
-    expect(readdirSync(join(consumer, "node_modules"))).not.toContain("vitest")
+    // Effect is the program's own: a peer of the library entries, never a dependency of the bin (bundled).
+    expect(manifest.dependencies).toBeUndefined()
+    expect(manifest.peerDependencies).toEqual({
+      "@effect/platform": "^0.97.2",
+      "@effect/platform-node": "^0.108.2",
+      effect: "^3.22.4",
+      vitest: ">=3.0.0"
+    })
+    expect(manifest.peerDependenciesMeta).toEqual({
+      "@effect/platform": { optional: true },
+      "@effect/platform-node": { optional: true },
+      effect: { optional: true },
+      vitest: { optional: true }
+    })
+    const installed = readdirSync(join(consumer, "node_modules"))
+    expect(installed).not.toContain("vitest")
+    expect(installed).not.toContain("effect")
+    expect(installed).not.toContain("@effect")
   })
 
   it("runs `npx turn-eval --help` from an empty folder's install, listing every command", async () => {
@@ -162,7 +186,10 @@ describe("the packed tarball", () => {
     expect(refused.stderr).not.toMatch(stackFrame)
   })
 
-  it("type-checks a TypeScript program importing the typed API (nodenext) and runs it on the recorded turns", async () => {
+  it("type-checks a TypeScript program importing the typed API (nodenext) once the README's peers are installed, and runs it", async () => {
+    const command = /^npm install -D turn-eval (.*)$/m.exec(readFileSync(join(repo, "README.md"), "utf8"))![1]!.split(" ")
+    const peers = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "-D", tarball, ...command], consumer)
+    expect(peers.code, peers.stderr).toBe(0)
     writeFileSync(join(consumer, "consumer.ts"), consumerProgram)
     writeFileSync(
       join(consumer, "tsconfig.json"),
@@ -188,5 +215,52 @@ describe("the packed tarball", () => {
     const ran = await run(process.execPath, ["out/consumer.js"], consumer)
     expect(ran.stderr).toBe("")
     expect(JSON.parse(ran.stdout)).toEqual({ total: 22, passed: 18, failing: failingOnFixtures })
+  })
+
+  it("is refused by npm in an Effect 4 project, naming the peer, instead of adding a second Effect", async () => {
+    const effect4 = mkdtempSync(join(work, "effect4-"))
+    writeFileSync(join(effect4, "package.json"), `${JSON.stringify({ name: "effect4", private: true, dependencies: { effect: "^4.0.0" } })}\n`)
+    const install = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], effect4)
+    expect(install.code).not.toBe(0)
+    expect(install.stderr).toContain("ERESOLVE")
+    expect(install.stderr).toContain(`peerOptional effect@"^3.22.4" from turn-eval@`)
+  })
+
+  describe("in an empty folder, as npx runs it", () => {
+    /** `npx turn-eval …` where nothing is installed: npx fetches the package, here the tarball. */
+    const npxAnywhere = (args: ReadonlyArray<string>, cwd: string) =>
+      run("npx", ["--yes", `--package=${tarball}`, "--", "turn-eval", ...args], cwd)
+    const emptyFolder = () => mkdtempSync(join(work, "empty-"))
+    const readme = readFileSync(join(repo, "README.md"), "utf8")
+    const section = /### In a project of your own\n[\s\S]*?```sh\n([\s\S]*?)```\n\n```\n([\s\S]*?)```/.exec(readme)!
+
+    it("runs the README's init and run: the starter written as shown, one recorded turn failing, the floor held", async () => {
+      const [init, grade] = section[1]!.trim().split("\n").map((line) => line.replace(/^npx turn-eval /, "").split(" "))
+      const dir = emptyFolder()
+      const written = await npxAnywhere(init!, dir)
+      expect(written.stderr).toBe("")
+      expect(written.code).toBe(0)
+      expect(written.stdout).toBe(section[2]!)
+      const graded = await npxAnywhere(grade!, dir)
+      expect(graded.code).toBe(0)
+      expect(graded.stdout).toContain("1/2 passed · pass rate 0.5000 · floor 0.5000 · holds the floor")
+      // The first of the next commands init printed, as printed.
+      const next = /^ {2}(npx turn-eval run .*)$/m.exec(written.stdout)![1]!.replace(/^npx turn-eval /, "").split(" ")
+      expect((await npxAnywhere(next, dir)).code).toBe(0)
+    })
+
+    it("runs demo from the package's own golden set", async () => {
+      const demo = await npxAnywhere(["demo"], emptyFolder())
+      expect(demo.stderr).toBe("")
+      expect(demo.code).toBe(0)
+      expect(demo.stdout).toContain("asking the package's own golden set (npx turn-eval init writes a starter)")
+      expect(demo.stdout).toContain("22/22 passed · pass rate 1.0000 · floor 0.8181 · holds the floor")
+    })
+
+    it("names itself npx turn-eval in its help", async () => {
+      const help = await npxAnywhere(["--help"], emptyFolder())
+      expect(help.stdout).toMatch(/^\$ npx turn-eval$/m)
+      expect(help.stdout).toContain("Example: npx turn-eval run --fixtures cases/fixtures --check")
+    })
   })
 })

@@ -1,10 +1,17 @@
-/** Runs the built `eval` bin as a subprocess, the way a user or a CI job does. */
+/** Runs the built bin (dist/eval.js) as a subprocess, the way a user or a CI job does. */
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process"
 import { cpSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
 export const bin = resolve("dist/eval.js")
+
+/**
+ * The environment without npm's own variables: the CLI runs as a user's shell runs `node dist/eval.js`
+ * (and names itself `turn-eval`), however the tests were started (`npm test`, `npx vitest`).
+ */
+export const userEnv = (env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(env).filter(([key]) => !/^npm_/i.test(key) && key !== "INIT_CWD"))
 
 export interface CliRun {
   readonly code: number | null
@@ -26,7 +33,7 @@ const finished = (code: number | null, stdout: string, stderr: string): CliRun =
 export const evalCli = (args: ReadonlyArray<string>, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliRun => {
   const result = spawnSync(process.execPath, [bin, ...args], {
     cwd: options.cwd ?? process.cwd(),
-    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    env: { ...userEnv(), NO_COLOR: "1", ...options.env },
     encoding: "utf8",
     timeout: 60_000
   })
@@ -34,7 +41,7 @@ export const evalCli = (args: ReadonlyArray<string>, options: { cwd?: string; en
 }
 
 export const shell = (command: string, cwd = process.cwd()): CliRun => {
-  const result = spawnSync("sh", ["-c", command], { cwd, env: { ...process.env, NO_COLOR: "1" }, encoding: "utf8", timeout: 120_000 })
+  const result = spawnSync("sh", ["-c", command], { cwd, env: { ...userEnv(), NO_COLOR: "1" }, encoding: "utf8", timeout: 120_000 })
   return finished(result.status, result.stdout, result.stderr)
 }
 
@@ -67,7 +74,7 @@ export const startCli = (
 ): CliProcess => {
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, ...args], {
     cwd: options.cwd ?? process.cwd(),
-    env: { ...process.env, NO_COLOR: "1", EVAL_COOKIE: "", ...options.env }
+    env: { ...userEnv(), NO_COLOR: "1", EVAL_COOKIE: "", ...options.env }
   })
   return { pid: child.pid ?? 0, signal: (s) => void child.kill(s), ...collect(child, 60_000) }
 }
