@@ -89,7 +89,7 @@ describe("init", () => {
       GITHUB_ACTIONS: "true",
       GITHUB_STEP_SUMMARY: summary
     })
-    expect(run.stderr).toBe("")
+    expect(run.notes).toBe("")
     expect(run.code).toBe(0)
     expect(run.stdout.split("\n").filter((line) => line.startsWith("::error "))).toHaveLength(1)
     expect(read(dir, "summary.md")).toContain("**1/2 passed**")
