@@ -9,19 +9,7 @@ import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
 import { executableName, programName } from "./ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
-import {
-  AppUnreachable,
-  BadInput,
-  BelowFloor,
-  ConversationsRemain,
-  NotAMeasurement,
-  RatchetRefused,
-  RegressionsFound,
-  SessionRejected,
-  UnreadableLines,
-  UsageError,
-  ViolationsFound
-} from "./Schema/Errors.js"
+import { type CommandError, exitCodeOf, isCommandError, UsageError } from "./Schema/Errors.js"
 import { inert, inertLines } from "./Schema/Decode.js"
 import { defaultBaselineFile } from "./Scorecard/BaselineStore.js"
 import { useColor } from "./Terminal.js"
@@ -489,32 +477,26 @@ const cliFor = (argv: ReadonlyArray<string>) => {
 // Exit codes
 
 /** The exit code a command's end maps to, printing what the user must read on stderr. */
-const finish = <E>(cause: Cause.Cause<E>): Effect.Effect<number> => {
+const finish = (cause: Cause.Cause<unknown>): Effect.Effect<number> => {
   if (Cause.isInterruptedOnly(cause)) return Effect.succeed(130)
   const failure = Cause.failureOption(cause)
-  if (Option.isSome(failure)) {
-    const error: unknown = failure.value
-    if (
-      error instanceof BelowFloor || error instanceof ViolationsFound || error instanceof RegressionsFound ||
-      error instanceof ConversationsRemain
-    ) {
-      return Effect.succeed(1)
-    }
-    if (ValidationError.isValidationError(error)) return Effect.succeed(2)
-    if (error instanceof NotAMeasurement) return Effect.as(Console.error(`error: ${inertLines(error.message)}`), 2)
-    // Messages quote what the user and the app wrote: nothing in them may start a line of its own.
-    if (error instanceof BadInput) return Effect.as(Console.error(inertLines(error.message)), 2)
-    if (
-      error instanceof UsageError || error instanceof RatchetRefused || error instanceof SessionRejected ||
-      error instanceof AppUnreachable ||
-      error instanceof UnreadableLines
-    ) {
-      return Effect.as(Console.error(`error: ${inertLines(error.message)}`), 2)
-    }
-  }
+  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return Effect.succeed(2)
+  if (Option.isSome(failure) && isCommandError(failure.value)) return reportEnd(failure.value)
   const squashed = Cause.squash(cause)
   const message = squashed instanceof Error ? squashed.message : String(squashed)
   return Effect.as(Console.error(`internal error: ${inert(message.length > 2000 ? `${message.slice(0, 2000)}…` : message)}`), 70)
+}
+
+/**
+ * Says what the user must read of how a command ended — nothing for a failed gate, whose report said
+ * it — and gives its exit code. Messages quote what the user and the app wrote: nothing in them may
+ * start a line of its own.
+ */
+const reportEnd = (error: CommandError): Effect.Effect<number> => {
+  const code = exitCodeOf(error)
+  if (error._tag === "GateFailed") return Effect.succeed(code)
+  const text = error._tag === "BadInput" ? inertLines(error.message) : `error: ${inertLines(error.message)}`
+  return Effect.as(Console.error(text), code)
 }
 
 // eslint-disable-next-line no-control-regex

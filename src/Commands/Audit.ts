@@ -11,7 +11,7 @@ import { loadCatalog } from "../Runner/GoldenSet.js"
 import { parseShard } from "../Runner/Shard.js"
 import { type CasesFile, Expectation } from "../Schema/Case.js"
 import { decodeValue } from "../Schema/Decode.js"
-import { BadInput, UnreadableLines, UsageError, ViolationsFound } from "../Schema/Errors.js"
+import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
 import { caseProblems } from "../Schema/Validate.js"
 
 /** The arguments of `eval audit`. */
@@ -123,7 +123,7 @@ export const auditHandler = (args: AuditArgs) =>
     yield* Console.log(auditSummary(plan, tally))
     if (tally.unreadable > 0) {
       yield* Console.error(tally.unreadableShown.join("\n"))
-      return yield* new UnreadableLines({ count: tally.unreadable })
+      return yield* new Refused({ reason: "unreadable-lines", message: `${tally.unreadable} unreadable line${tally.unreadable === 1 ? "" : "s"} (the first of them are listed above)` })
     }
-    if (tally.violations > 0) return yield* new ViolationsFound()
+    if (tally.violations > 0) return yield* new GateFailed({ reason: "violations" })
   })

@@ -8,7 +8,7 @@ import { programName } from "../ProgramName.js"
 import { type Leftover, markGone, readJournal } from "../Runner/Journal.js"
 import { makeLive } from "../Runner/LiveClient.js"
 import { inert } from "../Schema/Decode.js"
-import { ConversationsRemain } from "../Schema/Errors.js"
+import { GateFailed } from "../Schema/Errors.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
 import { parseBaseUrl, sessionCookie } from "./Run.js"
 
@@ -76,5 +76,5 @@ export const cleanupHandler = (args: CleanupArgs) =>
         remain === 0 ? "; the journal holds none of this session now" : `; ${remain} could not be deleted and stay in the journal (run ${programName} cleanup again)`
       }`
     )
-    if (remain > 0) return yield* new ConversationsRemain({ count: remain })
+    if (remain > 0) return yield* new GateFailed({ reason: "conversations-remain" })
   })

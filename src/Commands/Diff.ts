@@ -2,7 +2,7 @@
 import type { FileSystem } from "@effect/platform"
 import { Console, Effect } from "effect"
 import { inertLines } from "../Schema/Decode.js"
-import { RegressionsFound } from "../Schema/Errors.js"
+import { type CommandError, GateFailed } from "../Schema/Errors.js"
 import { diffRuns } from "../Scorecard/Diff.js"
 import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
 import { renderDiffPretty } from "../Scorecard/Render/DiffText.js"
@@ -20,7 +20,7 @@ export interface DiffArgs {
 }
 
 /** `eval diff OLD.json NEW.json`. */
-export const diffHandler = (args: DiffArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+export const diffHandler = (args: DiffArgs): Effect.Effect<void, CommandError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const older = yield* readResults(args.older)
     const newer = yield* readResults(args.newer)
@@ -32,5 +32,5 @@ export const diffHandler = (args: DiffArgs): Effect.Effect<void, unknown, FileSy
         ? renderDiffMarkdown(diff, args.older)
         : renderDiffPretty(diff, { color: useColor(), against: args.older })
     )
-    if (args.check && diff.regressions.length > 0) return yield* new RegressionsFound()
+    if (args.check && diff.regressions.length > 0) return yield* new GateFailed({ reason: "regressions" })
   })

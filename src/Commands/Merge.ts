@@ -7,7 +7,7 @@ import type { FileSystem } from "@effect/platform"
 import { Console, Effect, Option } from "effect"
 import { programName } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
-import { BadInput, BelowFloor, UsageError } from "../Schema/Errors.js"
+import { BadInput, type CommandError, GateFailed, UsageError } from "../Schema/Errors.js"
 import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
 import { quoted } from "../Schema/Shown.js"
 import { caseSetFingerprint, shortFingerprint } from "../Scorecard/CaseSet.js"
@@ -132,7 +132,7 @@ export const mergeShards = (
   })
 
 /** `eval merge`. */
-export const mergeHandler = (args: MergeArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+export const mergeHandler = (args: MergeArgs): Effect.Effect<void, CommandError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const reporters = yield* parseReporters(args.reporter, args.json)
     const say = (text: string) => stdoutIsDocument(reporters) ? Console.error(text) : Console.log(text)
@@ -150,5 +150,5 @@ export const mergeHandler = (args: MergeArgs): Effect.Effect<void, unknown, File
     const result = summarize(whole.cases, fingerprint, held.floor, { repeat: whole.repeat })
     yield* writeReports(result, reporters, { casesFile: set.casesFile, noFloor: held.noFloor })
     if (args.ratchet) yield* applyRatchet(set, args.baseline, result, say)
-    if (args.check && result.passed === false) return yield* new BelowFloor()
+    if (args.check && result.passed === false) return yield* new GateFailed({ reason: "below-floor" })
   })

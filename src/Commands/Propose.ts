@@ -14,7 +14,7 @@ import { makeLive } from "../Runner/LiveClient.js"
 import { fixturePath } from "../Runner/SurfaceClient.js"
 import { CaseId, CasesFile, fastCasesFile } from "../Schema/Case.js"
 import { decodeJson, inert, inertLines } from "../Schema/Decode.js"
-import { BadInput, SessionRejected, UsageError } from "../Schema/Errors.js"
+import { BadInput, UsageError } from "../Schema/Errors.js"
 import { Conversation, fillRoute, idProblem, Ratings, resolveRoutes } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
@@ -75,7 +75,7 @@ const connect = (baseUrlText: string, cookieFlag: Option.Option<Redacted.Redacte
     const read = <A, I>(route: "ratings" | "conversation" | "trace", path: string, schema: Schema.Schema<A, I>) =>
       live.get(route, path).pipe(
         Effect.mapError((error) =>
-          error instanceof SessionRejected ? error : new UsageError({ message: `${error.reason} (GET ${urlOf(path)})` })
+          error._tag === "RunStopped" ? error : new UsageError({ message: `${error.reason} (GET ${urlOf(path)})` })
         ),
         Effect.flatMap((text) =>
           Either.match(decodeJson(schema, `the ${route} route (GET ${urlOf(path)})`, text, "lenient"), {

@@ -8,6 +8,7 @@ import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { ratchet } from "../Scorecard/Ratchet.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { showRate } from "../Scorecard/Scorecard.js"
+import type { CommandError } from "../Schema/Errors.js"
 
 const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
 
@@ -49,7 +50,7 @@ export interface RatchetArgs {
 }
 
 /** `eval ratchet`: raise the floor to what a full run achieved, from its results file. */
-export const ratchetHandler = (args: RatchetArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+export const ratchetHandler = (args: RatchetArgs): Effect.Effect<void, CommandError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
     yield* applyRatchet(set, args.baseline, yield* readResults(args.from))

@@ -12,7 +12,7 @@ import { inShard, parseShard } from "../Runner/Shard.js"
 import { SurfaceClient } from "../Runner/SurfaceClient.js"
 import type { Case } from "../Schema/Case.js"
 import { inert } from "../Schema/Decode.js"
-import { BadInput, BelowFloor, NotAMeasurement, RatchetRefused, UsageError } from "../Schema/Errors.js"
+import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
 import { idProblem, resolveRoutes } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
 import type { CaseResult, ShardInfo } from "../Schema/Result.js"
@@ -464,12 +464,12 @@ export const gradeRun = (
       ...(diff === undefined ? {} : { diff })
     })
     yield* reportLeftBehind(say, baseUrl)
-    if (nothing !== undefined) return yield* new NotAMeasurement({ message: nothing })
+    if (nothing !== undefined) return yield* new Refused({ reason: "not-a-measurement", message: nothing })
     if (args.ratchet && bailed) {
-      return yield* new RatchetRefused({ message: `--ratchet: the run ${stoppedEarly!.replace(/; a partial.*$/, "")}: the floor moves only on a full run` })
+      return yield* new Refused({ reason: "ratchet",  message: `--ratchet: the run ${stoppedEarly!.replace(/; a partial.*$/, "")}: the floor moves only on a full run` })
     }
     if (args.ratchet) yield* applyRatchet(set, args.baseline, result, say)
-    if (args.check && (bailed || result.passed === false)) return yield* new BelowFloor()
+    if (args.check && (bailed || result.passed === false)) return yield* new GateFailed({ reason: "below-floor" })
   }).pipe(
     Effect.provide(
       Runner.Default.pipe(

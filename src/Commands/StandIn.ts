@@ -8,7 +8,7 @@ import type { Case } from "../Schema/Case.js"
 import { packageFile } from "../PackageFiles.js"
 import { programName } from "../ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../Runner/GoldenSet.js"
-import { UsageError } from "../Schema/Errors.js"
+import { type CommandError, UsageError } from "../Schema/Errors.js"
 import { defaultBaselineFile } from "../Scorecard/BaselineStore.js"
 import { parseFault } from "../StandIn/Faults.js"
 import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
@@ -47,7 +47,7 @@ export const flakyQuestions = (cases: ReadonlyArray<Case>, rate: number): Readon
 }
 
 /** `eval standin`: serve the stand-in on loopback until interrupted. */
-export const standInHandler = (args: StandInArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandError, FileSystem.FileSystem> =>
   Effect.scoped(
     Effect.gen(function*() {
       if (!loopback.test(args.host)) {
@@ -117,12 +117,14 @@ const demoFiles = (args: DemoArgs) =>
   })
 
 /** `eval demo`: the golden set, live over HTTP, against a stand-in started in this process. */
-export const demoHandler = (args: DemoArgs): Effect.Effect<void, unknown, FileSystem.FileSystem | Path.Path> =>
+export const demoHandler = (args: DemoArgs): Effect.Effect<void, CommandError, FileSystem.FileSystem | Path.Path> =>
   Effect.scoped(
     Effect.gen(function*() {
       const files = yield* demoFiles(args)
       const set = yield* loadGoldenSet(files.cases, files.surfaces)
-      const standIn = yield* start({ catalog: set.catalog })
+      const standIn = yield* start({ catalog: set.catalog }).pipe(
+        Effect.mapError((error) => new UsageError({ message: `cannot start the stand-in on loopback: ${error.message}` }))
+      )
       if (files.cases !== args.cases) {
         yield* Console.log(`no ${args.cases} in this folder: asking the package's own golden set (${programName} init writes a starter)`)
       }

@@ -5,6 +5,7 @@ import { noFloorYet } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { showRate } from "../Scorecard/Scorecard.js"
+import type { CommandError } from "../Schema/Errors.js"
 
 /** The arguments of `eval validate`. */
 export interface ValidateArgs {
@@ -14,7 +15,7 @@ export interface ValidateArgs {
 }
 
 /** Checks the catalog, the golden set against it, and the baseline when there is one. */
-export const validateHandler = (args: ValidateArgs): Effect.Effect<void, unknown, FileSystem.FileSystem> =>
+export const validateHandler = (args: ValidateArgs): Effect.Effect<void, CommandError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
     const baseline = yield* readBaseline(args.baseline)

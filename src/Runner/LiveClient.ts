@@ -29,7 +29,7 @@ import {
 } from "effect"
 import type { Case } from "../Schema/Case.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
-import { AppUnreachable, SessionRejected, TurnError } from "../Schema/Errors.js"
+import { RunStopped, TurnError } from "../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem, type Route } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
 import type { Routes } from "../Schema/Surface.js"
@@ -139,7 +139,7 @@ const describeTransport = (error: HttpClientError): string => {
   }
 }
 
-type Failure = TurnError | SessionRejected
+type Failure = TurnError | RunStopped
 
 /** What retrying looks at in an answer. */
 interface Answered {
@@ -306,7 +306,7 @@ export const makeLive = (config: LiveConfig) =>
           const text = keepErrorBody && !redirect && status !== 401
             ? yield* readText(route, response, maxErrorBody).pipe(Effect.orElseSucceed(() => ""))
             : yield* Effect.as(discard(route, response), undefined)
-          if (status === 401) return yield* new SessionRejected()
+          if (status === 401) return yield* new RunStopped({ reason: "session-rejected" })
           if (!redirect) return text === undefined ? { status, headers, response: undefined } : { status, headers, response: undefined, text }
           const target = yield* Effect.try({
             try: () => new URL(location, url),
@@ -328,7 +328,7 @@ export const makeLive = (config: LiveConfig) =>
      * `retryTransport` — a connection that failed. Any other failure ends the attempts at once. A
      * sleep before a retry ends at once, failing with `stoppedReason`, when `stopping` completes.
      */
-    const withRetries = <A extends Answered, E extends Failure | AppUnreachable = Failure>(
+    const withRetries = <A extends Answered, E extends Failure = Failure>(
       route: Route,
       retryable: ReadonlyArray<number>,
       attempt: Effect.Effect<A, E | TransportFailure>,
@@ -491,9 +491,9 @@ export const makeLive = (config: LiveConfig) =>
               ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
               : Effect.void
           ),
-          Effect.catchTag("TransportFailure", (error): Effect.Effect<never, AppUnreachable | TransportFailure> =>
+          Effect.catchTag("TransportFailure", (error): Effect.Effect<never, RunStopped | TransportFailure> =>
             !error.reached && !connected
-              ? Effect.fail(new AppUnreachable({ url: urlOf(endpoint).href, why: error.reason }))
+              ? Effect.fail(new RunStopped({ reason: "unreachable", url: urlOf(endpoint).href, why: error.reason }))
               : Effect.fail(error))
         )
         const response = yield* withRetries("ask", [429, 503], attempt, false, state.retrying, {
@@ -613,7 +613,7 @@ export const makeLive = (config: LiveConfig) =>
      * Deletes a conversation through a delete route template; 200 (any body) means deleted, 404 already
      * gone. Never fails: how it ended is the answer. The journal is told when it is gone.
      */
-    const deleteConversation = (template: string, conversationId: string): Effect.Effect<Deleted, SessionRejected> =>
+    const deleteConversation = (template: string, conversationId: string): Effect.Effect<Deleted, RunStopped> =>
       Effect.gen(function*() {
         const problem = idProblem(conversationId)
         if (problem !== undefined) return Either.left(`the id ${problem}; no request is made with it`)
@@ -648,7 +648,7 @@ export const makeLive = (config: LiveConfig) =>
     /** Deletes a case's conversation; one that cannot be deleted is recorded with why. */
     const remove = (testCase: Case, conversationId: string): Effect.Effect<void> =>
       deleteConversation(config.routes.delete, conversationId).pipe(
-        Effect.catchTag("SessionRejected", (): Effect.Effect<Deleted> => Effect.succeed(Either.left("delete: HTTP 401 (session rejected)"))),
+        Effect.catchTag("RunStopped", (): Effect.Effect<Deleted> => Effect.succeed(Either.left("delete: HTTP 401 (session rejected)"))),
         Effect.flatMap(Either.match({
           onRight: () => Effect.void,
           onLeft: (reason) =>
@@ -656,7 +656,7 @@ export const makeLive = (config: LiveConfig) =>
         }))
       )
 
-    const obtain = (testCase: Case, endpoint: string): Effect.Effect<Turn, Failure | AppUnreachable, Scope.Scope> =>
+    const obtain = (testCase: Case, endpoint: string): Effect.Effect<Turn, Failure, Scope.Scope> =>
       Effect.gen(function*() {
         const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(config.timeout)
         const state: AskState = {

@@ -8,7 +8,7 @@
 import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { grade } from "../Graders/index.js"
 import type { Case } from "../Schema/Case.js"
-import type { RunStop } from "../Schema/Errors.js"
+import type { RunStopped } from "../Schema/Errors.js"
 import type { CaseResult } from "../Schema/Result.js"
 import type { Catalog } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
@@ -77,7 +77,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
   effect: Effect.gen(function*() {
     const client = yield* SurfaceClient
 
-    const runCase = (catalog: Catalog, testCase: Case): Effect.Effect<CaseResult, RunStop> => {
+    const runCase = (catalog: Catalog, testCase: Case): Effect.Effect<CaseResult, RunStopped> => {
       const surface = catalog.surfaces[testCase.surface]
       if (surface === undefined) {
         return Effect.succeed(erroredCase(testCase, `unknown surface ${JSON.stringify(testCase.surface)}`))
@@ -110,7 +110,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
       catalog: Catalog,
       cases: ReadonlyArray<Case>,
       options: RunOptions = {}
-    ): Effect.Effect<RunOutcome, RunStop> =>
+    ): Effect.Effect<RunOutcome, RunStopped> =>
       Effect.gen(function*() {
         const repeat = Math.max(1, Math.floor(options.repeat ?? 1))
         // Every attempt is a unit of its own, so the attempts of one case overlap like different
@@ -139,7 +139,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         // forEach is interrupted and awaited, so every in-flight case's scope has closed (its
         // conversation deleted) before the run ends. (forEach's own fail-fast path can return
         // while a sibling is still running its finalizers.)
-        const rejected = yield* Deferred.make<never, RunStop>()
+        const rejected = yield* Deferred.make<never, RunStopped>()
         const all = Effect.forEach(
           units,
           ({ attempt, index, testCase }) =>
@@ -153,10 +153,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
               attempts[index]![attempt] = { ...result, durationMs: to - from }
               return yield* caseDone(index)
             }).pipe(
-              Effect.catchTags({
-                SessionRejected: (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never),
-                AppUnreachable: (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never)
-              })
+              Effect.catchTag("RunStopped", (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never))
             ),
           { concurrency: options.concurrency ?? 4, discard: true }
         ).pipe(Effect.map((): RunOutcome => {
@@ -177,7 +174,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         catalog: Catalog,
         cases: ReadonlyArray<Case>,
         options: Omit<RunOptions, "bail"> = {}
-      ): Effect.Effect<ReadonlyArray<CaseResult>, RunStop> =>
+      ): Effect.Effect<ReadonlyArray<CaseResult>, RunStopped> =>
         Effect.map(runCases(catalog, cases, options), (outcome) => outcome.results),
       runCases
     }

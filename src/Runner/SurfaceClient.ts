@@ -9,7 +9,7 @@ import { readTextSync, writeAtomically } from "../Files.js"
 import type { Case } from "../Schema/Case.js"
 import { decodeJson, inert } from "../Schema/Decode.js"
 import { shown } from "../Schema/Shown.js"
-import { type RunStop, TurnError } from "../Schema/Errors.js"
+import { type RunStopped, TurnError } from "../Schema/Errors.js"
 import type { Surface } from "../Schema/Surface.js"
 import { fastRecordedTurn, RecordedTurn, type Turn } from "../Schema/Trace.js"
 import { type LeftBehind, type LiveConfig, makeLive } from "./LiveClient.js"
@@ -25,14 +25,14 @@ export interface SurfaceClientShape {
     testCase: Case,
     surface: Surface,
     use: (turn: Turn) => A
-  ) => Effect.Effect<A, TurnError | RunStop>
+  ) => Effect.Effect<A, TurnError | RunStopped>
   /** The conversations left in the app's account so far (live clients only). */
   readonly leftBehind?: Effect.Effect<LeftBehind>
 }
 
 /** A client whose turns hold a resource: `obtain` acquires it in the scope, released once the turn is used. */
 export const scopedClient = (
-  obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | RunStop, Scope.Scope>
+  obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | RunStopped, Scope.Scope>
 ): SurfaceClientShape => ({
   withTurn: (testCase, surface, use) => Effect.scoped(Effect.map(obtain(testCase, surface), use))
 })
@@ -42,7 +42,7 @@ export const scopedClient = (
  * which is most of what grading a recorded turn would otherwise cost.
  */
 export const plainClient = (
-  load: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | RunStop>
+  load: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | RunStopped>
 ): SurfaceClientShape => ({
   withTurn: (testCase, surface, use) => Effect.map(load(testCase, surface), use)
 })

@@ -1,8 +1,10 @@
 /**
- * The errors a user sees. Bad input (a file that does not parse, decode or validate) and bad usage end
- * a command with exit code 2; a turn that could not be obtained fails only its case.
+ * The errors a user sees, a few tagged types, each with a `reason` literal where it has several: bad
+ * input (a file that does not parse, decode or validate), bad usage, a refusal, a gate that failed
+ * and a live run that had to stop. `exitCodeOf` maps each to its exit code in one exhaustive match.
+ * A turn that could not be obtained (`TurnError`) fails only its case.
  */
-import { Schema } from "effect"
+import { Match, Schema } from "effect"
 
 /** One problem in an input file, at a JSON path such as `$.cases[3].expect[0].tool`. */
 export const Problem = Schema.Struct({ path: Schema.String, message: Schema.String })
@@ -38,8 +40,13 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
   message: Schema.String
 }) {}
 
-/** The baseline was left as it is, with the reason (another case set, an incomplete run). Exit code 2. */
-export class RatchetRefused extends Schema.TaggedError<RatchetRefused>()("RatchetRefused", {
+/**
+ * The command would not do what it was asked, with why: a ratchet the results cannot move
+ * (`ratchet`), a run in which no case obtained its turn and so measured nothing
+ * (`not-a-measurement`), an archive with lines that cannot be read (`unreadable-lines`). Exit code 2.
+ */
+export class Refused extends Schema.TaggedError<Refused>()("Refused", {
+  reason: Schema.Literal("ratchet", "not-a-measurement", "unreadable-lines"),
   message: Schema.String
 }) {}
 
@@ -52,58 +59,48 @@ export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
   }
 }
 
-/** The app answered 401: the session cookie is not (or no longer) valid. Stops the whole run (exit code 2). */
-export class SessionRejected extends Schema.TaggedError<SessionRejected>()("SessionRejected", {}) {
+/**
+ * A live run that had to stop at once: the app rejected the session (a 401), or the first asks could
+ * not reach the app at all (connection refused, host not found, TLS), rather than failing case after
+ * case. No further case starts; the conversations in flight are deleted. Exit code 2.
+ */
+export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
+  reason: Schema.Literal("session-rejected", "unreachable"),
+  /** For `unreachable`: the URL the asks went to (never with the cookie), and why in a few words. */
+  url: Schema.optionalWith(Schema.String, { exact: true }),
+  why: Schema.optionalWith(Schema.String, { exact: true })
+}) {
   override get message(): string {
-    return "session rejected: sign in again"
+    return this.reason === "session-rejected"
+      ? "session rejected: sign in again"
+      : `cannot reach the app at ${this.url ?? "its URL"}: ${this.why ?? "no connection"} — is the dev server running?`
   }
 }
 
 /**
- * The app could not be reached at all by the first asks (connection refused, host not found, TLS):
- * like a rejected session, it stops the run at once rather than timing out case after case (exit 2).
+ * A gate that failed, the report having already said why: a pass rate below the floor or a run that
+ * stopped early under `--check` (`below-floor`), an audit's violations (`violations`), a diff's
+ * regressions (`regressions`), conversations a cleanup could not delete (`conversations-remain`).
+ * Exit code 1.
  */
-export class AppUnreachable extends Schema.TaggedError<AppUnreachable>()("AppUnreachable", {
-  /** The URL the asks went to (never with the cookie). */
-  url: Schema.String,
-  /** Why, in a few words: `connection refused`. */
-  why: Schema.String
-}) {
-  override get message(): string {
-    return `cannot reach the app at ${this.url}: ${this.why} — is the dev server running?`
-  }
-}
-
-/** What stops a whole live run: a session the app rejected, or an app that cannot be reached. */
-export type RunStop = SessionRejected | AppUnreachable
-
-/** A `--check` run whose pass rate is below the floor (exit code 1); the scorecard already said so. */
-export class BelowFloor extends Schema.TaggedError<BelowFloor>()("BelowFloor", {}) {}
-
-/** An audit that found turns breaking an invariant (exit code 1); the report already names them. */
-export class ViolationsFound extends Schema.TaggedError<ViolationsFound>()("ViolationsFound", {}) {}
-
-/** `eval diff --check` found cases that passed before and fail now (exit code 1); the diff names them. */
-export class RegressionsFound extends Schema.TaggedError<RegressionsFound>()("RegressionsFound", {}) {}
-
-/**
- * A run in which no case obtained its turn (an app that cannot be reached, a wrong folder): it measured
- * nothing, so it is no regression and holds no floor (exit code 2).
- */
-export class NotAMeasurement extends Schema.TaggedError<NotAMeasurement>()("NotAMeasurement", {
-  message: Schema.String
+export class GateFailed extends Schema.TaggedError<GateFailed>()("GateFailed", {
+  reason: Schema.Literal("below-floor", "violations", "regressions", "conversations-remain")
 }) {}
 
-/** `eval cleanup` could not delete every conversation the journal held (exit code 1); each was listed. */
-export class ConversationsRemain extends Schema.TaggedError<ConversationsRemain>()("ConversationsRemain", {
-  count: Schema.Number
-}) {}
+/** Every error a command ends with on purpose. */
+export type CommandError = BadInput | UsageError | Refused | RunStopped | GateFailed
 
-/** An audit met lines it could not read (exit code 2); they were listed as they were met. */
-export class UnreadableLines extends Schema.TaggedError<UnreadableLines>()("UnreadableLines", {
-  count: Schema.Number
-}) {
-  override get message(): string {
-    return `${this.count} unreadable line${this.count === 1 ? "" : "s"} (the first of them are listed above)`
-  }
-}
+/** The exit code of each error a command can end with: 1 for a failed gate, 2 for the rest. */
+export const exitCodeOf = (error: CommandError): 1 | 2 =>
+  Match.valueTags(error, {
+    BadInput: () => 2 as const,
+    UsageError: () => 2 as const,
+    Refused: () => 2 as const,
+    RunStopped: () => 2 as const,
+    GateFailed: () => 1 as const
+  })
+
+/** Whether a value is one of the errors a command ends with on purpose (anything else is a bug). */
+export const isCommandError = (error: unknown): error is CommandError =>
+  error instanceof BadInput || error instanceof UsageError || error instanceof Refused || error instanceof RunStopped ||
+  error instanceof GateFailed

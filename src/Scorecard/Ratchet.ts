@@ -4,7 +4,7 @@
  */
 import { Either, Option } from "effect"
 import type { Baseline } from "../Schema/Baseline.js"
-import { RatchetRefused } from "../Schema/Errors.js"
+import { Refused } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
 import { shortFingerprint } from "./CaseSet.js"
 import { floorFor, repeatOf } from "./Scorecard.js"
@@ -27,17 +27,17 @@ export const ratchet = (
   result: RunResult,
   caseSet: string,
   date: string
-): Either.Either<RatchetDecision, RatchetRefused> => {
+): Either.Either<RatchetDecision, Refused> => {
   if (result.bailed === true) {
     return Either.left(
-      new RatchetRefused({
+      new Refused({ reason: "ratchet", 
         message: "the results are of a run that stopped early (--bail): a partial run cannot move the floor; ratchet from a full run"
       })
     )
   }
   if (result.caseSet !== caseSet) {
     return Either.left(
-      new RatchetRefused({
+      new Refused({ reason: "ratchet", 
         message: `the results cover another case set (${shortFingerprint(result.caseSet)}) than the golden set (${
           shortFingerprint(caseSet)
         }): a --filter'ed run or an edited golden set cannot move the floor; run the whole golden set and ratchet from that`
@@ -46,7 +46,7 @@ export const ratchet = (
   }
   if (result.shard !== undefined) {
     return Either.left(
-      new RatchetRefused({
+      new Refused({ reason: "ratchet", 
         message: `the results cover shard ${result.shard.index}/${result.shard.count} only: merge the shards (the merge command) and ratchet from the merged results`
       })
     )
@@ -54,7 +54,7 @@ export const ratchet = (
   const k = repeatOf(result)
   if (Option.isSome(baseline) && repeatOf(baseline.value) !== k) {
     return Either.left(
-      new RatchetRefused({
+      new Refused({ reason: "ratchet", 
         message: `the floor was set by runs with --repeat ${repeatOf(baseline.value)}, and these results repeated each case ${k} time${
           k === 1 ? "" : "s"
         }: a floor moves only with runs of the K it was set at`

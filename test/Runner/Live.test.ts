@@ -101,7 +101,7 @@ describe("a rejected session", () => {
       })
       const exit = yield* Effect.exit(runLive(liveClient(s, set), set, set.cases, 4))
       expect(Exit.isFailure(exit) && Exit.causeOption(exit)).toBeTruthy()
-      expect(String(exit)).toContain("SessionRejected")
+      expect(String(exit)).toContain("session-rejected")
       // The cases in flight may finish, and their workers start the next, while the rejection lands.
       expect(s.stats().requests.ask).toBeLessThanOrEqual(8)
       expect(s.conversations()).toEqual([])
@@ -113,7 +113,7 @@ describe("a rejected session", () => {
       const exit = yield* Effect.exit(
         runLive(liveClient(s, set, { cookie: Redacted.make("standin_session=forged") }), set, set.cases, 2)
       )
-      expect(String(exit)).toContain("SessionRejected")
+      expect(String(exit)).toContain("session-rejected")
       expect(s.stats().created).toBe(0)
       expect(s.stats().unauthorized).toBeGreaterThanOrEqual(1)
     }))

@@ -7,7 +7,7 @@ import { join } from "node:path"
 import { Runner } from "../../src/Runner/Runner.js"
 import { scopedClient, SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import type { Case } from "../../src/Schema/Case.js"
-import { SessionRejected, TurnError } from "../../src/Schema/Errors.js"
+import { RunStopped, TurnError } from "../../src/Schema/Errors.js"
 import type { Catalog } from "../../src/Schema/Surface.js"
 import type { Turn } from "../../src/Schema/Trace.js"
 import { call, cite, docsSurface, turn } from "../support/turns.js"
@@ -212,11 +212,11 @@ describe("Runner scopes", () => {
             () => Effect.zipRight(Effect.sleep("100 millis"), Ref.update(closed, (n) => n + 1))
           ).pipe(
             Effect.zipRight(Effect.sleep(c.id === "c0" ? "50 millis" : "2 seconds")),
-            Effect.zipRight(c.id === "c0" ? Effect.fail(new SessionRejected()) : Effect.succeed(good))
+            Effect.zipRight(c.id === "c0" ? Effect.fail(new RunStopped({ reason: "session-rejected" })) : Effect.succeed(good))
           ))
       )
       const exit = yield* Effect.exit(runWith(client, Array.from({ length: 12 }, (_, i) => docsCase(`c${i}`)), 4))
-      expect(String(exit)).toContain("SessionRejected")
+      expect(String(exit)).toContain("RunStopped")
       expect(yield* Ref.get(opened)).toBe(4)
       expect(yield* Ref.get(closed)).toBe(4)
     }))
