@@ -28,6 +28,7 @@ import { type FileHandle, open as openFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { isAbsolute, join } from "node:path"
 import { Effect, Redacted, type Scope } from "effect"
+import { isAlive } from "../Processes.js"
 import { programName } from "../ProgramName.js"
 import { idProblem } from "../Schema/Protocol.js"
 
@@ -113,16 +114,6 @@ const urlText = (baseUrl: URL): string => `${baseUrl.origin}${baseUrl.pathname.r
 const folders = (folder: string, saltText: string, baseUrl: URL, cookie: Redacted.Redacted<string>) => {
   const url = join(folder, "journal", hash(saltText, "url", urlText(baseUrl)))
   return { url, session: join(url, hash(saltText, "session", urlText(baseUrl), Redacted.value(cookie))) }
-}
-
-const isAlive = (pid: number): boolean => {
-  if (pid === process.pid) return true
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM"
-  }
 }
 
 /** The open entries of one journal file (a line cut short by a kill is skipped). */

@@ -5,6 +5,7 @@
 import { FileSystem } from "@effect/platform"
 import { Clock, Duration, Effect, Either, Option } from "effect"
 import { describeFileError, readTextIfPresent, writeAtomically } from "../Files.js"
+import { isAlive } from "../Processes.js"
 import { Baseline } from "../Schema/Baseline.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { BadInput } from "../Schema/Errors.js"
@@ -43,15 +44,6 @@ export const writeBaseline = (file: string, baseline: Baseline): Effect.Effect<v
 
 /** How long a ratchet waits for another one holding the baseline's lock. */
 const lockWait = Duration.seconds(30)
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM"
-  }
-}
 
 /**
  * Runs `effect` holding the baseline's lock (`FILE.lock`, created exclusively, holding the owner's
