@@ -21,13 +21,13 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeSync
 } from "node:fs"
 import { type FileHandle, open as openFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { isAbsolute, join } from "node:path"
-import { Effect, Redacted, type Scope } from "effect"
+import { Effect, Either, Redacted, type Scope } from "effect"
+import { readTextSync } from "../Files.js"
 import { isAlive } from "../Processes.js"
 import { programName } from "../ProgramName.js"
 import { idProblem } from "../Schema/Protocol.js"
@@ -120,16 +120,9 @@ const folders = (folder: string, saltText: string, baseUrl: URL, cookie: Redacte
 const readFile = (file: string) => {
   let header: { pid: number; started: string; deleteRoute: string } | undefined
   const open = new Map<string, string>()
-  let text: string
-  try {
-    // A journal holds a line per conversation of one run: small. A file that is not regular, or is
-    // larger than any run writes, is not ours.
-    const info = statSync(file)
-    if (!info.isFile() || info.size > 64 * 1024 * 1024) return undefined
-    text = readFileSync(file, "utf8")
-  } catch {
-    return undefined
-  }
+  // A file that cannot be read as the suite reads any input (a regular file, within the limit) is not ours.
+  const text = Either.getOrUndefined(readTextSync(file))
+  if (text === undefined) return undefined
   for (const line of text.split("\n")) {
     let entry: unknown
     try {
