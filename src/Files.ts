@@ -234,21 +234,19 @@ export const requireRegularFile = (file: string): Effect.Effect<void, BadInput, 
   )
 
 /**
- * Splits bytes into lines (`\n` or `\r\n`), decoded as UTF-8, none longer than `maxLineBytes`: a
- * longer one ends the stream with bad input naming `name` and the line, before it is held whole.
+ * Splits bytes into lines (ended by LF, CRLF or CR), decoded as UTF-8, none longer than `maxBytes`: a
+ * longer one ends the stream with `tooLong(n)` (n the line's number, from 1) before it is held whole.
+ * For JSON lines and event streams alike.
  */
-export const linesOf = (name: string) =>
-<E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E | BadInput, R> =>
+export const boundedLines = <F>(maxBytes: number, tooLong: (line: number) => F) =>
+<E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E | F, R> =>
   Stream.suspend(() => {
     const decoder = new TextDecoder("utf-8")
     let pending: Array<Uint8Array> = []
     let pendingBytes = 0
     let taken = 0
-    const tooLong = () =>
-      new BadInput({
-        file: `${name}:${taken + 1}`,
-        problems: [{ path: "", message: `cannot read: longer than the ${maxLineBytes / MiB} MiB limit for one JSON line` }]
-      })
+    // A CR that ended the last chunk: an LF starting the next one ends no line of its own.
+    let afterCr = false
     const take = (last: Uint8Array): string => {
       let bytes = last
       if (pending.length > 0) {
@@ -262,20 +260,30 @@ export const linesOf = (name: string) =>
         pendingBytes = 0
       }
       taken++
-      const line = decoder.decode(bytes)
-      return line.endsWith("\r") ? line.slice(0, -1) : line
+      return decoder.decode(bytes)
     }
-    const split = (chunk: Uint8Array): Effect.Effect<Chunk.Chunk<string>, BadInput> => {
+    const split = (chunk: Uint8Array): Effect.Effect<Chunk.Chunk<string>, F> => {
       const lines: Array<string> = []
-      let start = 0
-      for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-        if (pendingBytes + end - start > maxLineBytes) return Effect.fail(tooLong())
+      let start = afterCr && chunk[0] === 10 ? 1 : 0
+      afterCr = false
+      // The next CR is looked for again only once passed, so a chunk is scanned once for each byte.
+      let cr = chunk.indexOf(13, start)
+      for (;;) {
+        if (cr !== -1 && cr < start) cr = chunk.indexOf(13, start)
+        const lf = chunk.indexOf(10, start)
+        const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
+        if (end === -1) break
+        if (pendingBytes + end - start > maxBytes) return Effect.fail(tooLong(taken + 1))
         lines.push(take(chunk.subarray(start, end)))
         start = end + 1
+        if (end === cr) {
+          if (start === chunk.length) afterCr = true
+          else if (chunk[start] === 10) start++
+        }
       }
       if (start < chunk.length) {
         pendingBytes += chunk.length - start
-        if (pendingBytes > maxLineBytes) return Effect.fail(tooLong())
+        if (pendingBytes > maxBytes) return Effect.fail(tooLong(taken + 1))
         pending.push(chunk.slice(start))
       }
       return Effect.succeed(Chunk.unsafeFromArray(lines))
@@ -285,6 +293,14 @@ export const linesOf = (name: string) =>
       Stream.concat(Stream.suspend(() => pendingBytes > 0 ? Stream.make(take(new Uint8Array(0))) : Stream.empty))
     )
   })
+
+/** The lines of a JSON-lines input named `name`, each at most `maxLineBytes`: a longer one is bad input naming its line. */
+export const linesOf = (name: string) =>
+  boundedLines(maxLineBytes, (line) =>
+    new BadInput({
+      file: `${name}:${line}`,
+      problems: [{ path: "", message: `cannot read: longer than the ${maxLineBytes / MiB} MiB limit for one JSON line` }]
+    }))
 
 /** Reads, parses and decodes a JSON file; every problem names the file and its JSON path. */
 export const readJson = <A, I>(

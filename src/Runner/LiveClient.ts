@@ -27,6 +27,7 @@ import {
   type Scope,
   Stream
 } from "effect"
+import { boundedLines } from "../Files.js"
 import type { Case } from "../Schema/Case.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
@@ -176,25 +177,6 @@ const headerText = (value: string | undefined): string | undefined => {
   return new TextDecoder("utf-8").decode(Buffer.from(value, "latin1"))
 }
 
-/** Splits text chunks into lines (LF, CRLF or CR), refusing a line longer than `max` characters. */
-const lineSplitter = (max: number) => {
-  let pending = ""
-  return (chunk: string): ReadonlyArray<string> | undefined => {
-    const lines: Array<string> = []
-    let start = 0
-    const breaks = /\r\n|\r|\n/g
-    for (let match = breaks.exec(chunk); match !== null; match = breaks.exec(chunk)) {
-      const line = pending + chunk.slice(start, match.index)
-      if (line.length > max) return undefined
-      lines.push(line)
-      pending = ""
-      start = match.index + match[0].length
-    }
-    pending += chunk.slice(start)
-    return pending.length > max ? undefined : lines
-  }
-}
-
 /**
  * Runs cleanup to its end in a fiber of its own, bounded by `limit`: the interruption that closes a
  * case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the limit can.
@@ -259,7 +241,7 @@ export const makeLive = (config: LiveConfig) =>
     const maxLine = config.maxLineBytes ?? 8 * 1024 * 1024
     const askGrace = config.askGrace ?? Duration.seconds(5)
     const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
-    const tooLarge = (route: Route) => failure(route, `body over ${mib(maxBody)}`)
+    const tooLarge = (route: Route, limit: number) => failure(route, `body over ${mib(limit)}`)
     const left = yield* Ref.make<LeftBehind>({ kept: [], undeleted: [], unknown: [] })
     // Whether any request of the run has been answered: until one is, an app that cannot be reached
     // at all stops the run instead of failing case after case.
@@ -374,20 +356,19 @@ export const makeLive = (config: LiveConfig) =>
       return Effect.zipRight(Ref.set(retrying, Option.none()), loop(0))
     }
 
-    /** The body as a stream of text, failing past `limit` bytes. */
-    const bodyText = (
+    /** The body's bytes, failing past `limit` bytes. */
+    const bodyBytes = (
       route: Route,
       response: HttpClientResponse.HttpClientResponse,
       limit = maxBody
-    ): Stream.Stream<string, TurnError | TransportFailure> => {
+    ): Stream.Stream<Uint8Array, TurnError | TransportFailure> => {
       let bytes = 0
       return response.stream.pipe(
         Stream.mapError(brokeOff),
         Stream.tap((chunk) => {
           bytes += chunk.byteLength
-          return bytes > limit ? Effect.fail(limit === maxBody ? tooLarge(route) : failure(route, `body over ${mib(limit)}`)) : Effect.void
-        }),
-        Stream.decodeText()
+          return bytes > limit ? Effect.fail(tooLarge(route, limit)) : Effect.void
+        })
       )
     }
 
@@ -400,8 +381,8 @@ export const makeLive = (config: LiveConfig) =>
       // A declared length is checked up front and the body read in one piece; only a body of unknown
       // length is read as a stream, counting its bytes.
       const declared = Number(response.headers["content-length"])
-      if (!Number.isInteger(declared)) return Stream.mkString(bodyText(route, response, limit))
-      if (declared > limit) return Effect.fail(limit === maxBody ? tooLarge(route) : failure(route, `body over ${mib(limit)}`))
+      if (!Number.isInteger(declared)) return Stream.mkString(Stream.decodeText(bodyBytes(route, response, limit)))
+      if (declared > limit) return Effect.fail(tooLarge(route, limit))
       return Effect.mapError(response.text, brokeOff)
     }
 
@@ -521,22 +502,14 @@ export const makeLive = (config: LiveConfig) =>
           })
         // The question is not re-asked when its answer breaks off: that would open a second conversation.
         const body = (response.headers["content-type"] ?? "").startsWith("text/event-stream")
-          ? Effect.suspend(() => {
-            const split = lineSplitter(maxLine)
-            return bodyText("ask", response).pipe(
-              Stream.runForEach((chunk) =>
-                Effect.gen(function*() {
-                  const lines = split(chunk)
-                  if (lines === undefined) return yield* failure("ask", `an event-stream line over ${mib(maxLine)}`)
-                  for (const line of lines) {
-                    if (!line.startsWith("data:")) continue
-                    const ids = idsIn(line.slice(5).trim())
-                    if (ids !== undefined) yield* learn(ids, "the event stream")
-                  }
-                })
-              )
-            )
-          })
+          ? bodyBytes("ask", response).pipe(
+            boundedLines(maxLine, () => failure("ask", `an event-stream line over ${mib(maxLine)}`)),
+            Stream.runForEach((line) => {
+              if (!line.startsWith("data:")) return Effect.void
+              const ids = idsIn(line.slice(5).trim())
+              return ids === undefined ? Effect.void : learn(ids, "the event stream")
+            })
+          )
           : Effect.flatMap(readText("ask", response), (text) => {
             const ids = idsIn(text)
             if (ids !== undefined) return learn(ids, "the body")
