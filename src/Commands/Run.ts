@@ -441,12 +441,13 @@ export const gradeRun = (
     // A run in which no case obtained its turn measured nothing: its pass rate is no verdict.
     const nothing = measuredNothing(results)
     // A run that stopped early covers the cases that finished, and is held to no floor.
-    const stoppedEarly = bailed
-      ? `stopped after ${bail} failed case${bail === 1 ? "" : "s"} (--bail ${bail}): ${cases.length - results.length} of ${cases.length} cases not run; a partial run is held to no floor`
+    const stopped = bailed
+      ? `stopped after ${bail} failed case${bail === 1 ? "" : "s"} (--bail ${bail}): ${cases.length - results.length} of ${cases.length} cases not run`
       : undefined
+    const finished = new Set(results.map((r) => r.id))
     const result = summarize(
       results,
-      bailed ? caseSetFingerprint(cases.filter((c) => results.some((r) => r.id === c.id))) : caseSet,
+      bailed ? caseSetFingerprint(cases.filter((c) => finished.has(c.id))) : caseSet,
       bailed || nothing !== undefined ? null : held.floor,
       {
         repeat: args.repeat,
@@ -459,14 +460,18 @@ export const gradeRun = (
       : { diff: yield* diffRuns(older, result, { allowDifferentSets: true }), against: compareFile! }
     yield* writeReports(result, reporters, {
       casesFile: set.casesFile,
-      noFloor: nothing === undefined ? stoppedEarly ?? held.noFloor : "no case obtained its turn: the run measured nothing",
+      noFloor: nothing !== undefined
+        ? "no case obtained its turn: the run measured nothing"
+        : stopped !== undefined
+        ? `${stopped}; a partial run is held to no floor`
+        : held.noFloor,
       durationMs: yield* progress.elapsedMs,
       ...(diff === undefined ? {} : { diff })
     })
     yield* reportLeftBehind(say, baseUrl)
     if (nothing !== undefined) return yield* new Refused({ reason: "not-a-measurement", message: nothing })
-    if (args.ratchet && bailed) {
-      return yield* new Refused({ reason: "ratchet",  message: `--ratchet: the run ${stoppedEarly!.replace(/; a partial.*$/, "")}: the floor moves only on a full run` })
+    if (args.ratchet && stopped !== undefined) {
+      return yield* new Refused({ reason: "ratchet", message: `--ratchet: the run ${stopped}: the floor moves only on a full run` })
     }
     if (args.ratchet) yield* applyRatchet(set, args.baseline, result, say)
     if (args.check && (bailed || result.passed === false)) return yield* new GateFailed({ reason: "below-floor" })
