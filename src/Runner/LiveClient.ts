@@ -652,17 +652,15 @@ export const makeLive = (config: LiveConfig) =>
               Effect.gen(function*() {
                 if (Option.isNone(yield* Fiber.poll(fiber))) {
                   yield* Deferred.succeed(state.stopping, undefined)
+                  // Only an ask sending or reading may have opened something; a sleeping or waiting one has not.
                   const phase = yield* Ref.get(state.phase)
+                  const inFlight = phase === "sending" || phase === "reading"
                   const remaining = deadline - (yield* Clock.currentTimeMillis)
                   const grace = Duration.min(askGrace, Duration.millis(Math.max(0, remaining)))
-                  if ((yield* Ref.get(state.opened)).length === 0 && (phase === "sending" || phase === "reading")) {
-                    yield* detached(Fiber.await(fiber), grace)
-                  }
+                  if ((yield* Ref.get(state.opened)).length === 0 && inFlight) yield* detached(Fiber.await(fiber), grace)
                   const cut = yield* Fiber.poll(fiber)
                   yield* Fiber.interrupt(fiber)
-                  const stillSending = Option.isNone(cut) && (phase === "sending" || phase === "reading" ||
-                    (yield* Ref.get(state.phase)) === "sending" || (yield* Ref.get(state.phase)) === "reading")
-                  if (stillSending) {
+                  if (inFlight && Option.isNone(cut)) {
                     yield* Ref.set(
                       state.unsure,
                       Option.some(
