@@ -72,6 +72,14 @@ const explain = (cause: Cause.Cause<unknown>): string => {
   return squashed instanceof Error && squashed.message !== "" ? squashed.message : Cause.pretty(cause)
 }
 
+/** A test, named for the step that could not be done, that fails with why. */
+const failsWith = (step: string, cause: Cause.Cause<unknown>): void => {
+  const reason = explain(cause)
+  it(step, () => {
+    assert.fail(reason)
+  })
+}
+
 /**
  * Registers the golden set as tests: a `describe` per surface holding one test per case, on the
  * recorded fixtures by default. Call it at the top level of a test file.
@@ -86,13 +94,7 @@ export const goldenSet = (options: GoldenSetOptions = {}): void => {
           Effect.provide(NodeContext.layer)
         )
     )
-    if (Exit.isFailure(loaded)) {
-      const reason = explain(loaded.cause)
-      it("loads the golden set", () => {
-        assert.fail(reason)
-      })
-      return
-    }
+    if (Exit.isFailure(loaded)) return failsWith("loads the golden set", loaded.cause)
     const { cases, set } = loaded.value
     const client = options.layer === undefined
       ? SurfaceClient.Fixture(options.fixtures ?? defaultFixturesDir)
@@ -139,13 +141,7 @@ export const goldenSet = (options: GoldenSetOptions = {}): void => {
           runner.run(set.catalog, cases, { concurrency: options.concurrent === true ? 4 : 1 }))
       })
     )
-    if (Exit.isFailure(outcome)) {
-      const reason = explain(outcome.cause)
-      it("runs the golden set", () => {
-        assert.fail(reason)
-      })
-      return
-    }
+    if (Exit.isFailure(outcome)) return failsWith("runs the golden set", outcome.cause)
     const { baseline, results } = outcome.value
     const problem = baseline._tag === "None"
       ? `${baselineFile}: ${noFloorYet}`
