@@ -165,7 +165,7 @@ export const clientFor = (
       const journal = args.keep || !options.journal ? undefined : yield* openJournal({
         baseUrl: source.baseUrl,
         cookie: source.cookie,
-        deleteRoute: routes.delete,
+        deleteRoute: routes.delete ?? "",
         warn: (text) => process.stderr.write(`warning: ${inert(text)}\n`)
       })
       return SurfaceClient.Live({

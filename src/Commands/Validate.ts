@@ -5,7 +5,9 @@ import { noFloorYet } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { showRate } from "../Scorecard/Scorecard.js"
+import { inert } from "../Schema/Decode.js"
 import type { CommandError } from "../Schema/Errors.js"
+import { catalogSuggestions } from "../Schema/Validate.js"
 
 /** The arguments of `eval validate`. */
 export interface ValidateArgs {
@@ -25,6 +27,9 @@ export const validateHandler = (args: ValidateArgs): Effect.Effect<void, Command
         surfaces.join(", ")
       }), valid against ${set.surfacesFile}`
     )
+    for (const suggestion of catalogSuggestions(set.catalog)) {
+      yield* Console.log(`${inert(set.surfacesFile)}: ${suggestion.path}: suggestion: ${suggestion.message}`)
+    }
     yield* Console.log(
       Option.match(baseline, {
         onNone: () => `${args.baseline}: ${noFloorYet}`,

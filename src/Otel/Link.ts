@@ -41,7 +41,7 @@ const agentAttribute: Record<ReadTurn["convention"], string> = {
 const surfacesByAgentName = (catalog: Catalog): ReadonlyMap<string, { name: string; rules: ResolvedOtelRules }> => {
   const byAgent = new Map<string, { name: string; rules: ResolvedOtelRules }>()
   for (const [name, surface] of Object.entries(catalog.surfaces)) {
-    const rules = resolveOtelRules(name, surface.otel)
+    const rules = resolveOtelRules(name, surface.otel, surface.evidence)
     for (const agent of rules.agentNames) if (!byAgent.has(agent)) byAgent.set(agent, { name, rules })
   }
   return byAgent
@@ -114,7 +114,7 @@ export const linkTurns = (
       })
       continue
     }
-    const rules = named?.rules ?? resolveOtelRules(surfaceName, catalog.surfaces[surfaceName]?.otel)
+    const rules = named?.rules ?? resolveOtelRules(surfaceName, catalog.surfaces[surfaceName]?.otel, catalog.surfaces[surfaceName]?.evidence)
     const turn = toTurn(read, surfaceName, rules)
     if (Either.isLeft(turn)) {
       problems.push({ file: read.file, path: `trace ${read.traceId}`, message: `span ${read.spanId}: ${turn.left}` })

@@ -5,48 +5,11 @@
  * and `unsurfaced` otherwise; the outcome is `error`, `awaiting-approval` or `answered`. Pure.
  */
 import { Either } from "effect"
+import { identifiersIn, matchCitations } from "../Evidence/Derive.js"
+import type { ResolvedEvidence } from "../Evidence/Rules.js"
 import { isRecord } from "../Schema/Decode.js"
-import type { ResolvedOtelRules } from "../Schema/Otel.js"
-import type { Citation, Proposal, ToolExecution, Turn } from "../Schema/Trace.js"
+import type { Proposal, ToolExecution, Turn } from "../Schema/Trace.js"
 import type { ReadTurn, ToolCall } from "./Conventions.js"
-
-
-/** Values visited in one result at most: a pathological result cannot stall a run. */
-const maxVisits = 100_000
-
-/**
- * The identifiers in a value: the text (or number) under any of `fields`, at any depth, looking inside
- * text that is itself JSON (a tool result serialised into a message, as LangChain records it).
- */
-export const identifiersIn = (value: unknown, fields: ReadonlyArray<string>, into: Set<string> = new Set()): Set<string> => {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
-  let visits = 0
-  while (stack.length > 0 && visits++ < maxVisits) {
-    const { depth, value: current } = stack.pop()!
-    if (depth > 64) continue
-    if (typeof current === "string") {
-      const trimmed = current.trim()
-      if (/^[[{]/.test(trimmed)) {
-        try {
-          stack.push({ value: JSON.parse(trimmed), depth: depth + 1 })
-        } catch {
-          // Text that only looks like JSON names nothing.
-        }
-      }
-    } else if (Array.isArray(current)) {
-      for (const item of current) stack.push({ value: item, depth: depth + 1 })
-    } else if (isRecord(current)) {
-      for (const [key, item] of Object.entries(current)) {
-        if (fields.includes(key)) {
-          if (typeof item === "string" && item.trim() !== "") into.add(item)
-          else if (typeof item === "number" && Number.isFinite(item)) into.add(String(item))
-        }
-        stack.push({ value: item, depth: depth + 1 })
-      }
-    }
-  }
-  return into
-}
 
 /** Every identifier the turn surfaced: in successful tool results, and in retrieved documents (id, metadata). */
 export const surfacedItems = (turn: ReadTurn, fields: ReadonlyArray<string>): Set<string> => {
@@ -59,32 +22,6 @@ export const surfacedItems = (turn: ReadTurn, fields: ReadonlyArray<string>): Se
     if (document.metadata !== undefined) identifiersIn(document.metadata, fields, items)
   }
   return items
-}
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
-
-/**
- * The citations in an answer, in the order they appear, each once: the matches of the pattern (its
- * first group when it has one that matched), then path-like tokens starting with a prefix — a prefix
- * not preceded by a letter, digit, `_`, `.`, `/` or `-`, followed by path characters, a final `.` dropped.
- */
-export const citationsIn = (answer: string, rules: Pick<ResolvedOtelRules, "citationPattern" | "citationPrefixes">): ReadonlyArray<string> => {
-  const found: Array<{ at: number; path: string }> = []
-  const pattern = new RegExp(rules.citationPattern.source, rules.citationPattern.flags.includes("g") ? rules.citationPattern.flags : `${rules.citationPattern.flags}g`)
-  for (const m of answer.matchAll(pattern)) {
-    if (m[0] === "") continue
-    const path = (m.length > 1 ? m.slice(1).find((g) => g !== undefined) : undefined) ?? m[0]
-    if (path.trim() !== "" && !path.startsWith("#")) found.push({ at: m.index, path: path.trim() })
-  }
-  for (const prefix of rules.citationPrefixes) {
-    const token = new RegExp(`(?<![\\w./-])${escapeRegExp(prefix)}[\\w.~%+\\-/#]*`, "g")
-    for (const m of answer.matchAll(token)) {
-      const path = m[0].replace(/\.+$/, "")
-      if (path.length > prefix.length) found.push({ at: m.index, path })
-    }
-  }
-  found.sort((a, b) => a.at - b.at)
-  return [...new Set(found.map((f) => f.path))]
 }
 
 /** The proposal a proposal tool's result makes: its `id`, `summary`/`title`, `status` and `actions`. */
@@ -120,7 +57,7 @@ export const turnIdOf = (turn: Pick<ReadTurn, "traceId" | "spanId">): string => 
  * not record is empty for a turn that failed or stopped at a proposal; otherwise it is a problem, told
  * as the attribute that is missing (an answer-excludes check must never pass on an unrecorded answer).
  */
-export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedOtelRules): Either.Either<Turn, string> => {
+export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedEvidence): Either.Either<Turn, string> => {
   const proposalCall = read.failed ? undefined : endedOnProposal(read.toolCalls, rules.proposalTools)
   const outcome = read.failed ? "error" : proposalCall !== undefined ? "awaiting-approval" : "answered"
   if (read.answer === undefined && outcome === "answered") {
@@ -128,10 +65,7 @@ export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedOtelRules
   }
   const answer = read.answer ?? ""
   const surfaced = surfacedItems(read, rules.identifierFields)
-  const citations: Array<Citation> = citationsIn(answer, rules).map((path) => ({
-    path,
-    match: surfaced.has(path) ? "path" : "unsurfaced"
-  }))
+  const citations = matchCitations(answer, surfaced, rules)
   const toolExecutions: Array<ToolExecution> = read.toolCalls.map((call) => ({
     tool: call.tool,
     ...(call.input === undefined ? {} : { input: call.input }),

@@ -620,7 +620,7 @@ export const makeLive = (config: LiveConfig) =>
 
     /** Deletes a case's conversation; one that cannot be deleted is recorded with why. */
     const remove = (testCase: Case, conversationId: string): Effect.Effect<void> =>
-      deleteConversation(config.routes.delete, conversationId).pipe(
+      deleteConversation(config.routes.delete ?? "", conversationId).pipe(
         Effect.catchTag("RunStopped", (): Effect.Effect<Deleted> => Effect.succeed(Either.left("delete: HTTP 401 (session rejected)"))),
         Effect.flatMap(Either.match({
           onRight: () => Effect.void,

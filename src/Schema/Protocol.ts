@@ -19,8 +19,12 @@ export const defaultRoutes: Required<Routes> = {
   ratings: "/api/ai/ratings?rating=down"
 }
 
-/** The catalog's route overrides over the defaults. */
-export const resolveRoutes = (routes: Routes | undefined): Required<Routes> => ({ ...defaultRoutes, ...routes })
+/** The routes a surface uses: its own `routes` over the catalog's, over the defaults. */
+export const resolveRoutes = (routes: Routes | undefined, surfaceRoutes?: Routes): Required<Routes> => ({
+  ...defaultRoutes,
+  ...routes,
+  ...surfaceRoutes
+})
 
 /** Fills a route template; values are URL-encoded so an id cannot change the path. */
 export const fillRoute = (template: string, values: { conversationId?: string; turnId?: string }): string =>

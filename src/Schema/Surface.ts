@@ -1,33 +1,59 @@
 /**
- * The surface catalog: which assistants the golden set speaks to, the tools each may call, the tools
- * that must wait for approval and the outcomes a turn may end in.
+ * The surface catalog: which assistants the golden set speaks to, the wire format each speaks, the
+ * tools each may call, the tools that must wait for approval and the outcomes a turn may end in.
  */
 import { Schema } from "effect"
+import { EvidenceRules } from "../Evidence/Rules.js"
 import { NonBlankString } from "./Case.js"
 import { OtelRules } from "./Otel.js"
 
 /** Outcomes every surface knows; a surface's `outcomes` add to them. */
 export const defaultOutcomes: ReadonlyArray<string> = ["answered", "refused", "awaiting-approval", "error"]
 
-/** Route templates for an app whose routes differ from the defaults (`{conversationId}`, `{turnId}`). */
+/** The wire formats a live run speaks, one per surface; `turn-eval` (this product's own routes) by default. */
+export const protocols = ["turn-eval", "ai-sdk", "langgraph", "ag-ui"] as const
+/** The wire format a surface speaks. */
+export type ProtocolName = typeof protocols[number]
+
+/**
+ * Route templates for an app whose routes differ from the defaults (`{conversationId}`, `{turnId}`).
+ * `delete: null` says the app keeps no conversations, so there is nothing to delete.
+ */
 export const Routes = Schema.Struct({
   conversation: Schema.optionalWith(NonBlankString, { exact: true }),
   trace: Schema.optionalWith(NonBlankString, { exact: true }),
-  delete: Schema.optionalWith(NonBlankString, { exact: true }),
+  delete: Schema.optionalWith(Schema.NullOr(NonBlankString), { exact: true }),
   ratings: Schema.optionalWith(NonBlankString, { exact: true })
 })
 /** Route templates for an app whose routes differ from the defaults. */
 export type Routes = typeof Routes.Type
 
-/** One surface of an assistant: where to ask, and what its turns may do. */
+/**
+ * How a request differs from the protocol's own: `body` (ai-sdk, ag-ui) replaces the whole request
+ * body, `input` (langgraph) the run's input. String values `"{question}"`, `"{conversationId}"` and
+ * `"{messageId}"` are replaced by the values; in longer strings they are interpolated as text.
+ */
+export const RequestTemplate = Schema.Struct({
+  body: Schema.optionalWith(Schema.Unknown, { exact: true }),
+  input: Schema.optionalWith(Schema.Unknown, { exact: true })
+})
+/** How a request differs from the protocol's own. */
+export type RequestTemplate = typeof RequestTemplate.Type
+
+/** One surface of an assistant: how to ask it, and what its turns may do. */
 export const Surface = Schema.Struct({
-  endpoint: NonBlankString,
+  protocol: Schema.optionalWith(Schema.Literal(...protocols), { exact: true }),
+  endpoint: Schema.optionalWith(NonBlankString, { exact: true }),
+  assistantId: Schema.optionalWith(NonBlankString, { exact: true }),
+  request: Schema.optionalWith(RequestTemplate, { exact: true }),
+  routes: Schema.optionalWith(Routes, { exact: true }),
   tools: Schema.Array(NonBlankString),
   gatedTools: Schema.optionalWith(Schema.Array(NonBlankString), { exact: true }),
   outcomes: Schema.optionalWith(Schema.Array(NonBlankString), { exact: true }),
+  evidence: Schema.optionalWith(EvidenceRules, { exact: true }),
   otel: Schema.optionalWith(OtelRules, { exact: true })
 })
-/** One surface of an assistant: where to ask, and what its turns may do. */
+/** One surface of an assistant: how to ask it, and what its turns may do. */
 export type Surface = typeof Surface.Type
 
 /** The catalog file: `{"surfaces": {NAME: Surface}, "routes"?: Routes}`. */
@@ -37,6 +63,9 @@ export const Catalog = Schema.Struct({
 })
 /** The catalog file: `{"surfaces": {NAME: Surface}, "routes"?: Routes}`. */
 export type Catalog = typeof Catalog.Type
+
+/** The wire format a surface speaks. */
+export const protocolOf = (surface: Surface): ProtocolName => surface.protocol ?? "turn-eval"
 
 /** The outcomes a turn of this surface may end in. */
 export const surfaceOutcomes = (surface: Surface): ReadonlyArray<string> => [

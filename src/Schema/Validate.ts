@@ -2,12 +2,74 @@
  * The checks that span the two files of a golden set: every case names a surface, tools and outcomes
  * its catalog has, ids are unique. Pure: values in, problems out.
  */
+import { evidenceUnderOtel } from "../Evidence/Rules.js"
 import type { CasesFile } from "./Case.js"
 import { jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
 import { otelCatalogProblems } from "./Otel.js"
 import { names as list, quoted } from "./Shown.js"
-import { type Catalog, surfaceOutcomes } from "./Surface.js"
+import { type Catalog, protocolOf, type Routes, type Surface, surfaceOutcomes } from "./Surface.js"
+
+const needs = { conversation: "{conversationId}", trace: "{turnId}", delete: "{conversationId}" } as const
+
+/** Problems in one block of route templates (the catalog's or a surface's), at JSON paths under `at`. */
+const routeProblems = (at: string, routes: Routes | undefined): ReadonlyArray<Problem> => {
+  if (routes === undefined) return []
+  const problems: Array<Problem> = []
+  for (const route of ["conversation", "trace", "delete"] as const) {
+    const template = routes[route]
+    if (template === undefined || template === null) continue
+    if (!template.startsWith("/") || !template.includes(needs[route])) {
+      problems.push({
+        path: `${at}.${route}`,
+        message: `expected a path starting with "/" that holds ${needs[route]}, got ${quoted(template)}`
+      })
+    }
+  }
+  if (routes.ratings !== undefined && !routes.ratings.startsWith("/")) {
+    problems.push({
+      path: `${at}.ratings`,
+      message: `expected a path starting with "/" (a query is allowed), got ${quoted(routes.ratings)}`
+    })
+  }
+  return problems
+}
+
+/** Problems in how a surface is asked: the fields its protocol needs, and none it does not read. */
+const protocolProblems = (at: string, surface: Surface, catalog: Catalog): ReadonlyArray<Problem> => {
+  const problems: Array<Problem> = []
+  const protocol = protocolOf(surface)
+  const shown = quoted(protocol)
+  if (surface.endpoint === undefined) {
+    if (protocol !== "langgraph") problems.push({ path: `${at}.endpoint`, message: `expected the path a ${shown} surface is asked at, such as "/api/chat"` })
+  } else if (!surface.endpoint.startsWith("/")) {
+    problems.push({ path: `${at}.endpoint`, message: `expected a path starting with "/", got ${quoted(surface.endpoint)}` })
+  }
+  if (surface.assistantId !== undefined && protocol !== "langgraph") {
+    problems.push({ path: `${at}.assistantId`, message: `only a "langgraph" surface has an assistant id; this one is ${shown}` })
+  }
+  if (surface.request?.body !== undefined && protocol !== "ai-sdk" && protocol !== "ag-ui") {
+    problems.push({ path: `${at}.request.body`, message: `only an "ai-sdk" or "ag-ui" surface takes a request body template; this one is ${shown}` })
+  }
+  if (surface.request?.input !== undefined && protocol !== "langgraph") {
+    problems.push({ path: `${at}.request.input`, message: `only a "langgraph" surface takes a run input template; this one is ${shown}` })
+  }
+  if (protocol !== "turn-eval") {
+    for (const route of ["conversation", "trace"] as const) {
+      if (surface.routes?.[route] !== undefined) {
+        problems.push({ path: `${at}.routes.${route}`, message: `a ${shown} surface reads its turn from the answer; only a "turn-eval" surface has a ${route} route` })
+      }
+    }
+  }
+  if (protocol === "ai-sdk" && surface.routes?.delete === undefined && catalog.routes?.delete === undefined) {
+    problems.push({
+      path: `${at}.routes.delete`,
+      message: `missing: an "ai-sdk" surface must say how its chats are deleted, as a route such as "/api/chat?id={conversationId}", or null when the app keeps none`
+    })
+  }
+  problems.push(...routeProblems(`${at}.routes`, surface.routes))
+  return problems
+}
 
 /** Problems in the catalog itself, at their JSON paths. */
 export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
@@ -18,9 +80,7 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
     const surface = catalog.surfaces[name]!
     const at = jsonPath(["surfaces", name])
     if (name.trim() === "") problems.push({ path: at, message: "expected a non-empty surface name" })
-    if (!surface.endpoint.startsWith("/")) {
-      problems.push({ path: `${at}.endpoint`, message: `expected a path starting with "/", got ${quoted(surface.endpoint)}` })
-    }
+    problems.push(...protocolProblems(at, surface, catalog))
     surface.gatedTools?.forEach((tool, i) => {
       if (!surface.tools.includes(tool)) {
         problems.push({
@@ -31,26 +91,22 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
     })
   }
   problems.push(...otelCatalogProblems(catalog.surfaces))
-  const needs = { conversation: "{conversationId}", trace: "{turnId}", delete: "{conversationId}" } as const
-  for (const route of ["conversation", "trace", "delete"] as const) {
-    const template = catalog.routes?.[route]
-    if (template === undefined) continue
-    if (!template.startsWith("/") || !template.includes(needs[route])) {
-      problems.push({
-        path: `$.routes.${route}`,
-        message: `expected a path starting with "/" that holds ${needs[route]}, got ${quoted(template)}`
-      })
-    }
-  }
-  const ratings = catalog.routes?.ratings
-  if (ratings !== undefined && !ratings.startsWith("/")) {
-    problems.push({
-      path: "$.routes.ratings",
-      message: `expected a path starting with "/" (a query is allowed), got ${quoted(ratings)}`
-    })
-  }
+  problems.push(...routeProblems("$.routes", catalog.routes))
   return problems
 }
+
+/**
+ * Suggestions for a valid catalog: evidence rules still under a surface's `otel` block, which the
+ * `evidence` block now holds for every source of turns.
+ */
+export const catalogSuggestions = (catalog: Catalog): ReadonlyArray<Problem> =>
+  Object.entries(catalog.surfaces).flatMap(([name, surface]) => {
+    const moved = evidenceUnderOtel(surface.otel)
+    return moved.length === 0 ? [] : [{
+      path: `${jsonPath(["surfaces", name])}.otel`,
+      message: `move ${moved.join(", ")} to the surface's "evidence" block: they serve live protocols and traces alike (read from "otel" until then)`
+    }]
+  })
 
 /** Problems in the cases file against a valid catalog, at their JSON paths. */
 export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<Problem> => {

@@ -205,7 +205,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     options.answerModes?.[surface] ?? ((options.catalog.surfaces[surface]?.gatedTools ?? []).length > 0 ? "json" : "stream")
   const conversationPattern = templatePattern(prefix, routes.conversation)
   const tracePattern = templatePattern(prefix, routes.trace)
-  const deletePattern = templatePattern(prefix, routes.delete)
+  const deletePattern = templatePattern(prefix, routes.delete ?? "/api/ai/conversations/{conversationId}")
   // The ratings route's template may carry a query (`?rating=down`); the path alone selects the route.
   const ratingsPath = prefix + (routes.ratings.split("?")[0] ?? "")
   const ratePattern = templatePattern(prefix, "/api/ai/turns/{turnId}/rating")
