@@ -46,6 +46,8 @@ export {
   type SurfaceClientShape
 } from "./Runner/SurfaceClient.js"
 export type { LeftBehind, LeftConversation, LiveConfig } from "./Runner/LiveClient.js"
+export { type Auth, cookieAuth } from "./Runner/Transport.js"
+export { type EvidenceRules, resolveEvidence, type ResolvedEvidence } from "./Evidence/Rules.js"
 export { HttpLive } from "./Runner/Http.js"
 
 // ── Reporters: render a run ────────────────────────────────────────────────────────────────────────

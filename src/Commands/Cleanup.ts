@@ -10,7 +10,8 @@ import { makeLive } from "../Runner/LiveClient.js"
 import { inert } from "../Schema/Decode.js"
 import { GateFailed } from "../Schema/Errors.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
-import { parseBaseUrl, sessionCookie } from "./Run.js"
+import { sessionOf } from "../Runner/Transport.js"
+import { parseBaseUrl, sessionAuth } from "./Run.js"
 
 /** The arguments of `eval cleanup`. */
 export interface CleanupArgs {
@@ -25,9 +26,9 @@ const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
 export const cleanupHandler = (args: CleanupArgs) =>
   Effect.gen(function*() {
     const baseUrl = yield* parseBaseUrl(args.baseUrl)
-    const cookie = yield* sessionCookie(args.cookie)
+    const auth = yield* sessionAuth(args.cookie)
     const url = inert(baseUrl.href)
-    const { inUse, leftovers, otherSessions } = yield* readJournal(baseUrl, cookie)
+    const { inUse, leftovers, otherSessions } = yield* readJournal(baseUrl, sessionOf(auth))
     if (inUse.count > 0) {
       yield* Console.log(
         `${plural(inUse.count, "conversation")} at ${url} belong to a run still going (process ${inUse.pids.join(", ")}): left to it`
@@ -45,7 +46,7 @@ export const cleanupHandler = (args: CleanupArgs) =>
     const outcomes = yield* Effect.gen(function*() {
       const live = yield* makeLive({
         baseUrl,
-        cookie,
+        auth,
         routes: resolveRoutes(undefined),
         timeout: Duration.seconds(args.timeout),
         deleteTimeout: Duration.seconds(args.timeout),

@@ -21,7 +21,7 @@ import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
 import { shown } from "../Schema/Shown.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { appendCaseText, draftCase, renderCase } from "../Scorecard/Draft.js"
-import { parseBaseUrl, sessionCookie } from "./Run.js"
+import { parseBaseUrl, sessionAuth } from "./Run.js"
 
 /** The arguments of `eval candidates`. */
 export interface CandidatesArgs {
@@ -66,9 +66,9 @@ const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" :
 const connect = (baseUrlText: string, cookieFlag: Option.Option<Redacted.Redacted<string>>, catalog: Catalog) =>
   Effect.gen(function*() {
     const baseUrl = yield* parseBaseUrl(baseUrlText)
-    const cookie = yield* sessionCookie(cookieFlag)
+    const auth = yield* sessionAuth(cookieFlag)
     const routes = resolveRoutes(catalog.routes)
-    const live = yield* makeLive({ baseUrl, cookie, routes, timeout: readTimeout, deleteTimeout: readTimeout, keep: true })
+    const live = yield* makeLive({ baseUrl, auth, routes, timeout: readTimeout, deleteTimeout: readTimeout, keep: true })
     const prefix = baseUrl.pathname.replace(/\/+$/, "")
     const urlOf = (path: string) => inert(`${baseUrl.origin}${prefix}${path.startsWith("/") ? path : `/${path}`}`)
     /** Reads and decodes a route's JSON (keys beyond the schema are ignored, as for every read of an app). */

@@ -14,6 +14,7 @@ import type { Case } from "../Schema/Case.js"
 import { inert } from "../Schema/Decode.js"
 import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
 import { idProblem, resolveRoutes } from "../Schema/Protocol.js"
+import { type Auth, cookieAuth, sessionOf } from "../Runner/Transport.js"
 import { shown } from "../Schema/Shown.js"
 import type { CaseResult, ShardInfo } from "../Schema/Result.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
@@ -60,7 +61,7 @@ export interface RunArgs {
 /** Where turns come from. */
 export type Source =
   | { readonly _tag: "Fixtures"; readonly dir: string }
-  | { readonly _tag: "Live"; readonly baseUrl: URL; readonly cookie: Redacted.Redacted<string> }
+  | { readonly _tag: "Live"; readonly baseUrl: URL; readonly auth: Auth }
   | { readonly _tag: "Otel"; readonly files: ReadonlyArray<string> }
 
 /** The most attempts per case: enough to measure any flakiness worth gating on, without flooding the app. */
@@ -101,7 +102,7 @@ export const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
     const cookie = Option.orElse(fromFlag, () => Option.filter(fromEnv, present))
     if (Option.isNone(cookie)) {
       return yield* new UsageError({
-        message: "a live run needs the session cookie: set EVAL_COOKIE='name=value' (or pass --cookie)"
+        message: "a live run needs the session: set EVAL_COOKIE='name=value' (or pass --cookie), or EVAL_AUTH_HEADER='Authorization: Bearer …'"
       })
     }
     if (!/^[^=\s;]+=[^\r\n]*$/.test(Redacted.value(cookie.value))) {
@@ -118,6 +119,68 @@ export const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
     return cookie.value
   })
 
+/** Header names a session header may not take: the transport sets them, or they would reframe the request. */
+const reservedHeaders = new Set([
+  "accept",
+  "connection",
+  "content-length",
+  "content-type",
+  "expect",
+  "host",
+  "keep-alive",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade"
+])
+
+/**
+ * The session header from `EVAL_AUTH_HEADER` (`Authorization: Bearer …`, `x-api-key: …`), checked for
+ * shape without ever being shown, or `undefined` when it is not set.
+ */
+const sessionHeader = Effect.gen(function*() {
+  const fromEnv = yield* Config.option(Config.redacted("EVAL_AUTH_HEADER")).pipe(Effect.orElseSucceed(() => Option.none()))
+  if (Option.isNone(fromEnv) || Redacted.value(fromEnv.value).trim() === "") return undefined
+  const text = Redacted.value(fromEnv.value)
+  const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/s.exec(text)
+  if (match === null || match[2] === "") {
+    return yield* new UsageError({
+      message: "EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"
+    })
+  }
+  const header = match[1]!.toLowerCase()
+  if (reservedHeaders.has(header)) {
+    return yield* new UsageError({ message: `EVAL_AUTH_HEADER: the ${header} header is the transport's; name the header that carries the session` })
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(match[2]!)) {
+    return yield* new UsageError({
+      message: "EVAL_AUTH_HEADER: the header's value may hold no control character and no character beyond U+00FF"
+    })
+  }
+  return { header, value: Redacted.make(match[2]!) } satisfies Auth
+})
+
+/**
+ * The run's session: the cookie from `--cookie` or `EVAL_COOKIE`, or the header from `EVAL_AUTH_HEADER`
+ * — one of them, never both, so that which one signs in is never a guess.
+ */
+export const sessionAuth = (flag: Option.Option<Redacted.Redacted<string>>) =>
+  Effect.gen(function*() {
+    const header = yield* sessionHeader
+    const envCookie = yield* Config.option(Config.redacted("EVAL_COOKIE")).pipe(Effect.orElseSucceed(() => Option.none()))
+    const hasCookie = Option.exists(flag, (c) => Redacted.value(c) !== "") ||
+      Option.exists(envCookie, (c) => Redacted.value(c) !== "")
+    if (header === undefined) return cookieAuth(yield* sessionCookie(flag))
+    if (hasCookie) {
+      return yield* new UsageError({
+        message: `both a session cookie (${Option.isSome(flag) ? "--cookie" : "EVAL_COOKIE"}) and EVAL_AUTH_HEADER are set: keep the one that signs in to this app`
+      })
+    }
+    return header
+  })
+
 /** Decides where turns come from: exactly one of `--fixtures`, `--base-url` and `--otel`. */
 export const sourceOf = (args: RunArgs): Effect.Effect<Source, UsageError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
@@ -130,7 +193,7 @@ export const sourceOf = (args: RunArgs): Effect.Effect<Source, UsageError, FileS
     }
     if (Option.isSome(args.baseUrl)) {
       const baseUrl = yield* parseBaseUrl(args.baseUrl.value)
-      return { _tag: "Live", baseUrl, cookie: yield* sessionCookie(args.cookie) } as const
+      return { _tag: "Live", baseUrl, auth: yield* sessionAuth(args.cookie) } as const
     }
     if (Option.isNone(args.fixtures)) {
       return yield* new UsageError({
@@ -164,13 +227,13 @@ export const clientFor = (
       // Every conversation is journalled until deleted, so that what a killed run left can be cleaned up.
       const journal = args.keep || !options.journal ? undefined : yield* openJournal({
         baseUrl: source.baseUrl,
-        cookie: source.cookie,
+        session: sessionOf(source.auth),
         deleteRoute: routes.delete ?? "",
         warn: (text) => process.stderr.write(`warning: ${inert(text)}\n`)
       })
       return SurfaceClient.Live({
         baseUrl: source.baseUrl,
-        cookie: source.cookie,
+        auth: source.auth,
         routes,
         timeout: Duration.seconds(args.timeout),
         deleteTimeout: Duration.seconds(Math.min(args.timeout, maxDeleteSeconds)),
@@ -237,9 +300,9 @@ const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, baseUrl: U
  * Tells, before anything else, of conversations that earlier runs left in the journal for this app
  * and session (a run killed before it could delete them), and the command that deletes them.
  */
-export const noteLeftovers = (baseUrl: URL, cookie: Redacted.Redacted<string>) =>
+export const noteLeftovers = (baseUrl: URL, auth: Auth) =>
   Effect.gen(function*() {
-    const { leftovers, otherSessions } = yield* readJournal(baseUrl, cookie)
+    const { leftovers, otherSessions } = yield* readJournal(baseUrl, sessionOf(auth))
     if (leftovers.length > 0) {
       yield* Console.error(
         `note: earlier runs left ${leftovers.length} conversation${leftovers.length === 1 ? "" : "s"} undeleted in this account at ${
@@ -515,7 +578,7 @@ export const runHandler = (args: RunArgs) =>
       })
     }
     const source = yield* sourceOf(args)
-    if (source._tag === "Live") yield* noteLeftovers(source.baseUrl, source.cookie)
+    if (source._tag === "Live") yield* noteLeftovers(source.baseUrl, source.auth)
     if (Option.isSome(args.record)) {
       const dir = args.record.value
       const fs = yield* FileSystem.FileSystem

@@ -14,6 +14,7 @@ import { parseFault } from "../StandIn/Faults.js"
 import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
 import { stableFraction, start } from "../StandIn/Server.js"
 import { clientFor, gradeRun, parseBaseUrl } from "./Run.js"
+import { cookieAuth } from "../Runner/Transport.js"
 
 /** The arguments of `eval standin`. */
 export interface StandInArgs {
@@ -151,7 +152,7 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, CommandError, F
         bail: Option.none(),
         silent: true
       }
-      const source = { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), cookie: standIn.cookie() } as const
+      const source = { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), auth: cookieAuth(standIn.cookie()) } as const
       // The stand-in ends with the demo, and its conversations with it: nothing to journal.
       yield* gradeRun(run, set, clientFor(source, set, run, { journal: false })).pipe(
         Effect.ensuring(Effect.suspend(() => {

@@ -63,8 +63,11 @@ export interface JournalContents {
 
 /** A run's journal: what it opened and has not yet deleted. */
 export interface Journal {
-  /** Records a conversation before the run relies on its id; written through to the disk. */
-  readonly opened: (caseId: string, conversationId: string) => Effect.Effect<void>
+  /**
+   * Records a conversation before the run relies on its id, with the route that deletes it when that is
+   * not the run's default (surfaces of other protocols delete elsewhere); written through to the disk.
+   */
+  readonly opened: (caseId: string, conversationId: string, deleteRoute?: string) => Effect.Effect<void>
   /** Marks a conversation deleted (or found gone). */
   readonly gone: (conversationId: string) => Effect.Effect<void>
 }
@@ -111,15 +114,15 @@ const hash = (...parts: ReadonlyArray<string>): string =>
 const urlText = (baseUrl: URL): string => `${baseUrl.origin}${baseUrl.pathname.replace(/\/+$/, "")}/`
 
 /** The folders of one base URL, and of one session at it. */
-const folders = (folder: string, saltText: string, baseUrl: URL, cookie: Redacted.Redacted<string>) => {
+const folders = (folder: string, saltText: string, baseUrl: URL, session: Redacted.Redacted<string>) => {
   const url = join(folder, "journal", hash(saltText, "url", urlText(baseUrl)))
-  return { url, session: join(url, hash(saltText, "session", urlText(baseUrl), Redacted.value(cookie))) }
+  return { url, session: join(url, hash(saltText, "session", urlText(baseUrl), Redacted.value(session))) }
 }
 
 /** The open entries of one journal file (a line cut short by a kill is skipped). */
 const readFile = (file: string) => {
   let header: { pid: number; started: string; deleteRoute: string } | undefined
-  const open = new Map<string, string>()
+  const open = new Map<string, { readonly caseId: string; readonly deleteRoute: string | undefined }>()
   // A file that cannot be read as the suite reads any input (a regular file, within the limit) is not ours.
   const text = Either.getOrUndefined(readTextSync(file))
   if (text === undefined) return undefined
@@ -135,7 +138,10 @@ const readFile = (file: string) => {
     if (header === undefined && typeof e["pid"] === "number" && typeof e["delete"] === "string") {
       header = { pid: e["pid"], started: typeof e["started"] === "string" ? e["started"] : "", deleteRoute: e["delete"] }
     } else if (typeof e["open"] === "string" && idProblem(e["open"]) === undefined) {
-      open.set(e["open"], typeof e["case"] === "string" ? e["case"] : "")
+      open.set(e["open"], {
+        caseId: typeof e["case"] === "string" ? e["case"] : "",
+        deleteRoute: typeof e["delete"] === "string" ? e["delete"] : undefined
+      })
     } else if (typeof e["gone"] === "string") {
       open.delete(e["gone"])
     }
@@ -166,14 +172,14 @@ const subfolders = (folder: string): ReadonlyArray<string> => {
  */
 export const readJournal = (
   baseUrl: URL,
-  cookie: Redacted.Redacted<string>,
+  session: Redacted.Redacted<string>,
   folder: string = stateFolder()
 ): Effect.Effect<JournalContents> =>
   Effect.sync(() => {
     const none: JournalContents = { leftovers: [], inUse: { count: 0, pids: [] }, otherSessions: 0 }
     const saltText = salt(folder, false)
     if (saltText === undefined) return none
-    const where = folders(folder, saltText, baseUrl, cookie)
+    const where = folders(folder, saltText, baseUrl, session)
     const leftovers: Array<Leftover> = []
     const pids = new Set<number>()
     let inUse = 0
@@ -196,8 +202,15 @@ export const readJournal = (
           if (read.open.size > 0) pids.add(read.pid)
           continue
         }
-        for (const [conversationId, caseId] of read.open) {
-          leftovers.push({ conversationId, caseId, deleteRoute: read.deleteRoute, pid: read.pid, started: read.started, file })
+        for (const [conversationId, { caseId, deleteRoute }] of read.open) {
+          leftovers.push({
+            conversationId,
+            caseId,
+            deleteRoute: deleteRoute ?? read.deleteRoute,
+            pid: read.pid,
+            started: read.started,
+            file
+          })
         }
       }
     }
@@ -247,7 +260,8 @@ export const openConversations = (): ReadonlyArray<{ readonly baseUrl: string; r
  */
 export const openJournal = (options: {
   readonly baseUrl: URL
-  readonly cookie: Redacted.Redacted<string>
+  /** What identifies the session (`sessionOf` its auth); only a salted hash of it is written. */
+  readonly session: Redacted.Redacted<string>
   readonly deleteRoute: string
   readonly folder?: string
   readonly warn: (text: string) => void
@@ -270,7 +284,7 @@ export const openJournal = (options: {
     let made: Promise<{ readonly name: string; readonly handle: FileHandle } | undefined> | undefined
     const file = () =>
       made ??= (async () => {
-        const { session } = folders(folder, salt(folder, true)!, options.baseUrl, options.cookie)
+        const { session } = folders(folder, salt(folder, true)!, options.baseUrl, options.session)
         mkdirSync(session, { recursive: true, mode: 0o700 })
         const name = join(session, `${process.pid}-${randomBytes(4).toString("hex")}.jsonl`)
         const handle = await openFile(name, "wx", 0o600)
@@ -305,10 +319,15 @@ export const openJournal = (options: {
       })
     )
     return {
-      opened: (caseId, conversationId) =>
+      opened: (caseId, conversationId, deleteRoute) =>
         Effect.zipRight(
           Effect.sync(() => open.add(conversationId)),
-          append({ open: conversationId, case: caseId, at: new Date().toISOString() }, true)
+          append({
+            open: conversationId,
+            case: caseId,
+            at: new Date().toISOString(),
+            ...(deleteRoute === undefined || deleteRoute === options.deleteRoute ? {} : { delete: deleteRoute })
+          }, true)
         ),
       gone: (conversationId) =>
         Effect.zipRight(Effect.sync(() => open.delete(conversationId)), append({ gone: conversationId }, false))

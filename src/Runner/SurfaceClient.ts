@@ -113,7 +113,7 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
     Layer.effect(
       SurfaceClient,
       Effect.map(makeLive(config), (live) => ({
-        ...scopedClient((testCase, surface) => live.obtain(testCase, surface.endpoint ?? "")),
+        ...scopedClient((testCase, surface) => live.obtain(testCase, surface)),
         leftBehind: live.leftBehind
       }))
     )

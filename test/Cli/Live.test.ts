@@ -64,7 +64,7 @@ describe("eval run --base-url", () => {
 
   it.each([
     [["--fixtures", "cases/fixtures"], { EVAL_COOKIE: "s=1" }, "error: --fixtures and --base-url cannot be used together: pick one source of turns"],
-    [[], {}, "error: a live run needs the session cookie: set EVAL_COOKIE='name=value' (or pass --cookie)"],
+    [[], {}, "error: a live run needs the session: set EVAL_COOKIE='name=value' (or pass --cookie), or EVAL_AUTH_HEADER='Authorization: Bearer …'"],
     [[], { EVAL_COOKIE: "secret-without-a-name" }, "error: the session cookie must look like name=value, on one line"]
   ])("refuses %j with %j as a usage error (exit 2), never echoing the cookie", async (extra, env, message) => {
     const run = await evalCliAsync(["run", "--base-url", "http://127.0.0.1:9", ...extra], { env })

@@ -84,7 +84,7 @@ describe("eval candidates", () => {
       expect([rejected.code, rejected.stderr.trim()]).toEqual([2, "error: session rejected: sign in again"])
       const missing = await evalCliAsync(["candidates", "--base-url", s.url])
       expect(missing.code).toBe(2)
-      expect(missing.stderr).toContain("needs the session cookie: set EVAL_COOKIE")
+      expect(missing.stderr).toContain("needs the session: set EVAL_COOKIE")
       const credentials = await evalCliAsync(["candidates", "--base-url", "http://u:pw@127.0.0.1:9"], { env: env(s) })
       expect(credentials.code).toBe(2)
       expect(credentials.stderr).toMatch(/^error: --base-url .*: expected an http\(s\) URL without credentials/)

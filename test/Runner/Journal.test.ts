@@ -19,7 +19,7 @@ const deadPid = (): number => spawnSync(process.execPath, ["-e", "0"]).pid!
 const leaveAsDeadRun = (dir: string, ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
-    const journal = yield* Scope.extend(openJournal({ baseUrl, cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: () => {} }), scope)
+    const journal = yield* Scope.extend(openJournal({ baseUrl, session: cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: () => {} }), scope)
     for (const id of ids) yield* journal.opened("docs.case", id)
     const [file] = files(dir)
     const path = join(file!.parentPath, file!.name)
@@ -39,7 +39,7 @@ describe("the journal", () => {
     Effect.gen(function*() {
       const dir = folder()
       const scope = yield* Scope.make()
-      const journal = yield* Scope.extend(openJournal({ baseUrl, cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: () => {} }), scope)
+      const journal = yield* Scope.extend(openJournal({ baseUrl, session: cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: () => {} }), scope)
       expect(files(dir)).toEqual([])
       yield* journal.opened("docs.a", "conv_1")
       yield* journal.opened("docs.b", "conv_2")
@@ -96,7 +96,7 @@ describe("the journal", () => {
       const dir = join(folder(), "file")
       const { writeFileSync } = yield* Effect.promise(() => import("node:fs"))
       writeFileSync(dir, "not a folder")
-      const journal = yield* openJournal({ baseUrl, cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: (w) => warnings.push(w) })
+      const journal = yield* openJournal({ baseUrl, session: cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: (w) => warnings.push(w) })
       yield* journal.opened("docs.a", "conv_1")
       yield* journal.opened("docs.b", "conv_2")
       expect(warnings).toHaveLength(1)

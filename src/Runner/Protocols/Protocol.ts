@@ -4,9 +4,13 @@
  * evidence rules. Reading is pure: a protocol's reader takes what the wire carried, already parsed,
  * and gives the turn or why the wire cannot be read as one.
  */
-import type { Either } from "effect"
+import type { Deferred, Effect, Either, Option, Ref } from "effect"
 import type { ResolvedEvidence } from "../../Evidence/Rules.js"
+import type { Case } from "../../Schema/Case.js"
+import type { TurnError } from "../../Schema/Errors.js"
+import type { Routes, Surface } from "../../Schema/Surface.js"
 import type { Turn } from "../../Schema/Trace.js"
+import type { AskPhase, Failure, RouteName, Transport } from "../Transport.js"
 
 /** What reading a turn from a wire needs to know besides the wire itself. */
 export interface ReadContext {
@@ -22,3 +26,56 @@ export interface ReadContext {
 
 /** A turn read from a wire, or why the wire cannot be read as one (in words a case's failure uses). */
 export type Read = Either.Either<Turn, string>
+
+/** Conversation ids the app named that cannot be put in a route, with why. */
+export interface RefusedId {
+  readonly id: string
+  readonly why: string
+}
+
+/** What one case's ask has learned and done so far. */
+export interface AskState {
+  /** Conversations named (by the app, or by the run before asking), safe to put in a route, in order (each journalled). */
+  readonly opened: Ref.Ref<ReadonlyArray<string>>
+  /** Conversation ids the app named that cannot be put in a route, with why. */
+  readonly refused: Ref.Ref<ReadonlyArray<RefusedId>>
+  readonly phase: Ref.Ref<AskPhase>
+  /** Set when the ask ended in a way that may have opened a conversation it did not name. */
+  readonly unsure: Ref.Ref<Option.Option<string>>
+  /** What is being retried, for a timeout's message. */
+  readonly retrying: Ref.Ref<Option.Option<string>>
+  /** Completed when the case is cut short: a retry still sleeping then stops at once. */
+  readonly stopping: Deferred.Deferred<void>
+}
+
+/** Everything a protocol needs to ask one case's question and obtain its turn. */
+export interface Asking {
+  readonly testCase: Case
+  readonly surface: Surface
+  /** The surface's routes: its own over the catalog's, over the defaults. */
+  readonly routes: Required<Routes>
+  /** The surface's name, gated tools and evidence rules; `conversationId` is the protocol's to fill. */
+  readonly context: Omit<ReadContext, "conversationId">
+  readonly transport: Transport
+  readonly state: AskState
+  /**
+   * Takes note of a conversation named by the app or by the run (`where` says how): a safe id is
+   * journalled and will be deleted with the case; another is refused, reported as not deleted, and fails.
+   */
+  readonly named: (id: string, where: string) => Effect.Effect<void, TurnError>
+  /** Says which request the case is making: every failure from now names it (method and URL). */
+  readonly at: (route: RouteName, method: string, path: string) => Effect.Effect<void>
+  /** A fresh random id (a UUID), for protocols whose client names the conversation. */
+  readonly newId: () => string
+}
+
+/** A wire format a live run speaks. */
+export interface LiveProtocol {
+  /**
+   * Asks the case's question and obtains its turn. It runs in a fiber of its own: cut short, it gets a
+   * short grace to name what it opened when it is sending or reading (`state.phase`) and has named nothing.
+   */
+  readonly turn: (asking: Asking) => Effect.Effect<Turn, Failure>
+  /** The delete route template of a surface's conversations, or null when the app keeps none. */
+  readonly deleteRoute: (routes: Required<Routes>) => string | null
+}

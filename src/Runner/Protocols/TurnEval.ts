@@ -1,0 +1,167 @@
+/**
+ * This product's own protocol (`"protocol": "turn-eval"`, the default): ask the question in a new
+ * conversation (`POST endpoint` with `{"message"}`; the answer names `conversationId` and `turnId` in
+ * headers, a JSON body or any event of a stream), read the conversation and the turn's trace, delete
+ * the conversation. Route templates come from the catalog (docs/contract.md).
+ */
+import { Effect, Either, Option, Ref, Stream } from "effect"
+import { decodeValue } from "../../Schema/Decode.js"
+import { RunStopped } from "../../Schema/Errors.js"
+import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
+import { fastTurnTrace, TurnTrace } from "../../Schema/Trace.js"
+import {
+  failure,
+  headerText,
+  isEventStream,
+  isWebPage,
+  quoteId,
+  type TransportFailure,
+  webPage
+} from "../Transport.js"
+import type { Asking, LiveProtocol } from "./Protocol.js"
+
+/** The ids in a JSON text, if it is JSON of that shape. */
+const idsIn = (text: string): typeof AskIds.Type | undefined => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return Either.getOrUndefined(decodeValue(AskIds, "ask", value, "lenient"))
+  } catch {
+    return undefined
+  }
+}
+
+/** Asks the question; every conversation the app names is noted the moment it is known. */
+const ask = ({ named, state, surface, testCase, transport }: Asking) =>
+  Effect.gen(function*() {
+    const endpoint = surface.endpoint ?? ""
+    const attempt = Effect.zipRight(
+      Ref.set(state.phase, "sending"),
+      transport.send("ask", "POST", endpoint, {
+        body: { message: testCase.question },
+        accept: "application/json, text/event-stream",
+        keepErrorBody: true
+      })
+    ).pipe(
+      // An answer that failed may still name the conversation it opened: it is deleted all the same.
+      Effect.tap((sent) =>
+        sent.response !== undefined ? Effect.void : Effect.gen(function*() {
+          if (sent.status >= 500) yield* Ref.set(state.unsure, Option.some(`was answered HTTP ${sent.status}`))
+          const ids = [headerText(sent.headers["x-conversation-id"]), idsIn(sent.text ?? "")?.conversationId]
+          for (const id of ids) {
+            if (id !== undefined) yield* Effect.ignore(named(id, `in an HTTP ${sent.status} answer`))
+          }
+        })
+      ),
+      Effect.tapError((error) =>
+        error._tag === "TransportFailure" && error.reached
+          ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
+          : Effect.void
+      ),
+      Effect.catchTag("TransportFailure", (error): Effect.Effect<never, RunStopped | TransportFailure> =>
+        !error.reached && !transport.connected()
+          ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(endpoint).href, why: error.reason }))
+          : Effect.fail(error))
+    )
+    const response = yield* transport.withRetries("ask", [429, 503], attempt, false, state.retrying, {
+      stopping: state.stopping,
+      phase: state.phase
+    }).pipe(
+      Effect.flatMap((sent) =>
+        sent.response === undefined ? Effect.fail(failure("ask", `HTTP ${sent.status}`)) : Effect.succeed(sent.response)
+      )
+    )
+    yield* Ref.set(state.phase, "reading")
+    yield* Ref.set(state.unsure, Option.some("ended"))
+    let turnId = headerText(response.headers["x-turn-id"])
+    // The conversations this answer names: one, in its headers, body or events (earlier answers that
+    // failed may have named others, which are deleted all the same).
+    const answerIds: Array<string> = []
+    const learnConversation = (id: string, where: string) =>
+      Effect.zipRight(named(id, where), Effect.sync(() => answerIds.includes(id) || answerIds.push(id)))
+    const headerId = headerText(response.headers["x-conversation-id"])
+    if (headerId !== undefined) yield* learnConversation(headerId, "x-conversation-id")
+    const learn = (ids: typeof AskIds.Type, where: string) =>
+      Effect.gen(function*() {
+        if (ids.conversationId !== undefined) yield* learnConversation(ids.conversationId, where)
+        if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
+      })
+    // The question is not re-asked when its answer breaks off: that would open a second conversation.
+    const body = isEventStream(response)
+      ? transport.eventData("ask", response).pipe(
+        Stream.runForEach((data) => {
+          const ids = idsIn(data)
+          return ids === undefined ? Effect.void : learn(ids, "the event stream")
+        })
+      )
+      : Effect.flatMap(transport.readText("ask", response), (text) => {
+        const ids = idsIn(text)
+        if (ids !== undefined) return learn(ids, "the body")
+        // Ids in headers make any body acceptable (plain text, say); without them it had to be JSON.
+        if (headerId !== undefined) return Effect.void
+        return Effect.fail(
+          isWebPage(response.headers["content-type"] ?? "")
+            ? webPage("ask", response.status, transport.urlOf(endpoint).href)
+            : failure("ask", "not JSON")
+        )
+      })
+    yield* body.pipe(Effect.catchTag("TransportFailure", (error) => failure("ask", error.reason)))
+    const conversationId = answerIds[0]
+    if (conversationId === undefined) return yield* failure("ask", "the answer carries no conversationId")
+    yield* Ref.set(state.unsure, Option.none())
+    if (answerIds.length > 1) {
+      return yield* failure("ask", `named ${answerIds.length} conversations (${answerIds.map(quoteId).join(", ")}); each is deleted`)
+    }
+    if (turnId === undefined) return yield* failure("ask", "the answer carries no turnId")
+    const turnProblem = idProblem(turnId)
+    if (turnProblem !== undefined) {
+      return yield* failure("ask", `refused the turn id ${quoteId(turnId)}: it ${turnProblem}; no request is made with it`)
+    }
+    return { conversationId, turnId }
+  }).pipe(Effect.ensuring(Ref.set(state.phase, "done")))
+
+/** This product's own protocol. */
+export const turnEvalProtocol: LiveProtocol = {
+  deleteRoute: (routes) => routes.delete,
+  turn: (asking) =>
+    Effect.gen(function*() {
+      const { at, named, routes, state, transport } = asking
+      const ids = yield* ask(asking)
+      const conversationPath = fillRoute(routes.conversation, ids)
+      const tracePath = fillRoute(routes.trace, ids)
+      // The two reads need nothing of each other: they run together. The request a failure or a timeout
+      // names is the conversation's until it is read, then the trace's while that is still being read.
+      let traceRead = false
+      yield* at("conversation", "GET", conversationPath)
+      const [conversation, trace] = yield* Effect.all([
+        Effect.tap(
+          transport.readJson("conversation", conversationPath, Conversation, state.retrying),
+          () => traceRead ? Effect.void : at("trace", "GET", tracePath)
+        ),
+        transport.readJson("trace", tracePath, TurnTrace, state.retrying, fastTurnTrace).pipe(
+          Effect.tap(() => Effect.sync(() => (traceRead = true))),
+          Effect.tapError(() => at("trace", "GET", tracePath))
+        )
+      ], { concurrency: 2 })
+      if (conversation.id !== ids.conversationId) {
+        // The app answered with another conversation: it is deleted too, if its id can be.
+        yield* Effect.ignore(named(conversation.id, "the conversation route"))
+        return yield* failure(
+          "conversation",
+          `is conversation ${quoteId(conversation.id)}, not ${quoteId(ids.conversationId)}; each is deleted`
+        )
+      }
+      yield* at("trace", "GET", tracePath)
+      if (trace.turnId !== ids.turnId) {
+        return yield* failure("trace", `is for turn ${quoteId(trace.turnId)}, not ${quoteId(ids.turnId)}`)
+      }
+      const assistant = conversation.messages.filter((m) => m.role === "assistant")
+      const message = assistant.some((m) => m.turnId !== undefined && m.turnId !== null)
+        ? assistant.find((m) => m.turnId === ids.turnId)
+        : assistant[assistant.length - 1]
+      if (message === undefined) {
+        yield* at("conversation", "GET", conversationPath)
+        return yield* failure("conversation", `no assistant message for turn ${quoteId(ids.turnId)}`)
+      }
+      return { answer: message.content, trace }
+    })
+}

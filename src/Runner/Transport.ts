@@ -1,0 +1,510 @@
+/**
+ * The transport every live protocol speaks through: one HTTP client, the app's origin and its redirect
+ * rules, the session (a cookie or an auth header, sent to the app's origin only), retries with backoff
+ * and `Retry-After`, body and line limits. It knows nothing of any protocol's routes or bodies; a
+ * protocol (`Protocols/*.ts`) says what to send and reads what comes back.
+ */
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import type { HttpClientError } from "@effect/platform/HttpClientError"
+import { Data, Deferred, Duration, Effect, Either, Fiber, Option, Redacted, Ref, type Schema, Stream } from "effect"
+import { boundedLines } from "../Files.js"
+import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
+import { RunStopped, TurnError } from "../Schema/Errors.js"
+import type { Route } from "../Schema/Protocol.js"
+import { shown } from "../Schema/Shown.js"
+
+/**
+ * The name a request goes by in failures: a route of this product's protocol, or `thread` and `state`
+ * (a LangGraph server's thread and its state).
+ */
+export type RouteName = Route | "thread" | "state"
+
+/** The session a live run sends: one header, `cookie` for a session cookie, or an auth header. */
+export interface Auth {
+  /** The header's name, lower case (`cookie`, `authorization`, `x-api-key`). */
+  readonly header: string
+  readonly value: Redacted.Redacted<string>
+}
+
+/** A session cookie as the run's auth. */
+export const cookieAuth = (cookie: Redacted.Redacted<string>): Auth => ({ header: "cookie", value: cookie })
+
+/**
+ * What identifies the session in the journal: the cookie itself (as runs always have), or the header
+ * with its name. Never written anywhere: the journal keeps only a salted hash of it.
+ */
+export const sessionOf = (auth: Auth): Redacted.Redacted<string> =>
+  auth.header === "cookie" ? auth.value : Redacted.make(`${auth.header}: ${Redacted.value(auth.value)}`)
+
+/** How to reach the app and how patient to be with it. */
+export interface TransportConfig {
+  /** The app's base URL; a path in it prefixes every route. */
+  readonly baseUrl: URL
+  readonly auth: Auth
+  /** Retries of a retryable answer (default 4). */
+  readonly retries?: number
+  /** The first retry's delay, doubled for each further retry (default 250 ms). */
+  readonly retryDelay?: Duration.Duration
+  /** The largest body read from any route (default 32 MiB). */
+  readonly maxBodyBytes?: number
+  /** The longest line of an event stream (default 8 MiB). */
+  readonly maxLineBytes?: number
+}
+
+/** A failure of a case (`TurnError`) or of the whole run (`RunStopped`). */
+export type Failure = TurnError | RunStopped
+
+/** What retrying looks at in an answer. */
+export interface Answered {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** An answer: a 2xx with its body still to read, or any other status with its body read away (or kept in `text`). */
+export interface Sent extends Answered {
+  readonly response: HttpClientResponse.HttpClientResponse | undefined
+  readonly text?: string
+}
+
+/**
+ * A request that got no answer (refused, reset, dropped); retried where that is safe. `reached` says
+ * whether the app may have received it (false for a refused connection or a host not found).
+ */
+export class TransportFailure extends Data.TaggedError("TransportFailure")<{ readonly reason: string; readonly reached: boolean }> {}
+
+/** How a delete ended: the conversation is gone (deleted now, or already), or why not. */
+export type Deleted = Either.Either<"deleted" | "already gone", string>
+
+/** Where an ask is, for deciding what cutting it short may leave behind. */
+export type AskPhase = "waiting" | "sending" | "sleeping" | "reading" | "done"
+
+/** A retry that sleeps stops at once when `stopping` completes; `phase` is told it sleeps. */
+export interface Sleeping {
+  readonly stopping: Deferred.Deferred<void>
+  readonly phase: Ref.Ref<AskPhase>
+}
+
+/** What a request sends besides its method and path. */
+export interface SendOptions {
+  /** A JSON body. */
+  readonly body?: unknown
+  /** The `accept` header (default `application/json`). */
+  readonly accept?: string
+  /** Read (up to a bound) the body of an answer other than 2xx into `text`, to look for ids it names. */
+  readonly keepErrorBody?: boolean
+}
+
+const maxRedirects = 5
+const maxRetryAfter = Duration.seconds(60)
+/** The largest error body an ask reads, looking for the conversation it may name. */
+const maxErrorBody = 1024 * 1024
+
+/** `2s`, `1500ms`. */
+export const showDuration = (duration: Duration.Duration): string => {
+  const ms = Duration.toMillis(duration)
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
+}
+
+/** The delay a `Retry-After` header asks for (seconds or an HTTP date), if it is readable. */
+export const retryAfter = (header: string | undefined, now: number): Option.Option<Duration.Duration> => {
+  if (header === undefined) return Option.none()
+  const trimmed = header.trim()
+  const millis = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed) - now
+  return Number.isFinite(millis) ? Option.some(Duration.min(Duration.millis(Math.max(0, millis)), maxRetryAfter)) : Option.none()
+}
+
+const codeOf = (error: unknown, depth = 0): string | undefined => {
+  if (depth > 5 || error === null || typeof error !== "object") return undefined
+  const code = (error as { code?: unknown }).code
+  return typeof code === "string" ? code : codeOf((error as { cause?: unknown }).cause, depth + 1)
+}
+
+/** Whether an error code is one of TLS: the connection was made but never secured. */
+const isTls = (code: string): boolean =>
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$|HOSTNAME_MISMATCH)/.test(code)
+
+/** A transport failure in a few words, never with request details. */
+const describeTransport = (error: HttpClientError): string => {
+  const code = codeOf(error.cause)
+  if (code !== undefined && isTls(code)) return `TLS failed (${code})`
+  switch (code) {
+    case "ECONNREFUSED":
+      return "connection refused"
+    case "ECONNRESET":
+    case "UND_ERR_SOCKET":
+    case "EPIPE":
+      return "connection reset"
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "host not found"
+    case "UND_ERR_BODY_TIMEOUT":
+    case "UND_ERR_HEADERS_TIMEOUT":
+      return "the app stopped answering"
+    default:
+      return code === undefined ? "connection failed" : `connection failed (${code})`
+  }
+}
+
+/** Codes of a request that never reached the app: nothing was asked of it. */
+const isUnreached = (code: string | undefined): boolean =>
+  code !== undefined && (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || isTls(code))
+
+/** An id quoted for a message, clipped (the message is made inert where it is printed). */
+export const quoteId = (id: string): string => JSON.stringify(shown(id))
+
+/**
+ * A header value as text: headers arrive as one character per byte, so one holding UTF-8 is decoded,
+ * and bytes that are not UTF-8 become U+FFFD (which `idProblem` refuses).
+ */
+export const headerText = (value: string | undefined): string | undefined => {
+  // eslint-disable-next-line no-control-regex
+  if (value === undefined || /^[\u0000-\u007f]*$/.test(value)) return value
+  if (/[^\u0000-\u00ff]/.test(value)) return value
+  return new TextDecoder("utf-8").decode(Buffer.from(value, "latin1"))
+}
+
+/**
+ * Runs cleanup to its end in a fiber of its own, bounded by `limit`: the interruption that closes a
+ * case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the limit can.
+ */
+export const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Duration): Effect.Effect<Option.Option<A>, E> =>
+  Effect.flatMap(Effect.forkDaemon(Effect.timeoutOption(Effect.interruptible(effect), limit)), Fiber.join)
+
+/** A failure of a case at a route: `route: reason`. */
+export const failure = (route: RouteName, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
+
+/** Whether a content type is a web page's: what a sign-in redirect or a wrong route serves. */
+export const isWebPage = (contentType: string): boolean => /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType)
+
+/** A web page where the protocol was expected: the route is wrong, or the session is not signed in. */
+export const webPage = (route: RouteName, status: number, url: string): TurnError =>
+  failure(route, `the app answered a web page (HTTP ${status} text/html from ${url}), not the protocol — is the route right and the session signed in?`)
+
+/** A body that broke off, in the words a case's error uses. */
+const brokeOff = (error: HttpClientError) =>
+  new TransportFailure({ reason: `${describeTransport(error)} while reading the answer`, reached: true })
+
+/** A timeout names what was being retried when time ran out, or that nothing answered. */
+export const timedOut = (route: RouteName, limit: Duration.Duration, retrying: Option.Option<string>): TurnError =>
+  Option.match(retrying, {
+    onNone: () => failure(route, `timed out after ${showDuration(limit)}`),
+    onSome: (why) => failure(route, `${why} (retried until the ${showDuration(limit)} timeout)`)
+  })
+
+/** Whether a response is an event stream. */
+export const isEventStream = (response: Answered): boolean => (response.headers["content-type"] ?? "").startsWith("text/event-stream")
+
+/** The statuses a read (or a delete) retries. */
+export const safeRetry: ReadonlyArray<number> = [429, 502, 503, 504]
+
+/** The transport's operations. */
+export type Transport = Effect.Effect.Success<ReturnType<typeof makeTransport>>
+
+/** Builds the transport over an HttpClient. */
+export const makeTransport = (config: TransportConfig) =>
+  Effect.gen(function*() {
+    // No spans: nothing here reads them, and making one per request costs more than the request.
+    const client = (yield* HttpClient.HttpClient).pipe(
+      HttpClient.withTracerPropagation(false),
+      HttpClient.withTracerDisabledWhen(() => true)
+    )
+    const origin = config.baseUrl.origin
+    const prefix = config.baseUrl.pathname.replace(/\/+$/, "")
+    const retries = config.retries ?? 4
+    const retryDelay = config.retryDelay ?? Duration.millis(250)
+    const maxBody = config.maxBodyBytes ?? 32 * 1024 * 1024
+    const maxLine = config.maxLineBytes ?? 8 * 1024 * 1024
+    const authHeader = config.auth.header
+    const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
+    const tooLarge = (route: RouteName, limit: number) => failure(route, `body over ${mib(limit)}`)
+    // Whether any request of the run has been answered: until one is, an app that cannot be reached
+    // at all stops the run instead of failing case after case.
+    let connected = false
+
+    /** The URL of a path (which may carry a query), under the base URL's path. */
+    const urlOf = (path: string): URL => new URL(`${prefix}${path.startsWith("/") ? path : `/${path}`}`, origin)
+
+    /** The body's bytes, failing past `limit` bytes. */
+    const bodyBytes = (
+      route: RouteName,
+      response: HttpClientResponse.HttpClientResponse,
+      limit = maxBody
+    ): Stream.Stream<Uint8Array, TurnError | TransportFailure> => {
+      let bytes = 0
+      return response.stream.pipe(
+        Stream.mapError(brokeOff),
+        Stream.tap((chunk) => {
+          bytes += chunk.byteLength
+          return bytes > limit ? Effect.fail(tooLarge(route, limit)) : Effect.void
+        })
+      )
+    }
+
+    /** The body as text, at most `limit` bytes. */
+    const readText = (
+      route: RouteName,
+      response: HttpClientResponse.HttpClientResponse,
+      limit = maxBody
+    ): Effect.Effect<string, TurnError | TransportFailure> => {
+      // A declared length is checked up front and the body read in one piece; only a body of unknown
+      // length is read as a stream, counting its bytes.
+      const declared = Number(response.headers["content-length"])
+      if (!Number.isInteger(declared)) return Stream.mkString(Stream.decodeText(bodyBytes(route, response, limit)))
+      if (declared > limit) return Effect.fail(tooLarge(route, limit))
+      return Effect.mapError(response.text, brokeOff)
+    }
+
+    /** Reads a body nobody needs to its end, so its connection can serve the next request. */
+    const discard = (route: RouteName, response: HttpClientResponse.HttpClientResponse) => Effect.ignore(readText(route, response))
+
+    /**
+     * The `data:` payloads of an event stream, in order, each trimmed (a multi-line event's lines come
+     * one by one), every line bounded.
+     */
+    const eventData = (
+      route: RouteName,
+      response: HttpClientResponse.HttpClientResponse
+    ): Stream.Stream<string, TurnError | TransportFailure> =>
+      bodyBytes(route, response).pipe(
+        boundedLines(maxLine, () => failure(route, `an event-stream line over ${mib(maxLine)}`)),
+        Stream.filter((line) => line.startsWith("data:")),
+        Stream.map((line) => line.slice(5).trim())
+      )
+
+    /**
+     * The lines of an event stream as `{event, data}` pairs (an event's `data:` lines joined by a line
+     * break), for streams whose event names carry meaning.
+     */
+    const events = (
+      route: RouteName,
+      response: HttpClientResponse.HttpClientResponse
+    ): Stream.Stream<{ readonly event: string; readonly data: string }, TurnError | TransportFailure> => {
+      let event = "message"
+      let data: Array<string> = []
+      return bodyBytes(route, response).pipe(
+        boundedLines(maxLine, () => failure(route, `an event-stream line over ${mib(maxLine)}`)),
+        Stream.concat(Stream.make("")),
+        Stream.filterMap((line) => {
+          if (line === "") {
+            if (data.length === 0) return Option.none()
+            const done = { event, data: data.join("\n") }
+            event = "message"
+            data = []
+            return Option.some(done)
+          }
+          if (line.startsWith("event:")) event = line.slice(6).trim()
+          else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""))
+          return Option.none()
+        })
+      )
+    }
+
+    /**
+     * One request, following same-origin redirects; the session goes to the app's origin only. An answer
+     * other than 2xx has its body read away — or, when `keepErrorBody`, read (up to a bound) into `text`.
+     * A 401 stops the run: the session is not signed in.
+     */
+    const send = (
+      route: RouteName,
+      method: "GET" | "POST" | "DELETE",
+      path: string,
+      options: SendOptions = {}
+    ): Effect.Effect<Sent, Failure | TransportFailure> =>
+      Effect.gen(function*() {
+        let url = urlOf(path)
+        for (let hop = 0;; hop++) {
+          let request = HttpClientRequest.make(method)(url).pipe(
+            HttpClientRequest.setHeader(authHeader, Redacted.value(config.auth.value)),
+            HttpClientRequest.setHeader("accept", options.accept ?? "application/json")
+          )
+          if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
+          const response = yield* client.execute(request).pipe(
+            Effect.tap(() => Effect.sync(() => (connected = true))),
+            Effect.mapError((error) =>
+              new TransportFailure({ reason: describeTransport(error), reached: !isUnreached(codeOf(error.cause)) })
+            )
+          )
+          const { headers, status } = response
+          if (status >= 200 && status < 300) return { status, headers, response }
+          const location = headers["location"]
+          const redirect = status >= 300 && status < 400 && location !== undefined
+          // A body nobody reads would hold its connection open: every other answer is read away.
+          const text = options.keepErrorBody === true && !redirect && status !== 401
+            ? yield* readText(route, response, maxErrorBody).pipe(Effect.orElseSucceed(() => ""))
+            : yield* Effect.as(discard(route, response), undefined)
+          if (status === 401) return yield* new RunStopped({ reason: "session-rejected" })
+          if (!redirect) return text === undefined ? { status, headers, response: undefined } : { status, headers, response: undefined, text }
+          const target = yield* Effect.try({
+            try: () => new URL(location, url),
+            catch: () => failure(route, `HTTP ${response.status} to an unreadable location`)
+          })
+          if (target.origin !== origin) {
+            return yield* failure(route, `redirected to another origin (${target.origin}); not followed`)
+          }
+          if (method === "POST" && response.status !== 307 && response.status !== 308) {
+            return yield* failure(route, `HTTP ${response.status} redirect; a question is not re-posted`)
+          }
+          if (hop >= maxRedirects) return yield* failure(route, `more than ${maxRedirects} redirects`)
+          url = target
+        }
+      })
+
+    /**
+     * Retries retryable answers with exponential backoff, honouring `Retry-After`, and — when
+     * `retryTransport` — a connection that failed. Any other failure ends the attempts at once. A
+     * sleep before a retry ends at once when `sleeping.stopping` completes.
+     */
+    const withRetries = <A extends Answered, E extends Failure = Failure>(
+      route: RouteName,
+      retryable: ReadonlyArray<number>,
+      attempt: Effect.Effect<A, E | TransportFailure>,
+      retryTransport: boolean,
+      retrying: Ref.Ref<Option.Option<string>>,
+      sleeping?: Sleeping
+    ): Effect.Effect<A, E | TurnError> => {
+      const once = attempt.pipe(
+        Effect.map(Either.right),
+        Effect.catchTag("TransportFailure", (error) => Effect.succeed(Either.left(error)))
+      )
+      const sleep = (duration: Duration.Duration): Effect.Effect<void, TurnError> =>
+        sleeping === undefined
+          ? Effect.sleep(duration)
+          : Effect.zipRight(
+            Ref.set(sleeping.phase, "sleeping"),
+            Effect.raceFirst(
+              Effect.sleep(duration),
+              Effect.zipRight(Deferred.await(sleeping.stopping), Effect.fail(failure(route, "stopped while waiting to retry")))
+            )
+          )
+      const loop = (n: number): Effect.Effect<A, E | TurnError> =>
+        Effect.flatMap(once, (outcome) =>
+          Effect.gen(function*() {
+            const backoff = Duration.times(retryDelay, 2 ** n)
+            if (n < retries && Either.isLeft(outcome) && retryTransport) {
+              yield* Ref.set(retrying, Option.some(outcome.left.reason))
+              yield* sleep(backoff)
+              return yield* loop(n + 1)
+            }
+            if (n < retries && Either.isRight(outcome) && retryable.includes(outcome.right.status)) {
+              yield* Ref.set(retrying, Option.some(`HTTP ${outcome.right.status}`))
+              const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
+              const asked = retryAfter(outcome.right.headers["retry-after"], now)
+              yield* sleep(Option.match(asked, { onNone: () => backoff, onSome: (d) => Duration.max(d, backoff) }))
+              return yield* loop(n + 1)
+            }
+            return yield* Either.match(outcome, {
+              onLeft: (error) => Effect.fail(failure(route, error.reason)),
+              onRight: Effect.succeed
+            })
+          }))
+      return Effect.zipRight(Ref.set(retrying, Option.none()), loop(0))
+    }
+
+    /** Parses and decodes a JSON body (trying `fast` first); a problem names the route and the JSON path. */
+    const decodeBody = <A, I>(
+      route: RouteName,
+      text: string,
+      schema: Schema.Schema<A, I>,
+      fast?: FastDecoder<A>
+    ): Effect.Effect<A, TurnError> => {
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch {
+        return Effect.fail(failure(route, "not JSON"))
+      }
+      const decoded = fast?.(value)
+      if (decoded !== undefined) return Effect.succeed(decoded)
+      return Either.mapLeft(decodeValue(schema, route, value, "lenient"), (error) => failure(route, error.summary))
+    }
+
+    /** Fails on an answer other than 2xx, naming its status. */
+    const requireOk = <A extends Answered>(route: RouteName, answered: A) =>
+      answered.status >= 200 && answered.status < 300
+        ? Effect.succeed(answered)
+        : Effect.fail(failure(route, `HTTP ${answered.status}`))
+
+    /** Reads a route's body as text; a dropped connection, even half-way through the body, is retried. */
+    const readBody = (
+      route: RouteName,
+      path: string,
+      retrying: Ref.Ref<Option.Option<string>>
+    ): Effect.Effect<{ readonly text: string; readonly status: number; readonly headers: Readonly<Record<string, string>> }, Failure> => {
+      const fetch = Effect.flatMap(send(route, "GET", path), ({ headers, response, status }) =>
+        response === undefined
+          ? Effect.succeed({ status, headers, text: "" })
+          : Effect.map(readText(route, response), (text) => ({ status, headers, text })))
+      return withRetries(route, safeRetry, fetch, true, retrying).pipe(Effect.flatMap((answered) => requireOk(route, answered)))
+    }
+
+    /** Reads a route's JSON; a web page where JSON was expected says what that usually means. */
+    const readJson = <A, I>(
+      route: RouteName,
+      path: string,
+      schema: Schema.Schema<A, I>,
+      retrying: Ref.Ref<Option.Option<string>>,
+      fast?: FastDecoder<A>
+    ): Effect.Effect<A, Failure> =>
+      Effect.flatMap(readBody(route, path, retrying), ({ headers, status, text }) =>
+        isWebPage(headers["content-type"] ?? "") && !text.trimStart().startsWith("{")
+          ? Effect.fail(webPage(route, status, urlOf(path).href))
+          : decodeBody(route, text, schema, fast))
+
+    /**
+     * Reads a route's body as text, as a case's reads do (same-origin redirects only, retries, the
+     * body limit), bounded by `timeout`: for commands that read the app without asking it anything.
+     */
+    const get = (route: RouteName, path: string, timeout: Duration.Duration): Effect.Effect<string, Failure> =>
+      Effect.flatMap(Ref.make<Option.Option<string>>(Option.none()), (retrying) =>
+        readBody(route, path, retrying).pipe(
+          Effect.map(({ text }) => text),
+          Effect.timeout(timeout),
+          Effect.catchTag("TimeoutException", () =>
+            Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut(route, timeout, why))))
+        ))
+
+    /**
+     * Sends a DELETE to `path`; a 2xx (any body) means deleted, 404 already gone. Never fails but for a
+     * rejected session: how it ended is the answer. Runs to its end even when the caller is interrupted,
+     * bounded by `limit`.
+     */
+    const deleteAt = (path: string, limit: Duration.Duration): Effect.Effect<Deleted, RunStopped> =>
+      Effect.gen(function*() {
+        const retrying = yield* Ref.make<Option.Option<string>>(Option.none())
+        const attempt = withRetries("delete", safeRetry, send("delete", "DELETE", path), true, retrying).pipe(
+          Effect.flatMap(({ response, status }): Effect.Effect<"deleted" | "already gone", TurnError> =>
+            response !== undefined
+              ? Effect.as(discard("delete", response), "deleted")
+              : status === 404
+              ? Effect.succeed("already gone")
+              : Effect.fail(failure("delete", `HTTP ${status}`))
+          )
+        )
+        return yield* detached(attempt, limit).pipe(
+          Effect.flatMap(Option.match({
+            onSome: (how) => Effect.succeed(Either.right(how)),
+            onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", limit, why)))
+          })),
+          Effect.catchTag("TurnError", (error) => Effect.succeed(Either.left(`${error.reason} — DELETE ${urlOf(path).href}`)))
+        )
+      })
+
+    return {
+      urlOf,
+      /** Whether any request of the run has been answered yet. */
+      connected: (): boolean => connected,
+      send,
+      withRetries,
+      bodyBytes,
+      readText,
+      discard,
+      eventData,
+      events,
+      decodeBody,
+      requireOk,
+      readBody,
+      readJson,
+      get,
+      deleteAt
+    }
+  })
