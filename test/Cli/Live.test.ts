@@ -74,6 +74,33 @@ describe("eval run --base-url", () => {
   })
 
   it.each([
+    ["not a header", "Bearer secret-token-1", "error: EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"],
+    ["a header without a value", "x-api-key:   ", "error: EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"],
+    ["a header name with a space", "x api key: secret-token-1", "error: EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"],
+    ["the transport's own header", "Host: secret-token-1", "error: EVAL_AUTH_HEADER: the host header is the transport's; name the header that carries the session"],
+    ["a line break", "Authorization: Bearer secret-token-1\r\nx-admin: 1", "error: EVAL_AUTH_HEADER: the header's value may hold no control character and no character beyond U+00FF"],
+    ["a character beyond Latin-1", "Authorization: Bearer secret-token-\u0100", "error: EVAL_AUTH_HEADER: the header's value may hold no control character and no character beyond U+00FF"]
+  ])("refuses an EVAL_AUTH_HEADER that is %s up front (exit 2), never showing its value", async (_, header, message) => {
+    for (const command of [["run", "--base-url", "http://127.0.0.1:9"], ["cleanup", "--base-url", "http://127.0.0.1:9"]]) {
+      const run = await evalCliAsync(command, { env: { EVAL_AUTH_HEADER: header } })
+      expect(run.stderr.trim()).toBe(message)
+      expect(run.code).toBe(2)
+      expect(run.stdout + run.stderr).not.toContain("secret-token")
+    }
+  })
+
+  it("refuses a session cookie and EVAL_AUTH_HEADER together: which one signs in is never a guess", async () => {
+    const both = await evalCliAsync(["run", "--base-url", "http://127.0.0.1:9"], {
+      env: { EVAL_AUTH_HEADER: "x-api-key: secret-token-1", EVAL_COOKIE: "session=secret-token-2" }
+    })
+    expect(both.stderr.trim()).toBe(
+      "error: both a session cookie (EVAL_COOKIE) and EVAL_AUTH_HEADER are set: keep the one that signs in to this app"
+    )
+    expect(both.code).toBe(2)
+    expect(both.stdout + both.stderr).not.toContain("secret-token")
+  })
+
+  it.each([
     ["a control character", "session=ab\u0001cd"],
     ["a tab", "session=ab\tcd"],
     ["DEL", "session=ab\u007fcd"],
