@@ -277,6 +277,18 @@ describe("eval validate", () => {
       "cases/golden-cases.json: 22 cases over 2 surfaces (docs, ops-agent), valid against cases/surfaces.json\nbaseline.json: floor 0.8181\n"
     )
   })
+
+  it("suggests moving evidence rules still under a surface's otel block, which it still reads (exit 0)", () => {
+    const dir = scratchProject()
+    const catalog = JSON.parse(readFileSync(join(dir, "cases/surfaces.json"), "utf8")) as { surfaces: Record<string, object> }
+    catalog.surfaces["docs"] = { ...catalog.surfaces["docs"], otel: { agentNames: ["docs"], citationPrefixes: ["/docs/"] } }
+    writeFileSync(join(dir, "cases/surfaces.json"), JSON.stringify(catalog))
+    const run = evalCli(["validate"], { cwd: dir })
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(
+      "cases/surfaces.json: $.surfaces.docs.otel: suggestion: move citationPrefixes to the surface's \"evidence\" block: they serve live protocols and traces alike (read from \"otel\" until then)\n"
+    )
+  })
 })
 
 describe("the ratchet", () => {

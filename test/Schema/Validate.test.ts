@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { CasesFile } from "../../src/Schema/Case.js"
 import type { Catalog } from "../../src/Schema/Surface.js"
-import { caseProblems, catalogProblems } from "../../src/Schema/Validate.js"
+import { caseProblems, catalogProblems, catalogSuggestions } from "../../src/Schema/Validate.js"
 
 const catalog: Catalog = {
   surfaces: {
@@ -56,6 +56,76 @@ describe("catalogProblems", () => {
     expect(catalogProblems({ surfaces: { docs }, routes: { ratings: "feedback" } })).toEqual([
       { path: "$.routes.ratings", message: "expected a path starting with \"/\" (a query is allowed), got \"feedback\"" }
     ])
+  })
+})
+
+
+describe("a surface's protocol", () => {
+  const tools = ["search_kb", "issue_refund"]
+
+  it("accepts the catalog the issue shows: ai-sdk with its delete route, langgraph without an endpoint, ag-ui", () => {
+    expect(catalogProblems({
+      surfaces: {
+        support: {
+          protocol: "ai-sdk",
+          endpoint: "/api/chat",
+          tools,
+          gatedTools: ["issue_refund"],
+          evidence: { citationPrefixes: ["/kb/"] },
+          routes: { delete: "/api/chat?id={conversationId}" }
+        },
+        ops: { protocol: "langgraph", assistantId: "ops-agent", tools },
+        copilot: { protocol: "ag-ui", endpoint: "/api/copilot", tools },
+        kept: { protocol: "ai-sdk", endpoint: "/api/chat", tools, routes: { delete: null } }
+      }
+    })).toEqual([])
+  })
+
+  it("refuses an ai-sdk surface that does not say how its chats are deleted, naming the surface", () => {
+    expect(catalogProblems({ surfaces: { support: { protocol: "ai-sdk", endpoint: "/api/chat", tools } } })).toEqual([{
+      path: "$.surfaces.support.routes.delete",
+      message:
+        "missing: an \"ai-sdk\" surface must say how its chats are deleted, as a route such as \"/api/chat?id={conversationId}\", or null when the app keeps none"
+    }])
+  })
+
+  it("refuses fields the surface's protocol does not read, and a missing endpoint where one is needed", () => {
+    expect(catalogProblems({
+      surfaces: {
+        a: { protocol: "ag-ui", tools, assistantId: "x", request: { input: {} } },
+        b: { tools, endpoint: "/ask", request: { body: {} }, routes: { delete: "/c/{id}" } },
+        c: { protocol: "langgraph", tools, routes: { conversation: "/threads/{conversationId}" } }
+      }
+    })).toEqual([
+      { path: "$.surfaces.a.endpoint", message: "expected the path a \"ag-ui\" surface is asked at, such as \"/api/chat\"" },
+      { path: "$.surfaces.a.assistantId", message: "only a \"langgraph\" surface has an assistant id; this one is \"ag-ui\"" },
+      { path: "$.surfaces.a.request.input", message: "only a \"langgraph\" surface takes a run input template; this one is \"ag-ui\"" },
+      {
+        path: "$.surfaces.b.request.body",
+        message: "only an \"ai-sdk\" or \"ag-ui\" surface takes a request body template; this one is \"turn-eval\""
+      },
+      { path: "$.surfaces.b.routes.delete", message: "expected a path starting with \"/\" that holds {conversationId}, got \"/c/{id}\"" },
+      {
+        path: "$.surfaces.c.routes.conversation",
+        message: "a \"langgraph\" surface reads its turn from the answer; only a \"turn-eval\" surface has a conversation route"
+      }
+    ])
+  })
+
+  it("checks evidence rules where they are, and suggests moving those still under otel", () => {
+    const surfaces = {
+      docs: { endpoint: "/ask", tools, otel: { agentNames: ["docs-agent"], citationPrefixes: ["/kb/"], proposalTools: ["issue_refund"] } },
+      ops: { endpoint: "/ops", tools, evidence: { proposalTools: ["deploy"], citationPattern: "x*" } }
+    }
+    expect(catalogProblems({ surfaces })).toEqual([
+      { path: "$.surfaces.ops.evidence.citationPattern", message: "matches the empty text, so every answer would cite" },
+      { path: "$.surfaces.ops.evidence.proposalTools[0]", message: "proposal tool \"deploy\" is not one of the surface's tools (search_kb, issue_refund)" }
+    ])
+    expect(catalogSuggestions({ surfaces })).toEqual([{
+      path: "$.surfaces.docs.otel",
+      message:
+        "move citationPrefixes, proposalTools to the surface's \"evidence\" block: they serve live protocols and traces alike (read from \"otel\" until then)"
+    }])
   })
 })
 
