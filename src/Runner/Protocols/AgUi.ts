@@ -159,8 +159,8 @@ interface Call {
 interface Result {
   readonly content: string | ReadonlyArray<unknown>
   readonly at: number | undefined
-  /** The event that carried it, to name in a problem; `undefined` for a snapshot's tool message. */
-  readonly index: number | undefined
+  /** The event that carried it, to name in a problem. */
+  readonly index: number
 }
 
 interface TextMessage {
@@ -218,7 +218,7 @@ const thisTurn = (messages: ReadonlyArray<SnapshotMessage>): ReadonlyArray<Snaps
 }
 
 /** A snapshot fills in what the stream did not carry: calls, results, the answer, and each result's error. */
-const readSnapshot = (run: Run, messages: ReadonlyArray<SnapshotMessage>): void => {
+const readSnapshot = (run: Run, messages: ReadonlyArray<SnapshotMessage>, index: number): void => {
   const answers: Array<string> = []
   for (const message of thisTurn(messages)) {
     if (isAssistant(message)) {
@@ -229,7 +229,7 @@ const readSnapshot = (run: Run, messages: ReadonlyArray<SnapshotMessage>): void 
     } else if (isTool(message) && run.calls.has(message.toolCallId)) {
       // A tool message of a call no message names cannot be told as any tool's execution.
       if (!run.results.has(message.toolCallId)) {
-        run.results.set(message.toolCallId, { content: message.content, at: undefined, index: undefined })
+        run.results.set(message.toolCallId, { content: message.content, at: undefined, index })
       }
       run.errors.set(message.toolCallId, message.error ?? null)
     }
@@ -282,7 +282,7 @@ const readEvent = (run: Run, event: Event, index: number): string | undefined =>
       run.results.set(event.toolCallId, { content: event.content, at: event.timestamp, index })
       return
     case "MESSAGES_SNAPSHOT":
-      readSnapshot(run, event.messages)
+      readSnapshot(run, event.messages, index)
       return
     case "RUN_FINISHED":
       run.runId ??= event.runId
@@ -329,6 +329,35 @@ const proposalOfInterrupts = (interrupts: ReadonlyArray<Interrupt>, run: Run): P
 }
 
 /**
+ * The run's tool executions — each call that got a result, in the order the calls started — the items
+ * their results surface (a result the snapshot marks as errored surfaces nothing), and the last of them.
+ */
+const executionsOf = (run: Run, identifierFields: ReadonlyArray<string>) => {
+  const executions: Array<ToolExecution> = []
+  const surfaced = new Set<string>()
+  let last: { readonly callId: string; readonly execution: ToolExecution } | undefined
+  for (const [callId, call] of run.calls) {
+    const result = run.results.get(callId)
+    if (result === undefined) continue
+    const error = run.errors.get(callId)
+    const durationMs = call.startedAt !== undefined && result.at !== undefined && result.at >= call.startedAt
+      ? result.at - call.startedAt
+      : undefined
+    const execution: ToolExecution = {
+      tool: call.tool,
+      ...(call.args === "" ? {} : { input: parsed(call.args) }),
+      output: typeof result.content === "string" ? parsed(result.content) : result.content,
+      ...(error === undefined ? {} : { error }),
+      ...(durationMs === undefined ? {} : { durationMs })
+    }
+    executions.push(execution)
+    last = { callId, execution }
+    if (!errored(execution)) identifiersIn(result.content, identifierFields, surfaced)
+  }
+  return { executions, surfaced, last }
+}
+
+/**
  * The turn a run's events tell, in order (the JSON of each SSE `data:` frame), by the surface's rules:
  * the answer is the assistant's text messages, each its deltas joined, the messages separated by a blank
  * line (a `MESSAGES_SNAPSHOT`'s assistant messages when none streamed); a tool execution is each call
@@ -368,42 +397,19 @@ export const readAgUiEvents = (wire: ReadonlyArray<unknown>, context: ReadContex
   }
   for (const [callId, result] of run.results) {
     if (!run.calls.has(callId)) {
-      return Either.left(`event ${result.index ?? "?"} (TOOL_CALL_RESULT): answers tool call ${quoted(callId)}, which was never started`)
+      return Either.left(`event ${result.index} (TOOL_CALL_RESULT): answers tool call ${quoted(callId)}, which was never started`)
     }
   }
 
-  const toolExecutions: Array<ToolExecution> = []
-  const surfaced = new Set<string>()
-  let last: { readonly callId: string; readonly execution: ToolExecution } | undefined
-  for (const [callId, call] of run.calls) {
-    const result = run.results.get(callId)
-    if (result === undefined) continue
-    const output = typeof result.content === "string" ? parsed(result.content) : result.content
-    const error = run.errors.get(callId)
-    const durationMs = call.startedAt !== undefined && result.at !== undefined && result.at >= call.startedAt
-      ? result.at - call.startedAt
-      : undefined
-    const execution: ToolExecution = {
-      tool: call.tool,
-      ...(call.args === "" ? {} : { input: parsed(call.args) }),
-      output,
-      ...(error === undefined ? {} : { error }),
-      ...(durationMs === undefined ? {} : { durationMs })
-    }
-    toolExecutions.push(execution)
-    last = { callId, execution }
-    if (!errored(execution)) identifiersIn(result.content, context.evidence.identifierFields, surfaced)
-  }
-
+  const { executions, surfaced, last } = executionsOf(run, context.evidence.identifierFields)
   const streamed = [...run.texts.values()].filter((m) => m.role === "assistant" && m.text !== "").map((m) => m.text)
   const answer = streamed.length > 0 ? streamed.join("\n\n") : run.snapshotAnswer ?? ""
-  const interrupted = ending.kind === "finished" && ending.outcome?.type === "interrupt" ? ending.outcome.interrupts : undefined
-  const endsOnProposal = ending.kind === "finished" && last !== undefined &&
-    context.evidence.proposalTools.includes(last.execution.tool) && !errored(last.execution)
-  const proposal = interrupted !== undefined
-    ? proposalOfInterrupts(interrupted, run)
-    : endsOnProposal
-    ? proposalOfResult(last!.callId, last!.execution.output)
+  const proposal = ending.kind === "error"
+    ? null
+    : ending.outcome?.type === "interrupt"
+    ? proposalOfInterrupts(ending.outcome.interrupts, run)
+    : last !== undefined && context.evidence.proposalTools.includes(last.execution.tool) && !errored(last.execution)
+    ? proposalOfResult(last.callId, last.execution.output)
     : null
   const outcome = ending.kind === "error" ? "error" : proposal !== null ? "awaiting-approval" : "answered"
   return Either.right({
@@ -413,7 +419,7 @@ export const readAgUiEvents = (wire: ReadonlyArray<unknown>, context: ReadContex
       surface: context.surface,
       outcome,
       citations: matchCitations(answer, surfaced, context.evidence),
-      toolExecutions,
+      toolExecutions: executions,
       proposal
     }
   })
