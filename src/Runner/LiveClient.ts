@@ -19,6 +19,7 @@ import { fillRoute, idProblem, type Route } from "../Schema/Protocol.js"
 import { protocolOf, type ProtocolName, type Routes, type Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
 import type { Journal } from "./Journal.js"
+import { agUiProtocol } from "./Protocols/AgUi.js"
 import type { Asking, AskState, LiveProtocol, RefusedId } from "./Protocols/Protocol.js"
 import { turnEvalProtocol } from "./Protocols/TurnEval.js"
 import {
@@ -91,7 +92,7 @@ export interface LeftBehind {
 }
 
 const notYet = (name: string): LiveProtocol => ({
-  deleteRoute: (routes) => routes.delete,
+  deleteRoute: () => null,
   turn: () => Effect.fail(new TurnError({ reason: `ask: the ${name} protocol is not supported yet` }))
 })
 
@@ -100,7 +101,7 @@ export const liveProtocols: Record<ProtocolName, LiveProtocol> = {
   "turn-eval": turnEvalProtocol,
   "ai-sdk": notYet("ai-sdk"),
   langgraph: notYet("langgraph"),
-  "ag-ui": notYet("ag-ui")
+  "ag-ui": agUiProtocol
 }
 
 /** The auth a config names. */
@@ -178,7 +179,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       Effect.gen(function*() {
         const protocol = liveProtocols[protocolOf(surface)]
         const routes: Required<Routes> = { ...config.routes, ...surface.routes }
-        const deleteRoute = protocol.deleteRoute(routes)
+        const deleteRoute = protocol.deleteRoute(surface, routes)
         const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(config.timeout)
         const state: AskState = {
           opened: yield* Ref.make<ReadonlyArray<string>>([]),

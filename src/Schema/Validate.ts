@@ -36,7 +36,7 @@ const routeProblems = (at: string, routes: Routes | undefined): ReadonlyArray<Pr
 }
 
 /** Problems in how a surface is asked: the fields its protocol needs, and none it does not read. */
-const protocolProblems = (at: string, surface: Surface, catalog: Catalog): ReadonlyArray<Problem> => {
+const protocolProblems = (at: string, surface: Surface): ReadonlyArray<Problem> => {
   const problems: Array<Problem> = []
   const protocol = protocolOf(surface)
   const shown = quoted(protocol)
@@ -61,7 +61,7 @@ const protocolProblems = (at: string, surface: Surface, catalog: Catalog): Reado
       }
     }
   }
-  if (protocol === "ai-sdk" && surface.routes?.delete === undefined && catalog.routes?.delete === undefined) {
+  if (protocol === "ai-sdk" && surface.routes?.delete === undefined) {
     problems.push({
       path: `${at}.routes.delete`,
       message: `missing: an "ai-sdk" surface must say how its chats are deleted, as a route such as "/api/chat?id={conversationId}", or null when the app keeps none`
@@ -80,7 +80,7 @@ export const catalogProblems = (catalog: Catalog): ReadonlyArray<Problem> => {
     const surface = catalog.surfaces[name]!
     const at = jsonPath(["surfaces", name])
     if (name.trim() === "") problems.push({ path: at, message: "expected a non-empty surface name" })
-    problems.push(...protocolProblems(at, surface, catalog))
+    problems.push(...protocolProblems(at, surface))
     surface.gatedTools?.forEach((tool, i) => {
       if (!surface.tools.includes(tool)) {
         problems.push({

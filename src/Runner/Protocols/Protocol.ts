@@ -76,6 +76,9 @@ export interface LiveProtocol {
    * short grace to name what it opened when it is sending or reading (`state.phase`) and has named nothing.
    */
   readonly turn: (asking: Asking) => Effect.Effect<Turn, Failure>
-  /** The delete route template of a surface's conversations, or null when the app keeps none. */
-  readonly deleteRoute: (routes: Required<Routes>) => string | null
+  /**
+   * The delete route template of a surface's conversations, or null when there is nothing to delete;
+   * `routes` are the surface's own over the catalog's, over the defaults.
+   */
+  readonly deleteRoute: (surface: Surface, routes: Required<Routes>) => string | null
 }

@@ -121,7 +121,7 @@ const ask = ({ named, state, surface, testCase, transport }: Asking) =>
 
 /** This product's own protocol. */
 export const turnEvalProtocol: LiveProtocol = {
-  deleteRoute: (routes) => routes.delete,
+  deleteRoute: (_, routes) => routes.delete,
   turn: (asking) =>
     Effect.gen(function*() {
       const { at, named, routes, state, transport } = asking

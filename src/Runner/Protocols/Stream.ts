@@ -1,0 +1,64 @@
+/**
+ * What the streaming protocols share (`ai-sdk`, `ag-ui`): post the question as JSON and read the
+ * answer's event stream to its end, each `data:` frame parsed as JSON. The conversation id is the
+ * run's own, named before asking, so an ask cut short never leaves a conversation the run cannot name.
+ */
+import { Effect, Option, Ref, Stream } from "effect"
+import { RunStopped } from "../../Schema/Errors.js"
+import { failure, isEventStream, isWebPage, type TransportFailure, webPage } from "../Transport.js"
+import type { Asking } from "./Protocol.js"
+
+/** The end-of-stream frame the AI SDK writes (`data: [DONE]`). */
+const done = "[DONE]"
+
+/**
+ * Posts `body` to the surface's endpoint, retrying 429 and 503 (a question is never re-asked after a
+ * connection that may have reached the app), and gives the JSON of every `data:` frame of the event
+ * stream it answers, in order. An app that cannot be reached at all before any answer stops the run.
+ */
+export const askForEvents = (asking: Asking, body: unknown, accept = "text/event-stream") =>
+  Effect.gen(function*() {
+    const { state, surface, transport } = asking
+    const endpoint = surface.endpoint ?? ""
+    const attempt = Effect.zipRight(
+      Ref.set(state.phase, "sending"),
+      transport.send("ask", "POST", endpoint, { body, accept })
+    ).pipe(
+      Effect.catchTag("TransportFailure", (error): Effect.Effect<never, RunStopped | TransportFailure> =>
+        !error.reached && !transport.connected()
+          ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(endpoint).href, why: error.reason }))
+          : Effect.fail(error))
+    )
+    const sent = yield* transport.withRetries("ask", [429, 503], attempt, false, state.retrying, {
+      stopping: state.stopping,
+      phase: state.phase
+    })
+    const response = sent.response
+    if (response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
+    yield* Ref.set(state.phase, "reading")
+    const contentType = response.headers["content-type"] ?? ""
+    if (!isEventStream(response)) {
+      yield* transport.discard("ask", response)
+      return yield* isWebPage(contentType)
+        ? webPage("ask", response.status, transport.urlOf(endpoint).href)
+        : failure("ask", `expected an event stream (text/event-stream), got ${contentType === "" ? "no content type" : JSON.stringify(contentType)}`)
+    }
+    const frames: Array<unknown> = []
+    yield* transport.eventData("ask", response).pipe(
+      Stream.runForEach((data) => {
+        if (data === "" || data === done) return Effect.void
+        try {
+          frames.push(JSON.parse(data))
+          return Effect.void
+        } catch {
+          return Effect.fail(failure("ask", `event ${frames.length} is not JSON`))
+        }
+      }),
+      Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))
+    )
+    return frames as ReadonlyArray<unknown>
+  }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
+
+/** Names the conversation the run generated before asking, so it is journalled (and deleted) whatever happens next. */
+export const nameGenerated = (asking: Asking, id: string, what: string) =>
+  Effect.zipRight(asking.named(id, `the ${what} the run generated`), Ref.set(asking.state.unsure, Option.none()))
