@@ -1,0 +1,79 @@
+/**
+ * Every live protocol against the real library serving its wire on loopback, through the real CLI: the
+ * same scripted behaviour (test/support/scenarios.ts) gives the same verdicts and facts on every
+ * protocol, with the session in EVAL_AUTH_HEADER, and the app holds no conversation afterwards.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { startAgUiApp } from "../support/apps/agUiApp.js"
+import { runProtocol, type Shown } from "../support/protocolRun.js"
+
+const key = "k-7f3a9c2e51d04b86"
+const auth = { header: "x-api-key", value: key }
+const env = { EVAL_AUTH_HEADER: `x-api-key: ${key}` }
+
+const pass = (kind: string) => ({ kind, passed: true })
+
+/** What the golden set shows on every protocol. */
+export const expected: ReadonlyArray<Shown> = [
+  {
+    id: "support.refund-window-cites-kb",
+    passed: true,
+    expectations: ["calls-tool", "cites", "cites-only-surfaced", "answer-includes", "outcome"].map(pass)
+  },
+  {
+    id: "support.order-lookup-errors",
+    passed: false,
+    expectations: [{ kind: "calls-tool", passed: false, fact: "lookup_order errored: order service unavailable" }, pass("outcome")]
+  },
+  {
+    id: "support.refund-waits-for-approval",
+    passed: true,
+    expectations: ["calls-tool", "stops-at-approval", "never-calls"].map(pass)
+  },
+  {
+    id: "support.shipping-cites-only-surfaced",
+    passed: false,
+    expectations: [pass("calls-tool"), pass("cites"), { kind: "cites-only-surfaced", passed: false, fact: "unsurfaced: /kb/delivery" }]
+  },
+  {
+    id: "support.greeting-calls-nothing",
+    passed: true,
+    expectations: ["never-calls", "no-citations", "outcome"].map(pass)
+  },
+  {
+    id: "support.invoice-failure-is-an-error",
+    passed: false,
+    expectations: [pass("calls-tool"), { kind: "outcome", passed: false, fact: "outcome: error (expected answered)" }]
+  }
+]
+
+/** Everything a run wrote: its output, results and recordings, where the session must never appear. */
+const written = (run: { readonly stdout: string; readonly stderr: string }, dir: string): string =>
+  [
+    run.stdout,
+    run.stderr,
+    ...readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name), "utf8"))
+  ].join("\n")
+
+describe("ag-ui, against an agent streaming through AG-UI's own encoder", () => {
+  it("grades the scenarios as every protocol does, signed in by a header that appears nowhere", async () => {
+    const app = await startAgUiApp({ auth })
+    try {
+      const { dir, run, shown } = await runProtocol("ag-ui", app.url, env)
+      expect(run.code).toBe(0)
+      expect(shown).toEqual(expected)
+      expect(run.stdout).toContain("3/6 passed · pass rate 0.5000")
+      // One run per case, each a thread of its own the suite named, posted with the header and nothing else.
+      expect(app.requests.map((r) => r.method)).toEqual(Array(6).fill("POST"))
+      expect(new Set(app.requests.map((r) => (r.body as { threadId: string }).threadId)).size).toBe(6)
+      expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
+      expect(written(run, dir)).not.toContain(key)
+    } finally {
+      await app.close()
+    }
+  })
+})
