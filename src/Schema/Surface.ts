@@ -31,7 +31,8 @@ export type Routes = typeof Routes.Type
 /**
  * How a request differs from the protocol's own: `body` (ai-sdk, ag-ui) replaces the whole request
  * body, `input` (langgraph) the run's input. String values `"{question}"`, `"{conversationId}"` and
- * `"{messageId}"` are replaced by the values; in longer strings they are interpolated as text.
+ * `"{messageId}"` (and for ag-ui `"{runId}"`) are replaced by the values; in longer strings they are
+ * interpolated as text, never evaluated.
  */
 export const RequestTemplate = Schema.Struct({
   body: Schema.optionalWith(Schema.Unknown, { exact: true }),
