@@ -5,13 +5,13 @@
  * the transport's job; docs/protocol-ai-sdk.md says what each fact is read from.
  */
 import { Either } from "effect"
-import { matchCitations, identifiersIn, type StatedCitation } from "../../Evidence/Derive.js"
+import { identifiersIn, matchCitations, type StatedCitation } from "../../Evidence/Derive.js"
 import { isRecord } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import type { Read, ReadContext } from "./Protocol.js"
 
-/** The response header that marks a UI message stream, and the stream version the reader knows. */
+/** The response header that marks a UI message stream. */
 export const uiMessageStreamHeader = "x-vercel-ai-ui-message-stream"
 /** The UI message stream version the reader knows (the header's value). */
 export const uiMessageStreamVersion = "v1"
@@ -320,7 +320,8 @@ export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadCon
     if (problem !== undefined) return Either.left(`chunk ${i + 1} (${type}): ${problem}`)
   }
   if (!state.ended) {
-    return Either.left(`the stream broke off after ${chunks.length} chunks: no finish, error or abort chunk`)
+    const count = chunks.length === 1 ? "1 chunk" : `${chunks.length} chunks`
+    return Either.left(`the stream broke off after ${count}: no finish, error or abort chunk`)
   }
   const calls = [...state.calls.values()]
   const waiting = calls.filter((call) => call.pendingApproval !== undefined)

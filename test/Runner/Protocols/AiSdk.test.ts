@@ -646,6 +646,7 @@ describe("streams that are no turn", () => {
     expect(chunkOf(whole, "finish")).toEqual({ type: "finish", finishReason: "stop" })
     expect(reason(cut)).toBe(`the stream broke off after ${cut.length} chunks: no finish, error or abort chunk`)
     expect(reason([])).toBe("the stream broke off after 0 chunks: no finish, error or abort chunk")
+    expect(reason([{ type: "start" }])).toBe("the stream broke off after 1 chunk: no finish, error or abort chunk")
   })
 
   it("a chunk of a type the reader reads with a field the library's schema refuses", async () => {
