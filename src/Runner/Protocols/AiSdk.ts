@@ -1,0 +1,345 @@
+/**
+ * The `ai-sdk` protocol: what a `useChat` app's chat route answers — the AI SDK's UI message stream
+ * (v5, v6, v7), `data: {json}` frames ending in `data: [DONE]`. This module is the protocol's pure part:
+ * the body the suite POSTs, the stream's frames, and the turn read from its chunks. Asking over HTTP is
+ * the transport's job; docs/protocol-ai-sdk.md says what each fact is read from.
+ */
+import { Either } from "effect"
+import { identifiersIn, matchCitations, type StatedCitation } from "../../Evidence/Derive.js"
+import { isRecord } from "../../Schema/Decode.js"
+import { quoted } from "../../Schema/Shown.js"
+import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
+import type { Read, ReadContext } from "./Protocol.js"
+
+/** The response header that marks a UI message stream. */
+export const uiMessageStreamHeader = "x-vercel-ai-ui-message-stream"
+/** The UI message stream version the reader knows (the header's value). */
+export const uiMessageStreamVersion = "v1"
+
+/** The ids a request carries: the chat the suite made up before asking, and the question's message. */
+export interface AiSdkIds {
+  readonly conversationId: string
+  readonly messageId: string
+}
+
+const placeholder = /\{(question|conversationId|messageId)\}/g
+
+/** A template with its placeholders filled in one pass: a value is text, never re-read as a placeholder. */
+const fill = (template: unknown, values: Readonly<Record<string, string>>): unknown => {
+  if (typeof template === "string") return template.replace(placeholder, (_, name: string) => values[name] ?? "")
+  if (Array.isArray(template)) return template.map((item) => fill(item, values))
+  if (isRecord(template)) return Object.fromEntries(Object.entries(template).map(([key, item]) => [key, fill(item, values)]))
+  return template
+}
+
+/**
+ * The body the suite POSTs: the one `useChat` sends (`{id, messages: [the question], trigger}`), or the
+ * surface's `request.body` template with `{question}`, `{conversationId}` and `{messageId}` filled in
+ * wherever they appear in its string values (keys are left as they are).
+ */
+export const aiSdkRequestBody = (question: string, ids: AiSdkIds, template?: unknown): unknown =>
+  template === undefined
+    ? {
+      id: ids.conversationId,
+      messages: [{ id: ids.messageId, role: "user", parts: [{ type: "text", text: question }] }],
+      trigger: "submit-message"
+    }
+    : fill(template, { question, conversationId: ids.conversationId, messageId: ids.messageId })
+
+/** The turn's id: the answer message's id from the `start` chunk, else the chat's first turn, `CHAT_ID:1`. */
+export const aiSdkTurnId = (conversationId: string, messageId?: string): string =>
+  messageId !== undefined && messageId !== "" ? messageId : `${conversationId}:1`
+
+/** What one `data:` line carries: a chunk's JSON text, the end marker, or nothing (another field, a comment). */
+export const dataOfLine = (line: string): string | undefined => {
+  if (!line.startsWith("data:")) return undefined
+  const value = line.slice(5)
+  return value.startsWith(" ") ? value.slice(1) : value
+}
+
+/** The end marker a UI message stream's last frame carries. */
+export const doneMarker = "[DONE]"
+
+/**
+ * The chunks of a whole event-stream body, parsed, in order, up to `data: [DONE]` (excluded): one per
+ * event, its `data:` lines joined as the event-stream format says. Fails on an event that is not JSON.
+ */
+export const eventStreamChunks = (text: string): Either.Either<ReadonlyArray<unknown>, string> => {
+  const chunks: Array<unknown> = []
+  const events = text.split(/\r\n|\r|\n/).reduce<Array<Array<string>>>((all, line) => {
+    if (line === "") all.push([])
+    else all.at(-1)?.push(line)
+    return all
+  }, [[]])
+  for (const lines of events) {
+    const data = lines.flatMap((line) => dataOfLine(line) ?? [])
+    if (data.length === 0) continue
+    const json = data.join("\n")
+    if (json === doneMarker) break
+    try {
+      chunks.push(JSON.parse(json))
+    } catch {
+      return Either.left(`event ${chunks.length + 1} of the stream is not JSON: ${quoted(json)}`)
+    }
+  }
+  return Either.right(chunks)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The chunk types the reader reads, each with the fields the library's chunk schema requires (ai's
+// `uiMessageChunkSchema`) and the optional ones the reader uses; other fields and types are left alone.
+
+type Kind = "string" | "boolean" | "array"
+interface Field {
+  readonly kind: Kind
+  readonly optional?: true
+}
+const required = (kind: Kind): Field => ({ kind })
+const optional = (kind: Kind): Field => ({ kind, optional: true })
+
+const shapes = {
+  "start": { messageId: optional("string") },
+  "text-delta": { id: required("string"), delta: required("string") },
+  "text-end": { id: required("string"), citations: optional("array") },
+  "error": { errorText: required("string") },
+  "abort": {},
+  "finish": { finishReason: optional("string") },
+  "tool-input-start": { toolCallId: required("string"), toolName: required("string") },
+  "tool-input-available": { toolCallId: required("string"), toolName: required("string") },
+  "tool-input-error": { toolCallId: required("string"), toolName: required("string"), errorText: required("string") },
+  "tool-output-available": { toolCallId: required("string") },
+  "tool-output-error": { toolCallId: required("string"), errorText: required("string") },
+  "tool-output-denied": { toolCallId: required("string") },
+  "tool-approval-request": { approvalId: required("string"), toolCallId: required("string"), isAutomatic: optional("boolean") },
+  "tool-approval-response": { approvalId: required("string"), approved: required("boolean") },
+  "source-url": { sourceId: required("string"), url: required("string") },
+  "source-document": { sourceId: required("string"), mediaType: required("string"), title: required("string") }
+} satisfies Record<string, Record<string, Field>>
+
+type KnownType = keyof typeof shapes
+
+/** A chunk of a type the reader reads, its fields checked. */
+type Chunk = Record<string, unknown> & { readonly type: KnownType }
+
+const isKnown = (type: string): type is KnownType => Object.hasOwn(shapes, type)
+
+const kindOf = (value: unknown): Kind | undefined =>
+  typeof value === "string" ? "string" : typeof value === "boolean" ? "boolean" : Array.isArray(value) ? "array" : undefined
+
+/** What is wrong with a chunk's fields, if anything. */
+const shapeProblem = (chunk: Record<string, unknown>, type: KnownType): string | undefined => {
+  for (const [name, field] of Object.entries(shapes[type]) as Array<[string, Field]>) {
+    const value = chunk[name]
+    if (value === undefined) {
+      if (field.optional === true) continue
+      return `${name} is missing`
+    }
+    if (kindOf(value) !== field.kind) return `${name} is not ${field.kind === "array" ? "an" : "a"} ${field.kind}`
+  }
+  return undefined
+}
+
+/** A v7 `text-end` citation as the wire states it: `source.url` (else `source.id`) and `citedText`. */
+const statedCitation = (value: unknown): StatedCitation | undefined => {
+  if (!isRecord(value) || !isRecord(value["source"])) return undefined
+  const { id, url } = value["source"]
+  const quote = value["citedText"]
+  if (typeof id !== "string" || (url !== undefined && typeof url !== "string")) return undefined
+  if (quote !== undefined && typeof quote !== "string") return undefined
+  return { path: url ?? id, ...(quote === undefined ? {} : { quote }) }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading: one pass over the chunks into what the turn is made of, then the turn.
+
+/** One tool call, by its `toolCallId`, as the stream tells it. */
+interface Call {
+  tool: string
+  input?: { readonly value: unknown }
+  output?: { readonly value: unknown }
+  error?: string
+  denied: boolean
+  /** The approval the call waits for, while no response or output has come. */
+  pendingApproval?: string
+}
+
+/** What the chunks say, gathered in order. */
+interface Gathered {
+  messageId?: string
+  readonly deltas: Array<string>
+  readonly calls: Map<string, Call>
+  /** Approval ids, with the call each is for. */
+  readonly approvals: Map<string, string>
+  readonly sources: Set<string>
+  readonly stated: Array<StatedCitation>
+  failed: boolean
+  ended: boolean
+}
+
+/** An error chunk says what failed; one with no text still failed. */
+const errorText = (text: unknown): string => (typeof text === "string" && text !== "" ? text : "(no error text)")
+
+/** Takes one checked chunk into what is gathered; says why not when it names a call the stream never started. */
+const gather = (state: Gathered, chunk: Chunk): string | undefined => {
+  const call = (): Call | string => {
+    const id = chunk["toolCallId"] as string
+    return state.calls.get(id) ?? `tool call ${quoted(id)} was not started in this stream`
+  }
+  const start = (): Call => {
+    const id = chunk["toolCallId"] as string
+    const known = state.calls.get(id)
+    if (known !== undefined) return known
+    const started: Call = { tool: chunk["toolName"] as string, denied: false }
+    state.calls.set(id, started)
+    return started
+  }
+  switch (chunk.type) {
+    case "start":
+      if (state.messageId === undefined && typeof chunk["messageId"] === "string") state.messageId = chunk["messageId"]
+      return
+    case "text-delta":
+      state.deltas.push(chunk["delta"] as string)
+      return
+    case "text-end": {
+      for (const [i, item] of ((chunk["citations"] ?? []) as Array<unknown>).entries()) {
+        const citation = statedCitation(item)
+        if (citation === undefined) return `citations[${i}] is not a citation with a source id or url`
+        state.stated.push(citation)
+      }
+      return
+    }
+    case "error":
+    case "abort":
+      state.failed = true
+      state.ended = true
+      return
+    case "finish":
+      if (chunk["finishReason"] === "error") state.failed = true
+      state.ended = true
+      return
+    case "tool-input-start":
+      start()
+      return
+    case "tool-input-available":
+      if ("input" in chunk) start().input = { value: chunk["input"] }
+      else start()
+      return
+    case "tool-input-error": {
+      const started = start()
+      if ("input" in chunk) started.input = { value: chunk["input"] }
+      started.error = errorText(chunk["errorText"])
+      return
+    }
+    case "tool-output-available":
+    case "tool-output-error":
+    case "tool-output-denied": {
+      const found = call()
+      if (typeof found === "string") return found
+      delete found.pendingApproval
+      if (chunk.type === "tool-output-denied") found.denied = true
+      else if (chunk.type === "tool-output-error") found.error = errorText(chunk["errorText"])
+      else found.output = { value: chunk["output"] }
+      return
+    }
+    case "tool-approval-request": {
+      const found = call()
+      if (typeof found === "string") return found
+      const approvalId = chunk["approvalId"] as string
+      state.approvals.set(approvalId, chunk["toolCallId"] as string)
+      // An automatic approval is decided in the same stream: nothing is left for a person.
+      if (chunk["isAutomatic"] !== true && found.output === undefined && found.error === undefined && !found.denied) {
+        found.pendingApproval = approvalId
+      }
+      return
+    }
+    case "tool-approval-response": {
+      const approvalId = chunk["approvalId"] as string
+      const callId = state.approvals.get(approvalId)
+      if (callId === undefined) return `approval ${quoted(approvalId)} was not requested in this stream`
+      const found = state.calls.get(callId)
+      // Answered either way, the call is read like any other (a denial is followed by `tool-output-denied`).
+      if (found?.pendingApproval === approvalId) delete found.pendingApproval
+      return
+    }
+    case "source-url":
+      state.sources.add(chunk["url"] as string)
+      return
+    case "source-document":
+      state.sources.add(chunk["sourceId"] as string)
+      return
+  }
+}
+
+/**
+ * Whether a call is a tool execution: not one waiting for approval (that is the proposal), not one
+ * denied (it did not run); a gated tool ran only when it has an output.
+ */
+const executed = (call: Call, gatedTools: ReadonlyArray<string>): boolean =>
+  call.pendingApproval === undefined && !call.denied && (!gatedTools.includes(call.tool) || call.output !== undefined)
+
+const execution = (call: Call): ToolExecution => ({
+  tool: call.tool,
+  ...(call.input === undefined ? {} : { input: call.input.value }),
+  ...(call.error !== undefined ? { error: call.error } : call.output === undefined ? {} : { output: call.output.value })
+})
+
+/** The proposal the calls still waiting for approval make: the first one's approval, every waiting call an action. */
+const proposalOf = (waiting: ReadonlyArray<Call>): Proposal | null => {
+  const first = waiting[0]
+  if (first?.pendingApproval === undefined) return null
+  return {
+    id: first.pendingApproval,
+    summary: waiting.map((call) => call.tool).join(", "),
+    actions: waiting.map((call) => ({ tool: call.tool, ...(call.input === undefined ? {} : { input: call.input.value }) }))
+  }
+}
+
+/**
+ * Reads a turn from a UI message stream: `chunks` are the parsed `data:` frames in order, `[DONE]`
+ * excluded (`eventStreamChunks`). Chunk types the reader does not read are ignored; a read type with
+ * the wrong fields, a call or approval the stream never started, or a stream that ends without a
+ * `finish`, `error` or `abort` chunk is no turn, and the reason says which chunk (counted from 1).
+ */
+export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadContext): Read => {
+  const state: Gathered = {
+    deltas: [],
+    calls: new Map(),
+    approvals: new Map(),
+    sources: new Set(),
+    stated: [],
+    failed: false,
+    ended: false
+  }
+  for (const [i, chunk] of chunks.entries()) {
+    if (!isRecord(chunk) || typeof chunk["type"] !== "string") {
+      return Either.left(`chunk ${i + 1} of the stream is not a UI message chunk (an object with a string type)`)
+    }
+    const type = chunk["type"]
+    if (!isKnown(type)) continue
+    const problem = shapeProblem(chunk, type) ?? gather(state, chunk as Chunk)
+    if (problem !== undefined) return Either.left(`chunk ${i + 1} (${type}): ${problem}`)
+  }
+  if (!state.ended) {
+    const count = chunks.length === 1 ? "1 chunk" : `${chunks.length} chunks`
+    return Either.left(`the stream broke off after ${count}: no finish, error or abort chunk`)
+  }
+  const calls = [...state.calls.values()]
+  const waiting = calls.filter((call) => call.pendingApproval !== undefined)
+  const surfaced = new Set(state.sources)
+  for (const call of calls) {
+    if (call.output === undefined || call.error !== undefined) continue
+    identifiersIn(call.output.value, context.evidence.identifierFields, surfaced)
+  }
+  const answer = state.deltas.join("")
+  return Either.right({
+    answer,
+    trace: {
+      turnId: aiSdkTurnId(context.conversationId, state.messageId),
+      surface: context.surface,
+      outcome: state.failed ? "error" : waiting.length > 0 ? "awaiting-approval" : "answered",
+      citations: matchCitations(answer, surfaced, context.evidence, state.stated),
+      toolExecutions: calls.filter((call) => executed(call, context.gatedTools)).map(execution),
+      proposal: proposalOf(waiting)
+    }
+  })
+}

@@ -1,0 +1,278 @@
+/**
+ * A real `useChat` app's chat route on loopback, for the `ai-sdk` protocol: `POST /api/chat` takes the
+ * body `useChat` sends and answers with the AI SDK's own UI message stream — `streamText` over the
+ * library's mock model and real `tool({...})` tools, turned into a response by the library (v7's
+ * `toUIMessageStream` + `createUIMessageStreamResponse`, v6's `toUIMessageStreamResponse`). The mock
+ * model plays the scenario of the last user message (test/support/scenarios.ts): one tool call per
+ * step, then the answer or the failure; the tools return, throw, or wait for approval as scripted.
+ * Chats are kept by the body's `id` until `DELETE /api/chat?id=ID`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Readable } from "node:stream"
+import type { ReadableStream as NodeReadableStream } from "node:stream/web"
+import {
+  convertToModelMessages,
+  createUIMessageStreamResponse,
+  isStepCount,
+  streamText,
+  tool,
+  toUIMessageStream,
+  type UIMessage
+} from "ai"
+import {
+  convertToModelMessages as convertToModelMessages6,
+  stepCountIs as stepCountIs6,
+  streamText as streamText6,
+  tool as tool6,
+  type UIMessage as UIMessage6
+} from "ai-v6"
+import { MockLanguageModelV3 } from "ai-v6/test"
+import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
+import { z } from "zod"
+import { type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
+
+/** How to start the app. */
+export interface AiSdkAppOptions {
+  /** The AI SDK major version whose stream the route answers with. */
+  readonly version: 6 | 7
+  /** A header every request must carry with this value, else 401. */
+  readonly auth?: { readonly header: string; readonly value: string }
+}
+
+/** A request the app got. */
+export interface AiSdkAppRequest {
+  readonly method: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  readonly body: string
+}
+
+/** A running app. */
+export interface AiSdkApp {
+  /** The origin, `http://127.0.0.1:PORT`. */
+  readonly url: string
+  /** The chats the app holds, by id. */
+  readonly chats: ReadonlySet<string>
+  /** Every request, in order. */
+  readonly requests: ReadonlyArray<AiSdkAppRequest>
+  readonly close: () => Promise<void>
+}
+
+/** The message id of the answer in v7 (the app persists messages, so it names them); v6 apps leave it unset. */
+export const answerMessageId = (chatId: string): string => `msg-${chatId}`
+
+type ToolName = ScenarioCall["tool"]
+
+/** The tools' input schemas, as the app declares them. */
+const inputSchemas: Record<ToolName, z.ZodType<Readonly<Record<string, string>>>> = {
+  search_kb: z.object({ query: z.string() }),
+  lookup_order: z.object({ orderId: z.string() }),
+  issue_refund: z.object({ orderId: z.string() })
+}
+
+const toolNames: ReadonlyArray<ToolName> = ["search_kb", "lookup_order", "issue_refund"]
+
+/** What a tool does when it runs: the scenario's output, or its error thrown. */
+const execute = (call: ScenarioCall | undefined) => async (): Promise<unknown> => {
+  if (call === undefined) throw new Error("no call of this tool is scripted")
+  if (call.error !== undefined) throw new Error(call.error)
+  return call.output ?? null
+}
+
+const callOf = (scenario: Scenario, name: ToolName) => scenario.calls.find((call) => call.tool === name)
+
+const tools7 = (scenario: Scenario) =>
+  Object.fromEntries(toolNames.map((name) => [name, tool({
+    description: `the ${name} tool`,
+    inputSchema: inputSchemas[name],
+    needsApproval: callOf(scenario, name)?.needsApproval === true,
+    execute: execute(callOf(scenario, name))
+  })]))
+
+const tools6 = (scenario: Scenario) =>
+  Object.fromEntries(toolNames.map((name) => [name, tool6({
+    description: `the ${name} tool`,
+    inputSchema: inputSchemas[name],
+    needsApproval: callOf(scenario, name)?.needsApproval === true,
+    execute: execute(callOf(scenario, name))
+  })]))
+
+const usage = {
+  inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 8, text: 8, reasoning: 0 }
+}
+
+/** The parts the mock models stream: those both the v6 and the v7 model interfaces define alike. */
+type StreamPart =
+  | { readonly type: "stream-start"; readonly warnings: Array<never> }
+  | { readonly type: "tool-input-start"; readonly id: string; readonly toolName: string }
+  | { readonly type: "tool-input-delta"; readonly id: string; readonly delta: string }
+  | { readonly type: "tool-input-end"; readonly id: string }
+  | { readonly type: "tool-call"; readonly toolCallId: string; readonly toolName: string; readonly input: string }
+  | { readonly type: "text-start"; readonly id: string }
+  | { readonly type: "text-delta"; readonly id: string; readonly delta: string }
+  | { readonly type: "text-end"; readonly id: string }
+  | { readonly type: "error"; readonly error: unknown }
+  | {
+    readonly type: "finish"
+    readonly finishReason: { readonly unified: "stop" | "tool-calls"; readonly raw: string }
+    readonly usage: typeof usage
+  }
+
+/** The tool calls the conversation so far already holds: the model's next step is the one after them. */
+const callsMade = (prompt: ReadonlyArray<{ role: string; content: unknown }>): number =>
+  prompt.filter((m) => m.role === "assistant" && Array.isArray(m.content))
+    .flatMap((m) => m.content as Array<{ type?: unknown }>)
+    .filter((part) => part.type === "tool-call").length
+
+/** The answer in the pieces a model streams it in: a word and its following space at a time. */
+const answerDeltas = (answer: string): ReadonlyArray<string> => answer.match(/\S+\s*/g) ?? []
+
+/**
+ * The stream parts of the model's next step: the scenario's next call, else its failure (a provider
+ * error part, as a provider reports an overloaded API mid-stream), else its answer.
+ */
+const stepParts = (scenario: Scenario, made: number): Array<StreamPart> => {
+  const call = scenario.calls[made]
+  if (call !== undefined) {
+    return [
+      { type: "stream-start", warnings: [] },
+      // A provider streams the call's input before the call itself.
+      { type: "tool-input-start", id: `call_${made + 1}`, toolName: call.tool },
+      { type: "tool-input-delta", id: `call_${made + 1}`, delta: JSON.stringify(call.input) },
+      { type: "tool-input-end", id: `call_${made + 1}` },
+      { type: "tool-call", toolCallId: `call_${made + 1}`, toolName: call.tool, input: JSON.stringify(call.input) },
+      { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage }
+    ]
+  }
+  if (scenario.fails !== undefined) {
+    return [{ type: "stream-start", warnings: [] }, { type: "error", error: new Error(scenario.fails) }]
+  }
+  const id = `text_${made + 1}`
+  return [
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id },
+    ...answerDeltas(scenario.answer ?? "").map((delta): StreamPart => ({ type: "text-delta", id, delta })),
+    { type: "text-end", id },
+    { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage }
+  ]
+}
+
+const model7 = (scenario: Scenario) =>
+  new MockLanguageModelV4({
+    doStream: async ({ prompt }) => ({ stream: convertArrayToReadableStream(stepParts(scenario, callsMade(prompt))) })
+  })
+
+const model6 = (scenario: Scenario) =>
+  new MockLanguageModelV3({
+    doStream: async ({ prompt }) => ({ stream: convertArrayToReadableStream(stepParts(scenario, callsMade(prompt))) })
+  })
+
+/** The steps a scenario may take: one per call and the answer, and one more so a runaway loop shows. */
+const maxSteps = (scenario: Scenario) => scenario.calls.length + 2
+
+/** The model's failure reaches the client as the stream's error chunk; the app logs nothing of it. */
+const quiet = () => {}
+
+/** The chat route's answer, as the app's route handler returns it. */
+const answer = async (version: 6 | 7, chatId: string, messages: Array<UIMessage>, scenario: Scenario): Promise<Response> => {
+  if (version === 7) {
+    const tools = tools7(scenario)
+    const result = streamText({
+      model: model7(scenario),
+      messages: await convertToModelMessages(messages, { tools }),
+      tools,
+      stopWhen: isStepCount(maxSteps(scenario)),
+      onError: quiet
+    })
+    return createUIMessageStreamResponse({
+      stream: toUIMessageStream({
+        stream: result.stream,
+        tools,
+        originalMessages: messages,
+        generateMessageId: () => answerMessageId(chatId)
+      })
+    })
+  }
+  const tools = tools6(scenario)
+  const result = streamText6({
+    model: model6(scenario),
+    messages: await convertToModelMessages6(messages as Array<UIMessage6>, { tools }),
+    tools,
+    stopWhen: stepCountIs6(maxSteps(scenario)),
+    onError: quiet
+  })
+  return result.toUIMessageStreamResponse()
+}
+
+const readBody = async (request: IncomingMessage): Promise<string> => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString("utf8")
+}
+
+const send = (response: ServerResponse, status: number, text: string) => {
+  response.writeHead(status, { "content-type": "text/plain; charset=utf-8" }).end(text)
+}
+
+/** The text of the last user message of a `useChat` body, if it has one. */
+const lastUserText = (messages: ReadonlyArray<UIMessage>): string | undefined => {
+  const last = messages.filter((m) => m.role === "user").at(-1)
+  return last?.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("")
+}
+
+/** Starts the app on 127.0.0.1 at a free port. */
+export const startAiSdkApp = async (options: AiSdkAppOptions): Promise<AiSdkApp> => {
+  const chats = new Set<string>()
+  const requests: Array<AiSdkAppRequest> = []
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const body = await readBody(request)
+    requests.push({ method: request.method ?? "", url: request.url ?? "", headers: { ...request.headers }, body })
+    if (options.auth !== undefined && request.headers[options.auth.header.toLowerCase()] !== options.auth.value) {
+      return send(response, 401, "unauthorized")
+    }
+    const url = new URL(request.url ?? "/", "http://127.0.0.1")
+    if (url.pathname !== "/api/chat") return send(response, 404, "not found")
+    if (request.method === "DELETE") {
+      const id = url.searchParams.get("id") ?? ""
+      return chats.delete(id) ? send(response, 200, "deleted") : send(response, 404, "no such chat")
+    }
+    if (request.method !== "POST") return send(response, 405, "method not allowed")
+    let parsed: { id?: unknown; messages?: unknown }
+    try {
+      parsed = JSON.parse(body) as typeof parsed
+    } catch {
+      return send(response, 400, "the body is not JSON")
+    }
+    if (typeof parsed.id !== "string" || !Array.isArray(parsed.messages)) return send(response, 400, "expected {id, messages}")
+    const messages = parsed.messages as Array<UIMessage>
+    const scenario = scenarioFor(lastUserText(messages) ?? "")
+    if (scenario === undefined) return send(response, 400, "no scenario for this question")
+    chats.add(parsed.id)
+    const answered = await answer(options.version, parsed.id, messages, scenario)
+    response.writeHead(answered.status, Object.fromEntries(answered.headers))
+    if (answered.body === null) return response.end()
+    Readable.fromWeb(answered.body as NodeReadableStream<Uint8Array>).pipe(response)
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) send(response, 500, error instanceof Error ? error.message : String(error))
+      else response.destroy()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    chats,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections()
+        server.close((error) => (error === undefined ? resolve() : reject(error)))
+      })
+  }
+}
