@@ -20,6 +20,7 @@ import { protocolOf, type ProtocolName, type Routes, type Surface } from "../Sch
 import type { Turn } from "../Schema/Trace.js"
 import type { Journal } from "./Journal.js"
 import { agUiProtocol } from "./Protocols/AgUi.js"
+import { aiSdkProtocol } from "./Protocols/AiSdk.js"
 import type { Asking, AskState, LiveProtocol, RefusedId } from "./Protocols/Protocol.js"
 import { turnEvalProtocol } from "./Protocols/TurnEval.js"
 import {
@@ -99,7 +100,7 @@ const notYet = (name: string): LiveProtocol => ({
 /** The protocols, by the name a surface gives. */
 export const liveProtocols: Record<ProtocolName, LiveProtocol> = {
   "turn-eval": turnEvalProtocol,
-  "ai-sdk": notYet("ai-sdk"),
+  "ai-sdk": aiSdkProtocol,
   langgraph: notYet("langgraph"),
   "ag-ui": agUiProtocol
 }

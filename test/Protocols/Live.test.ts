@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
+import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
 import { runProtocol, type Shown } from "../support/protocolRun.js"
 
 const key = "k-7f3a9c2e51d04b86"
@@ -70,6 +71,30 @@ describe("ag-ui, against an agent streaming through AG-UI's own encoder", () => 
       // One run per case, each a thread of its own the suite named, posted with the header and nothing else.
       expect(app.requests.map((r) => r.method)).toEqual(Array(6).fill("POST"))
       expect(new Set(app.requests.map((r) => (r.body as { threadId: string }).threadId)).size).toBe(6)
+      expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
+      expect(written(run, dir)).not.toContain(key)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on its mock model", (version) => {
+  it("grades the scenarios as every protocol does, deletes every chat it opened, and the header appears nowhere", async () => {
+    const app = await startAiSdkApp({ version, auth, errorMessages: true })
+    try {
+      const { dir, run, shown } = await runProtocol("ai-sdk", app.url, env)
+      expect(run.code).toBe(0)
+      expect(shown).toEqual(expected)
+      expect(run.notes).toBe("")
+      // A chat per case, named by the suite, posted as useChat posts it, then deleted through routes.delete.
+      const posts = app.requests.filter((r) => r.method === "POST")
+      const deletes = app.requests.filter((r) => r.method === "DELETE")
+      expect(posts).toHaveLength(6)
+      expect(deletes.map((r) => r.url).sort()).toEqual(
+        posts.map((r) => `/api/chat?id=${(JSON.parse(r.body) as { id: string }).id}`).sort()
+      )
+      expect(app.chats.size).toBe(0)
       expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
       expect(written(run, dir)).not.toContain(key)
     } finally {

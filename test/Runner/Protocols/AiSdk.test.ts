@@ -383,10 +383,11 @@ describe("reading what the scenarios do not reach", () => {
         .toEqual([{ kind: "never-calls", passed: false, fact: "called: lookup_order" }])
     })
 
-    it(`v${version}: a gated tool did not run without an output, even when its call errored`, async () => {
+    it(`v${version}: a gated tool's call whose input was refused is an attempt that errored, which never-calls counts`, async () => {
       const chunks = await libraryStream(version, [calls(call("c1", "issue_refund", { orderId: 42 })), text("Sorry.")])
       expect(chunkOf(chunks, "tool-input-error")["toolName"]).toBe("issue_refund")
-      expect(read(chunks, "chat").trace.toolExecutions).toEqual([])
+      const executions = read(chunks, "chat").trace.toolExecutions
+      expect(executions.map((e) => [e.tool, typeof e.error === "string" && e.error.length > 0])).toEqual([["issue_refund", true]])
     })
 
     it(`v${version}: every call waiting for approval is an action of the one proposal`, async () => {

@@ -38,6 +38,11 @@ export interface AiSdkAppOptions {
   readonly version: 6 | 7
   /** A header every request must carry with this value, else 401. */
   readonly auth?: { readonly header: string; readonly value: string }
+  /**
+   * Send an error's own message to the client (`onError: (error) => error.message`), as an app that
+   * shows its users what failed does; by default the library's own text (v6: "An error occurred.").
+   */
+  readonly errorMessages?: boolean
 }
 
 /** A request the app got. */
@@ -176,7 +181,16 @@ const maxSteps = (scenario: Scenario) => scenario.calls.length + 2
 const quiet = () => {}
 
 /** The chat route's answer, as the app's route handler returns it. */
-const answer = async (version: 6 | 7, chatId: string, messages: Array<UIMessage>, scenario: Scenario): Promise<Response> => {
+/** An error's own message, for the client. */
+const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
+
+const answer = async (
+  version: 6 | 7,
+  chatId: string,
+  messages: Array<UIMessage>,
+  scenario: Scenario,
+  errorMessages: boolean
+): Promise<Response> => {
   if (version === 7) {
     const tools = tools7(scenario)
     const result = streamText({
@@ -191,7 +205,8 @@ const answer = async (version: 6 | 7, chatId: string, messages: Array<UIMessage>
         stream: result.stream,
         tools,
         originalMessages: messages,
-        generateMessageId: () => answerMessageId(chatId)
+        generateMessageId: () => answerMessageId(chatId),
+        ...(errorMessages ? { onError: messageOf } : {})
       })
     })
   }
@@ -203,7 +218,7 @@ const answer = async (version: 6 | 7, chatId: string, messages: Array<UIMessage>
     stopWhen: stepCountIs6(maxSteps(scenario)),
     onError: quiet
   })
-  return result.toUIMessageStreamResponse()
+  return result.toUIMessageStreamResponse(errorMessages ? { onError: messageOf } : {})
 }
 
 const readBody = async (request: IncomingMessage): Promise<string> => {
@@ -251,7 +266,7 @@ export const startAiSdkApp = async (options: AiSdkAppOptions): Promise<AiSdkApp>
     const scenario = scenarioFor(lastUserText(messages) ?? "")
     if (scenario === undefined) return send(response, 400, "no scenario for this question")
     chats.add(parsed.id)
-    const answered = await answer(options.version, parsed.id, messages, scenario)
+    const answered = await answer(options.version, parsed.id, messages, scenario, options.errorMessages === true)
     response.writeHead(answered.status, Object.fromEntries(answered.headers))
     if (answered.body === null) return response.end()
     Readable.fromWeb(answered.body as NodeReadableStream<Uint8Array>).pipe(response)
