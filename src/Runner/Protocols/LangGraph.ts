@@ -100,14 +100,13 @@ const kindOf = (message: Record<string, unknown>): Kind => {
   return typeof type === "string" ? kinds[type] ?? "other" : "other"
 }
 
+/** A content block's text: a string, or a block's `text` (tool-use and reasoning blocks have none). */
+const blockText = (block: unknown): string =>
+  typeof block === "string" ? block : isRecord(block) && typeof block["text"] === "string" ? block["text"] : ""
+
 /** The text of a message's content: the string, or its text blocks joined. */
-const textOf = (content: unknown): string => {
-  if (typeof content === "string") return content
-  if (!Array.isArray(content)) return ""
-  return content
-    .map((block) => typeof block === "string" ? block : isRecord(block) && typeof block["text"] === "string" ? block["text"] : "")
-    .join("")
-}
+const textOf = (content: unknown): string =>
+  typeof content === "string" ? content : Array.isArray(content) ? content.map(blockText).join("") : ""
 
 /** A short, inert rendering of a value a reason quotes. */
 const got = (value: unknown): string => {
@@ -123,7 +122,7 @@ const messagesOf = (state: unknown): Either.Either<ReadonlyArray<Record<string, 
   if (!Array.isArray(messages)) return Either.left(`thread state: values.messages: expected a list of messages, got ${got(messages)}`)
   const bad = messages.findIndex((m) => !isRecord(m))
   if (bad >= 0) return Either.left(`thread state: values.messages[${bad}]: expected a message object, got ${got(messages[bad])}`)
-  return Either.right(messages as ReadonlyArray<Record<string, unknown>>)
+  return Either.right(messages.filter(isRecord))
 }
 
 /**
@@ -146,6 +145,7 @@ interface ToolCall {
   readonly id: string | undefined
 }
 
+/** The tool calls an AI message made, as LangChain records them in `tool_calls`. */
 const toolCallsOf = (message: Record<string, unknown>): ReadonlyArray<ToolCall> => {
   const calls = message["tool_calls"]
   if (!Array.isArray(calls)) return []
@@ -218,6 +218,7 @@ const proposalOf = (interrupt: Interrupt | undefined, turnId: string): Proposal 
   return { id, ...(names.length > 0 ? { summary: names.join(", ") } : {}), actions: requests }
 }
 
+/** A thread's or run's `status`. */
 const statusOf = (value: unknown): unknown => isRecord(value) ? value["status"] : undefined
 
 /** Whether the run failed: an `error` event, a `{"__error__"}` body, or a run or thread in `error`. */

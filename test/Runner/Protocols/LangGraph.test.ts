@@ -419,20 +419,31 @@ describe("reading a LangGraph turn", () => {
       { type: "tool", content: "{\"path\": \"/kb/old\"}", tool_call_id: "c1", status: "success" },
       { type: "ai", content: "See [old](/kb/old)." },
       { type: "human", content: "Hello!" },
-      { type: "ai", content: [{ type: "text", text: "See " }, { type: "text", text: "[old](/kb/old)." }] }
+      { type: "ai", content: "", tool_calls: [{ name: "search_kb", args: { query: "y" }, id: "c2" }] },
+      { type: "tool", content: "{\"path\": \"/kb/new\"}", tool_call_id: "c2", status: "error" },
+      {
+        type: "ai",
+        content: [
+          { type: "text", text: "See [old](/kb/old) " },
+          { type: "tool_use", id: "toolu_1", name: "lookup_order", input: { orderId: "1" } },
+          { type: "text", text: "and [new](/kb/new)." }
+        ],
+        tool_calls: [{ name: "lookup_order", args: { orderId: "1" }, id: "toolu_1" }]
+      }
     ]
     const turn = readLangGraphTurn(
       { question: "Hello!", runId: undefined, run: undefined, state: { values: { messages } } },
       context("t-1")
     )
     expect(turn).toEqual(Either.right({
-      answer: "See [old](/kb/old).",
+      answer: "See [old](/kb/old) and [new](/kb/new).",
       trace: {
         turnId: "t-1:4",
         surface: "support",
         outcome: "answered",
-        citations: [{ path: "/kb/old", match: "unsurfaced" }],
-        toolExecutions: [],
+        // An earlier turn's results and an errored result surface nothing for this turn.
+        citations: [{ path: "/kb/old", match: "unsurfaced" }, { path: "/kb/new", match: "unsurfaced" }],
+        toolExecutions: [{ tool: "search_kb", input: { query: "y" }, error: "{\"path\": \"/kb/new\"}" }],
         proposal: null
       }
     }))
