@@ -1,0 +1,289 @@
+/**
+ * The `langgraph` protocol: a LangGraph Server (the Agent Protocol, as LangGraph Platform and
+ * `langgraph dev` serve it). A turn is one run on a new thread: `POST /threads`, then
+ * `POST /threads/{thread_id}/runs/wait` (or `/runs/stream`, read until it closes), then
+ * `GET /threads/{thread_id}` and `GET /threads/{thread_id}/state`; `DELETE /threads/{thread_id}` ends it.
+ * This module builds the run's body and reads the turn from what those requests answered; it makes no
+ * request itself. docs/protocol-langgraph.md shows each request and its answer.
+ */
+import { Either } from "effect"
+import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
+import { inert, isRecord } from "../../Schema/Decode.js"
+import { quoted } from "../../Schema/Shown.js"
+import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
+import type { Read, ReadContext } from "./Protocol.js"
+
+/** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
+export interface LangGraphEvent {
+  readonly event: string
+  readonly data: unknown
+}
+
+/** What a LangGraph server answered for one turn, each body parsed from its JSON. */
+export interface LangGraphWire {
+  /** The question, as the run's input asked it. */
+  readonly question: string
+  /** The run's id: the last segment of the run's `Content-Location`, or the stream's `metadata` event. */
+  readonly runId: string | undefined
+  /** The body of `POST /threads/{thread_id}/runs/wait` (the run's last values, or `{"__error__"}`); none for a stream. */
+  readonly run: unknown
+  /** The run's `status` (`GET /threads/{thread_id}/runs/{run_id}`), when it was asked for. */
+  readonly runStatus?: string
+  /** The body of `GET /threads/{thread_id}`: its `status` and `interrupts`. */
+  readonly thread?: unknown
+  /** The body of `GET /threads/{thread_id}/state`: the thread's `values.messages`, its `tasks`. */
+  readonly state: unknown
+  /** The events of `POST /threads/{thread_id}/runs/stream`, when the run was streamed. */
+  readonly events?: ReadonlyArray<LangGraphEvent>
+}
+
+/** A catalog surface's assistant: its `assistantId`, else its name (a graph's name is an assistant id). */
+export const langGraphAssistantId = (surfaceName: string, surface: { readonly assistantId?: string }): string =>
+  surface.assistantId ?? surfaceName
+
+/**
+ * A request template with its placeholders filled: a string value that is exactly `{name}` becomes the
+ * value; inside a longer string each `{name}` is replaced by the value's text. Only names in `values`
+ * are replaced, in one pass, so a value that itself holds `{question}` stays as it is; nothing is evaluated.
+ * Shared by every protocol whose catalog entry has a `request` template.
+ */
+export const fillTemplate = (template: unknown, values: Readonly<Record<string, string>>): unknown => {
+  if (typeof template === "string") {
+    return template.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (whole, name: string) => Object.hasOwn(values, name) ? values[name]! : whole)
+  }
+  if (Array.isArray(template)) return template.map((item) => fillTemplate(item, values))
+  if (isRecord(template)) return Object.fromEntries(Object.entries(template).map(([key, item]) => [key, fillTemplate(item, values)]))
+  return template
+}
+
+/** The ids a run's input template may name besides the question. */
+export interface RunIds {
+  readonly conversationId?: string
+  readonly messageId?: string
+}
+
+/**
+ * The body of `POST /threads/{thread_id}/runs/wait` (or `/runs/stream`) asking `question`: the question as
+ * one user message, or the surface's `request.input` template filled with `{question}`,
+ * `{conversationId}` (the thread id) and `{messageId}`.
+ */
+export const langGraphRunBody = (assistantId: string, question: string, inputTemplate?: unknown, ids: RunIds = {}): unknown => {
+  const values: Record<string, string> = { question }
+  if (ids.conversationId !== undefined) values["conversationId"] = ids.conversationId
+  if (ids.messageId !== undefined) values["messageId"] = ids.messageId
+  return {
+    assistant_id: assistantId,
+    input: inputTemplate === undefined ? { messages: [{ role: "user", content: question }] } : fillTemplate(inputTemplate, values)
+  }
+}
+
+/** The run id in a run's `Content-Location` (`/threads/{thread_id}/runs/{run_id}`), if it names one. */
+export const runIdFromLocation = (location: string | null | undefined): string | undefined => {
+  const match = location?.match(/\/runs\/([^/?#]+)\/?(?:[?#].*)?$/)
+  return match?.[1] === undefined ? undefined : decodeURIComponent(match[1])
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Messages, as the server serialises LangChain's: `{"type": "human" | "ai" | "tool", "content", …}`.
+
+type Kind = "human" | "ai" | "tool" | "other"
+
+const kinds: Readonly<Record<string, Kind>> = {
+  human: "human", user: "human", HumanMessage: "human", HumanMessageChunk: "human",
+  ai: "ai", assistant: "ai", AIMessage: "ai", AIMessageChunk: "ai",
+  tool: "tool", ToolMessage: "tool", ToolMessageChunk: "tool"
+}
+
+/** A message's kind, from its `type` (LangChain's dict form) or its `role` (the OpenAI-style form). */
+const kindOf = (message: Record<string, unknown>): Kind => {
+  const type = typeof message["type"] === "string" ? message["type"] : message["role"]
+  return typeof type === "string" ? kinds[type] ?? "other" : "other"
+}
+
+/** A content block's text: a string, or a block's `text` (tool-use and reasoning blocks have none). */
+const blockText = (block: unknown): string =>
+  typeof block === "string" ? block : isRecord(block) && typeof block["text"] === "string" ? block["text"] : ""
+
+/** The text of a message's content: the string, or its text blocks joined. */
+const textOf = (content: unknown): string =>
+  typeof content === "string" ? content : Array.isArray(content) ? content.map(blockText).join("") : ""
+
+/** A short, inert rendering of a value a reason quotes. */
+const got = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value)
+  return inert(text.length > 60 ? `${text.slice(0, 60)}…` : text)
+}
+
+/** The thread's messages from its state, or why the state holds none. */
+const messagesOf = (state: unknown): Either.Either<ReadonlyArray<Record<string, unknown>>, string> => {
+  if (!isRecord(state)) return Either.left(`thread state: expected an object with "values", got ${got(state)}`)
+  const values = state["values"]
+  const messages = isRecord(values) ? values["messages"] : undefined
+  if (!Array.isArray(messages)) return Either.left(`thread state: values.messages: expected a list of messages, got ${got(messages)}`)
+  const bad = messages.findIndex((m) => !isRecord(m))
+  if (bad >= 0) return Either.left(`thread state: values.messages[${bad}]: expected a message object, got ${got(messages[bad])}`)
+  return Either.right(messages.filter(isRecord))
+}
+
+/**
+ * Where the turn's messages start: the last human message whose text is the question, else (an input
+ * template that wraps the question) the last human message whose text holds it.
+ */
+const questionAt = (messages: ReadonlyArray<Record<string, unknown>>, question: string): number => {
+  const asked = question.trim()
+  const human = (m: Record<string, unknown>) => kindOf(m) === "human"
+  const lastWhere = (test: (text: string) => boolean) =>
+    messages.map((m) => human(m) && test(textOf(m["content"]))).lastIndexOf(true)
+  const exact = lastWhere((text) => text.trim() === asked)
+  return exact >= 0 ? exact : lastWhere((text) => asked !== "" && text.includes(asked))
+}
+
+/** A tool call of an AI message: `{name, args, id}`. */
+interface ToolCall {
+  readonly name: string
+  readonly args: unknown
+  readonly id: string | undefined
+}
+
+/** The tool calls an AI message made, as LangChain records them in `tool_calls`. */
+const toolCallsOf = (message: Record<string, unknown>): ReadonlyArray<ToolCall> => {
+  const calls = message["tool_calls"]
+  if (!Array.isArray(calls)) return []
+  return calls.flatMap((call) =>
+    isRecord(call) && typeof call["name"] === "string"
+      ? [{ name: call["name"], args: call["args"], id: typeof call["id"] === "string" ? call["id"] : undefined }]
+      : []
+  )
+}
+
+/** What a tool message recorded: its content (with its artifact, when it has one) or its error. */
+const executionOf = (call: ToolCall, result: Record<string, unknown>): ToolExecution => {
+  const input = call.args === undefined ? {} : { input: call.args }
+  if (result["status"] === "error") {
+    const text = textOf(result["content"])
+    return { tool: call.name, ...input, error: text === "" ? "status: error" : text }
+  }
+  const content = result["content"]
+  const output = result["artifact"] === undefined ? content : { content, artifact: result["artifact"] }
+  return { tool: call.name, ...input, ...(output === undefined ? {} : { output }), error: null }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Interrupts: `[{"id", "value"}]` under `__interrupt__` (a run's values), `interrupts` (a thread, by task)
+// and `tasks[].interrupts` (a state).
+
+interface Interrupt {
+  readonly id: string | undefined
+  readonly value: unknown
+}
+
+const interruptsIn = (list: unknown): ReadonlyArray<Interrupt> =>
+  Array.isArray(list)
+    ? list.filter(isRecord).map((i) => {
+      const id = i["id"] ?? i["interrupt_id"]
+      return { id: typeof id === "string" && id !== "" ? id : undefined, value: i["value"] }
+    })
+    : []
+
+/** Every interrupt the wire shows, the run's first, then the stream's, the thread's and the state's. */
+const interruptsOf = (wire: LangGraphWire): ReadonlyArray<Interrupt> => {
+  const found: Array<Interrupt> = []
+  if (isRecord(wire.run)) found.push(...interruptsIn(wire.run["__interrupt__"]))
+  for (const { data } of wire.events ?? []) if (isRecord(data)) found.push(...interruptsIn(data["__interrupt__"]))
+  if (isRecord(wire.thread) && isRecord(wire.thread["interrupts"])) {
+    for (const list of Object.values(wire.thread["interrupts"])) found.push(...interruptsIn(list))
+  }
+  if (isRecord(wire.state)) {
+    const tasks = wire.state["tasks"]
+    if (Array.isArray(tasks)) for (const task of tasks) if (isRecord(task)) found.push(...interruptsIn(task["interrupts"]))
+    const own = wire.state["interrupts"]
+    found.push(...interruptsIn(own))
+    if (isRecord(own)) for (const list of Object.values(own)) found.push(...interruptsIn(list))
+  }
+  return found
+}
+
+/**
+ * The proposal an interrupt leaves: its id; for LangChain's human-in-the-loop middleware
+ * (`{"actionRequests": [{name, args, description}]}`) the actions' names as the summary and the actions;
+ * for an interrupt whose value is text, that text.
+ */
+const proposalOf = (interrupt: Interrupt | undefined, turnId: string): Proposal => {
+  const id = interrupt?.id ?? `${turnId}:interrupt`
+  const value = interrupt?.value
+  if (typeof value === "string") return { id, summary: value }
+  const requests = isRecord(value) ? value["actionRequests"] : undefined
+  if (!Array.isArray(requests)) return { id }
+  const names = requests.flatMap((r) => isRecord(r) && typeof r["name"] === "string" ? [r["name"]] : [])
+  return { id, ...(names.length > 0 ? { summary: names.join(", ") } : {}), actions: requests }
+}
+
+/** A thread's or run's `status`. */
+const statusOf = (value: unknown): unknown => isRecord(value) ? value["status"] : undefined
+
+/** Whether the run failed: an `error` event, a `{"__error__"}` body, or a run or thread in `error`. */
+const failed = (wire: LangGraphWire): boolean =>
+  (wire.events ?? []).some((e) => e.event === "error") ||
+  (isRecord(wire.run) && wire.run["__error__"] !== undefined) ||
+  wire.runStatus === "error" || wire.runStatus === "timeout" ||
+  statusOf(wire.thread) === "error"
+
+/**
+ * The turn's id: the run id, else the `metadata` event's `run_id`, else the state's `metadata.run_id`
+ * (the run that wrote the thread's last checkpoint), else `{thread_id}:{index of the question}`.
+ */
+const turnIdOf = (wire: LangGraphWire, conversationId: string, at: number): string => {
+  const runIdIn = (value: unknown): string | undefined =>
+    isRecord(value) && typeof value["run_id"] === "string" && value["run_id"] !== "" ? value["run_id"] : undefined
+  return wire.runId ??
+    (wire.events ?? []).filter((e) => e.event === "metadata").map((e) => runIdIn(e.data)).find((id) => id !== undefined) ??
+    (isRecord(wire.state) ? runIdIn(wire.state["metadata"]) : undefined) ??
+    `${conversationId}:${at}`
+}
+
+/**
+ * The turn a LangGraph run made, read from the thread's messages after the question: the answer is the
+ * last AI message's text; each AI tool call joined by `tool_call_id` to its tool message is a tool
+ * execution (`status: "error"` makes it errored, its text the error; a call without a tool message —
+ * one waiting for approval — is none); the successful tool messages' content and artifacts surface
+ * items; the outcome is `error` when the run or thread failed, `awaiting-approval` when the thread is
+ * interrupted, else `answered`.
+ */
+export const readLangGraphTurn = (wire: LangGraphWire, context: ReadContext): Read =>
+  Either.flatMap(messagesOf(wire.state), (messages) => {
+    const at = questionAt(messages, wire.question)
+    if (at < 0) return Either.left(`thread state: values.messages: no human message asks ${quoted(wire.question)}`)
+    const after = messages.slice(at + 1)
+    const results = new Map<string, Record<string, unknown>>()
+    for (const m of after) {
+      if (kindOf(m) === "tool" && typeof m["tool_call_id"] === "string") results.set(m["tool_call_id"], m)
+    }
+    const ai = after.filter((m) => kindOf(m) === "ai")
+    const toolExecutions = ai.flatMap(toolCallsOf).flatMap((call) => {
+      const result = call.id === undefined ? undefined : results.get(call.id)
+      return result === undefined ? [] : [executionOf(call, result)]
+    })
+    const surfaced = new Set<string>()
+    for (const m of results.values()) {
+      if (m["status"] === "error") continue
+      identifiersIn(m["content"], context.evidence.identifierFields, surfaced)
+      identifiersIn(m["artifact"], context.evidence.identifierFields, surfaced)
+    }
+    const answer = textOf(ai.at(-1)?.["content"])
+    const turnId = turnIdOf(wire, context.conversationId, at)
+    const interrupts = interruptsOf(wire)
+    const outcome = failed(wire)
+      ? "error"
+      : statusOf(wire.thread) === "interrupted" || interrupts.length > 0 ? "awaiting-approval" : "answered"
+    return Either.right({
+      answer,
+      trace: {
+        turnId,
+        surface: context.surface,
+        outcome,
+        citations: matchCitations(answer, surfaced, context.evidence),
+        toolExecutions,
+        proposal: outcome === "awaiting-approval" ? proposalOf(interrupts[0], turnId) : null
+      }
+    })
+  })

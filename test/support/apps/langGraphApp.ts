@@ -1,0 +1,240 @@
+/**
+ * The scripted scenarios (test/support/scenarios.ts) served by the real LangGraph JS server — the
+ * in-memory server `@langchain/langgraph-api` runs for `langgraphjs dev`, with its Agent Protocol routes
+ * (threads, runs, state) — over a LangChain `createAgent` graph named `support`. LangChain's fake chat
+ * model plays each scenario's steps through the agent's real tool loop: `search_kb` is a retriever tool
+ * (`responseFormat: "content_and_artifact"`, the documents as its artifact), `lookup_order` throws when
+ * the scenario says so (the agent's tool node turns that into an error `ToolMessage` and the run goes
+ * on), and `issue_refund` is gated by `humanInTheLoopMiddleware`, so the run interrupts before it runs.
+ *
+ * The server loads graphs (and custom HTTP apps) from files by path, as `langgraph.json` names them;
+ * each start writes two one-line modules into its own temporary directory that hand over the graph and
+ * the request recorder made here. The server keeps its storage in module state, so one app runs in a
+ * process at a time.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Document, type DocumentInput } from "@langchain/core/documents"
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages"
+import { fakeModel } from "@langchain/core/testing"
+import { tool, type ToolRuntime } from "@langchain/core/tools"
+import { Hono } from "hono"
+import { type AgentMiddleware, createAgent, humanInTheLoopMiddleware, type InterruptOnConfig } from "langchain"
+import { z } from "zod"
+import { type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
+
+/** One request the server received, as it arrived. */
+export interface RecordedRequest {
+  readonly method: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** A running LangGraph server on loopback. */
+export interface LangGraphApp {
+  /** Where it listens: `http://127.0.0.1:PORT`. */
+  readonly url: string
+  /** The ids of the threads the server holds. */
+  readonly threads: () => Promise<ReadonlyArray<string>>
+  /** Every request it received, in order. */
+  readonly requests: ReadonlyArray<RecordedRequest>
+  /** Stops the server and removes its files. */
+  readonly close: () => Promise<void>
+}
+
+/** How to start the app: with `auth`, a request without that header value is answered 401. */
+export interface LangGraphAppOptions {
+  readonly auth?: { readonly header: string; readonly value: string }
+}
+
+/** The text of a message's content, whichever form it has. */
+const textOf = (message: BaseMessage): string => message.text
+
+/** The scenario a conversation is in: the one of its last human message, and the messages after it. */
+const scenarioOf = (messages: ReadonlyArray<BaseMessage>): { scenario: Scenario | undefined; after: ReadonlyArray<BaseMessage> } => {
+  const last = messages.map((m) => HumanMessage.isInstance(m)).lastIndexOf(true)
+  return {
+    scenario: last < 0 ? undefined : scenarioFor(textOf(messages[last]!)),
+    after: last < 0 ? [] : messages.slice(last + 1)
+  }
+}
+
+/** The model's next step in a conversation: the scenario's next tool call, then its answer or failure. */
+const nextStep = (messages: ReadonlyArray<BaseMessage>): BaseMessage | Error => {
+  const { after, scenario } = scenarioOf(messages)
+  if (scenario === undefined) return new AIMessage("I can only answer the scripted questions.")
+  const step = after.filter((m) => AIMessage.isInstance(m)).length
+  const call = scenario.calls[step]
+  if (call !== undefined) {
+    return new AIMessage({ content: "", tool_calls: [{ name: call.tool, args: call.input, id: `call_${step + 1}`, type: "tool_call" }] })
+  }
+  if (scenario.fails !== undefined) return new Error(scenario.fails)
+  return new AIMessage(scenario.answer ?? "")
+}
+
+/** More steps than any scenario takes: the fake model answers each invocation from its own queue entry. */
+const maxSteps = 8
+
+/** The scenario call a tool is running for, from the conversation the agent hands the tool. */
+const callFor = (toolName: ScenarioCall["tool"], state: unknown): ScenarioCall => {
+  const messages = typeof state === "object" && state !== null && "messages" in state && Array.isArray(state.messages)
+    ? state.messages as ReadonlyArray<BaseMessage>
+    : []
+  const call = scenarioOf(messages).scenario?.calls.find((c) => c.tool === toolName)
+  if (call === undefined) throw new Error(`no scripted ${toolName} call for this conversation`)
+  return call
+}
+
+/** A tool's result as the scenario scripts it: its output, or the error it throws. */
+const scripted = (call: ScenarioCall): unknown => {
+  if (call.error !== undefined) throw new Error(call.error)
+  return call.output
+}
+
+/** The agent's tools; `search_kb` is a retriever tool returning the documents' text and the documents. */
+const tools = () => [
+  tool(
+    (_input: { query: string }, runtime: ToolRuntime): [string, Array<Document>] => {
+      // The scenarios script a retriever's documents: `{pageContent, metadata: {source}}`.
+      const found = scripted(callFor("search_kb", runtime.state)) as ReadonlyArray<DocumentInput>
+      const documents = found.map((d) => new Document(d))
+      // As LangChain's retrieval tutorial formats them for the model; the documents go in the artifact.
+      const text = documents.map((d) => `Source: ${String(d.metadata["source"])}\nContent: ${d.pageContent}`).join("\n\n")
+      return [text, documents]
+    },
+    {
+      name: "search_kb",
+      description: "Search the knowledge base",
+      schema: z.object({ query: z.string() }),
+      responseFormat: "content_and_artifact"
+    }
+  ),
+  tool(
+    (_input: { orderId: string }, runtime: ToolRuntime) => JSON.stringify(scripted(callFor("lookup_order", runtime.state))),
+    { name: "lookup_order", description: "Look up an order", schema: z.object({ orderId: z.string() }) }
+  ),
+  tool(
+    (_input: { orderId: string }, runtime: ToolRuntime) => JSON.stringify(scripted(callFor("issue_refund", runtime.state))),
+    { name: "issue_refund", description: "Refund an order", schema: z.object({ orderId: z.string() }) }
+  )
+]
+
+/**
+ * `humanInTheLoopMiddleware` as its documentation types it: langchain's own types for it collapse to
+ * `never` under `exactOptionalPropertyTypes` (its zod context schema's optional fields).
+ */
+const humanInTheLoop = humanInTheLoopMiddleware as unknown as (options: {
+  interruptOn: Readonly<Record<string, InterruptOnConfig>>
+}) => AgentMiddleware
+
+/** Refunds wait for a person's approval. */
+const approval = humanInTheLoop({ interruptOn: { issue_refund: { allowedDecisions: ["approve", "reject"] } } })
+
+/**
+ * The `support` graph, made afresh for each run (a graph factory, as `langgraph.json` allows), so each
+ * run's fake model starts at the first of its queued steps.
+ */
+const supportGraph = () => {
+  let model = fakeModel()
+  for (let i = 0; i < maxSteps; i++) model = model.respond(nextStep)
+  return createAgent({
+    model,
+    tools: tools(),
+    name: "support",
+    middleware: [approval]
+  })
+}
+
+/** What each start hands the modules it writes. */
+interface Handoff {
+  readonly support: typeof supportGraph
+  readonly app: Hono
+}
+
+declare global {
+  var turnEvalLangGraphApps: Map<string, Handoff> | undefined
+}
+
+let starts = 0
+
+/** A one-line module that exports a value of this start's handoff, for the server to import by path. */
+const handoffModule = (key: string, name: keyof Handoff): string =>
+  `export const ${name} = globalThis.turnEvalLangGraphApps.get(${JSON.stringify(key)}).${name}\n`
+
+/** The header of the app's own look-ups (`threads()`), which are not recorded. */
+const inspecting = "x-turn-eval-test-app"
+
+/** The custom HTTP app in front of the server's routes: it records each request and checks `auth`. */
+const frontApp = (requests: Array<RecordedRequest>, auth: LangGraphAppOptions["auth"]): Hono => {
+  const app = new Hono()
+  app.use(async (c, next) => {
+    if (c.req.header(inspecting) === undefined) {
+      requests.push({ method: c.req.method, url: c.req.url, headers: Object.fromEntries(c.req.raw.headers) })
+    }
+    if (auth !== undefined && c.req.header(auth.header) !== auth.value) return c.text("Unauthorized", 401)
+    await next()
+  })
+  return app
+}
+
+/** Starts the real LangGraph server on 127.0.0.1, a free port, serving the `support` graph. */
+export const startLangGraphApp = async (options: LangGraphAppOptions = {}): Promise<LangGraphApp> => {
+  // The server logs every request, and every failed run with its stack, unless told otherwise: it reads
+  // LOG_LEVEL once, on import, and hands its logger to graphs under a global symbol. Tests that set
+  // LOG_LEVEL see its logs; others see none.
+  const quiet = process.env["LOG_LEVEL"] === undefined
+  process.env["LOG_LEVEL"] ??= "error"
+  const { startServer } = await import("@langchain/langgraph-api/server")
+  const key = `${process.pid}-${++starts}`
+  const dir = await mkdtemp(join(tmpdir(), "turn-eval-langgraph-"))
+  const requests: Array<RecordedRequest> = []
+  const handoffs = (globalThis.turnEvalLangGraphApps ??= new Map())
+  handoffs.set(key, { support: supportGraph, app: frontApp(requests, options.auth) })
+  await writeFile(join(dir, "graph.mjs"), handoffModule(key, "support"))
+  await writeFile(join(dir, "app.mjs"), handoffModule(key, "app"))
+  const { cleanup, host } = await startServer({
+    port: 0,
+    nWorkers: 4,
+    host: "127.0.0.1",
+    cwd: dir,
+    graphs: { support: "./graph.mjs:support" },
+    http: {
+      app: "./app.mjs:app",
+      disable_assistants: false,
+      disable_threads: false,
+      disable_runs: false,
+      disable_store: false,
+      disable_meta: false
+    }
+  })
+  if (quiet) {
+    const logger: unknown = Reflect.get(globalThis, Symbol.for("langgraph.api.sdk-logger"))
+    if (typeof logger === "object" && logger !== null) Reflect.set(logger, "silent", true)
+  }
+  const url = `http://${host}`
+  return {
+    url,
+    requests,
+    threads: async () => {
+      const response = await fetch(`${url}/threads/search`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          [inspecting]: "threads",
+          ...(options.auth === undefined ? {} : { [options.auth.header]: options.auth.value })
+        },
+        body: JSON.stringify({ limit: 1000 })
+      })
+      if (!response.ok) throw new Error(`POST /threads/search: ${response.status} ${await response.text()}`)
+      const found = await response.json() as ReadonlyArray<{ thread_id: string }>
+      return found.map((t) => t.thread_id)
+    },
+    close: async () => {
+      // Stops listening and flushes storage; the server's run workers poll on (they have no stop), idle.
+      await cleanup()
+      handoffs.delete(key)
+      await rm(dir, { recursive: true, force: true })
+    }
+  }
+}
