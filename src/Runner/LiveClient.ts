@@ -21,6 +21,7 @@ import type { Turn } from "../Schema/Trace.js"
 import type { Journal } from "./Journal.js"
 import { agUiProtocol } from "./Protocols/AgUi.js"
 import { aiSdkProtocol } from "./Protocols/AiSdk.js"
+import { langGraphProtocol } from "./Protocols/LangGraph.js"
 import type { Asking, AskState, LiveProtocol, RefusedId } from "./Protocols/Protocol.js"
 import { turnEvalProtocol } from "./Protocols/TurnEval.js"
 import {
@@ -92,16 +93,11 @@ export interface LeftBehind {
   readonly unknown: ReadonlyArray<MaybeLeft>
 }
 
-const notYet = (name: string): LiveProtocol => ({
-  deleteRoute: () => null,
-  turn: () => Effect.fail(new TurnError({ reason: `ask: the ${name} protocol is not supported yet` }))
-})
-
 /** The protocols, by the name a surface gives. */
 export const liveProtocols: Record<ProtocolName, LiveProtocol> = {
   "turn-eval": turnEvalProtocol,
   "ai-sdk": aiSdkProtocol,
-  langgraph: notYet("langgraph"),
+  langgraph: langGraphProtocol,
   "ag-ui": agUiProtocol
 }
 

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
 import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
+import { startLangGraphApp } from "../support/apps/langGraphApp.js"
 import { runProtocol, type Shown } from "../support/protocolRun.js"
 
 const key = "k-7f3a9c2e51d04b86"
@@ -96,6 +97,26 @@ describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on it
       )
       expect(app.chats.size).toBe(0)
       expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
+      expect(written(run, dir)).not.toContain(key)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe("langgraph, against the LangGraph JS server running a LangChain agent on its fake model", () => {
+  it("grades the scenarios as every protocol does, deletes every thread it opened, and the header appears nowhere", async () => {
+    const app = await startLangGraphApp({ auth })
+    try {
+      const { dir, run, shown } = await runProtocol("langgraph", app.url, env)
+      expect(run.code).toBe(0)
+      expect(shown).toEqual(expected)
+      expect(run.notes).toBe("")
+      const threads = app.requests.filter((r) => r.method === "POST" && new URL(r.url, app.url).pathname === "/threads")
+      expect(threads).toHaveLength(6)
+      expect(app.requests.filter((r) => r.method === "DELETE")).toHaveLength(6)
+      expect(await app.threads()).toEqual([])
+      expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers["cookie"] === undefined)).toBe(true)
       expect(written(run, dir)).not.toContain(key)
     } finally {
       await app.close()

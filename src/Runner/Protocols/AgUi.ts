@@ -12,7 +12,7 @@ import { isRecord, problemsOf } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import { errored, type Proposal, type ToolExecution } from "../../Schema/Trace.js"
 import { failure } from "../Transport.js"
-import type { LiveProtocol, Read, ReadContext } from "./Protocol.js"
+import { type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 import { askForEvents, nameGenerated } from "./Stream.js"
 
 // ---------------------------------------------------------------------------------------------------
@@ -233,7 +233,7 @@ const readSnapshot = (run: Run, messages: ReadonlyArray<SnapshotMessage>, index:
       if (!run.results.has(message.toolCallId)) {
         run.results.set(message.toolCallId, { content: message.content, at: undefined, index })
       }
-      run.errors.set(message.toolCallId, message.error ?? null)
+      run.errors.set(message.toolCallId, message.error === undefined ? null : toolErrorText(message.error))
     }
   }
   run.snapshotAnswer = answers.join("\n\n")

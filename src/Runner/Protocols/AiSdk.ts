@@ -10,7 +10,7 @@ import { isRecord } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import { failure } from "../Transport.js"
-import type { LiveProtocol, Read, ReadContext } from "./Protocol.js"
+import { type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 import { askForEvents, nameGenerated } from "./Stream.js"
 
 /** The response header that marks a UI message stream. */
@@ -179,7 +179,7 @@ interface Gathered {
 }
 
 /** An error chunk says what failed; one with no text still failed. */
-const errorText = (text: unknown): string => (typeof text === "string" && text !== "" ? text : "(no error text)")
+const errorText = (text: unknown): string => toolErrorText(typeof text === "string" ? text : "")
 
 /** Takes one checked chunk into what is gathered; says why not when it names a call the stream never started. */
 const gather = (state: Gathered, chunk: Chunk): string | undefined => {

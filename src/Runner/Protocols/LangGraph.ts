@@ -6,12 +6,15 @@
  * This module builds the run's body and reads the turn from what those requests answered; it makes no
  * request itself. docs/protocol-langgraph.md shows each request and its answer.
  */
-import { Either } from "effect"
+import { Effect, Either, Option, Ref, Schema } from "effect"
 import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
 import { inert, isRecord } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
-import type { Read, ReadContext } from "./Protocol.js"
+import { RunStopped, type TurnError } from "../../Schema/Errors.js"
+import type { Surface } from "../../Schema/Surface.js"
+import { failure, type RouteName, type TransportFailure } from "../Transport.js"
+import { type Asking, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
 export interface LangGraphEvent {
@@ -161,7 +164,7 @@ const executionOf = (call: ToolCall, result: Record<string, unknown>): ToolExecu
   const input = call.args === undefined ? {} : { input: call.args }
   if (result["status"] === "error") {
     const text = textOf(result["content"])
-    return { tool: call.name, ...input, error: text === "" ? "status: error" : text }
+    return { tool: call.name, ...input, error: text === "" ? "status: error" : toolErrorText(text) }
   }
   const content = result["content"]
   const output = result["artifact"] === undefined ? content : { content, artifact: result["artifact"] }
@@ -287,3 +290,95 @@ export const readLangGraphTurn = (wire: LangGraphWire, context: ReadContext): Re
       }
     })
   })
+
+// ---------------------------------------------------------------------------------------------------
+// The live protocol
+
+/** The thread's path prefix: the surface's `endpoint` (a server mounted under a path), else the root. */
+const threadsOf = (surface: Surface): string => `${(surface.endpoint ?? "").replace(/\/+$/, "")}/threads`
+
+/** `POST /threads`'s answer: the thread's id. */
+const OpenedThread = Schema.Struct({ thread_id: Schema.String })
+
+/** Parses a body the server answered as JSON (a run's body may start with keep-alive newlines). */
+const parsedBody = (route: RouteName, text: string): Effect.Effect<unknown, TurnError> =>
+  Effect.try({ try: (): unknown => JSON.parse(text.trimStart()), catch: () => failure(route, "not JSON") })
+
+/**
+ * Opens the thread; the thread id is noted the moment it is known. The request is not retried after a
+ * connection that may have reached the server: that could open a second thread.
+ */
+const openThread = (asking: Asking) =>
+  Effect.gen(function*() {
+    const { at, named, state, transport } = asking
+    const path = threadsOf(asking.surface)
+    yield* at("thread", "POST", path)
+    const attempt = Effect.zipRight(Ref.set(state.phase, "sending"), transport.send("thread", "POST", path, { body: {} })).pipe(
+      Effect.tapError((error) =>
+        error._tag === "TransportFailure" && error.reached ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`)) : Effect.void
+      ),
+      Effect.catchTag("TransportFailure", (error): Effect.Effect<never, RunStopped | TransportFailure> =>
+        !error.reached && !transport.connected()
+          ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(path).href, why: error.reason }))
+          : Effect.fail(error))
+    )
+    const sent = yield* transport.withRetries("thread", [429, 503], attempt, false, state.retrying, {
+      stopping: state.stopping,
+      phase: state.phase
+    })
+    if (sent.response === undefined) {
+      if (sent.status >= 500) yield* Ref.set(state.unsure, Option.some(`was answered HTTP ${sent.status}`))
+      return yield* failure("thread", `HTTP ${sent.status}`)
+    }
+    yield* Ref.set(state.phase, "reading")
+    yield* Ref.set(state.unsure, Option.some("ended"))
+    const text = yield* transport.readText("thread", sent.response).pipe(
+      Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("thread", error.reason)))
+    )
+    const thread = yield* transport.decodeBody("thread", text, OpenedThread)
+    yield* named(thread.thread_id, "POST /threads")
+    yield* Ref.set(state.unsure, Option.none())
+    return thread.thread_id
+  }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
+
+/** A LangGraph server as a live run speaks it: a thread per case, one run waited for, the thread read, the thread deleted. */
+export const langGraphProtocol: LiveProtocol = {
+  deleteRoute: (surface) => surface.routes?.delete ?? `${threadsOf(surface)}/{conversationId}`,
+  turn: (asking) =>
+    Effect.gen(function*() {
+      const { at, surface, testCase, transport, state } = asking
+      const threadId = yield* openThread(asking)
+      const threadPath = `${threadsOf(surface)}/${encodeURIComponent(threadId)}`
+      const runPath = `${threadPath}/runs/wait`
+      yield* at("ask", "POST", runPath)
+      const body = langGraphRunBody(langGraphAssistantId(testCase.surface, surface), testCase.question, surface.request?.input, {
+        conversationId: threadId,
+        messageId: asking.newId()
+      })
+      // The question is not re-posted after a connection that may have reached the server: that would run it twice.
+      const sent = yield* transport.withRetries("ask", [429, 503], transport.send("ask", "POST", runPath, { body }), false, state.retrying, {
+        stopping: state.stopping,
+        phase: state.phase
+      })
+      if (sent.response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
+      const runText = yield* transport.readText("ask", sent.response).pipe(
+        Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))
+      )
+      const run = yield* parsedBody("ask", runText)
+      const runId = runIdFromLocation(sent.headers["content-location"])
+      // The thread and its state need nothing of each other: they are read together.
+      yield* at("thread", "GET", threadPath)
+      const [thread, threadState] = yield* Effect.all([
+        transport.readJson("thread", threadPath, Schema.Unknown, state.retrying),
+        Effect.tapError(
+          transport.readJson("state", `${threadPath}/state`, Schema.Unknown, state.retrying),
+          () => at("state", "GET", `${threadPath}/state`)
+        )
+      ], { concurrency: 2 })
+      const wire: LangGraphWire = { question: testCase.question, runId, run, thread, state: threadState }
+      return yield* Either.match(readLangGraphTurn(wire, { ...asking.context, conversationId: threadId }), {
+        onLeft: (why) => Effect.fail(failure("state", why)),
+        onRight: Effect.succeed
+      })
+    })
+}

@@ -82,3 +82,15 @@ export interface LiveProtocol {
    */
   readonly deleteRoute: (surface: Surface, routes: Required<Routes>) => string | null
 }
+
+/**
+ * A tool's error as a fact shows it: the first line of the text a wire carries, without the `Error: `
+ * that stringifying a JavaScript error puts before its message (the AI SDK 7's default and LangChain's
+ * tool messages write it; the AI SDK 6 and AG-UI adapters send the message alone), so one failure reads
+ * alike on every protocol. An error with no text is still an error.
+ */
+export const toolErrorText = (text: string): string => {
+  const line = text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== "") ?? ""
+  const message = line.replace(/^Error:\s*/, "")
+  return message === "" ? "(no error text)" : message
+}

@@ -42,7 +42,7 @@ import {
   uiMessageStreamHeader,
   uiMessageStreamVersion
 } from "../../../src/Runner/Protocols/AiSdk.js"
-import type { ReadContext } from "../../../src/Runner/Protocols/Protocol.js"
+import { type ReadContext, toolErrorText } from "../../../src/Runner/Protocols/Protocol.js"
 import { CasesFile } from "../../../src/Schema/Case.js"
 import { fillRoute } from "../../../src/Schema/Protocol.js"
 import { Catalog } from "../../../src/Schema/Surface.js"
@@ -121,7 +121,7 @@ const expectedTurns = (version: 6 | 7, chatId: string, approvalId: string | unde
       toolExecutions: [{
         tool: "lookup_order",
         input: { orderId: "42" },
-        error: version === 7 ? "Error: order service unavailable" : "An error occurred."
+        error: version === 7 ? "order service unavailable" : "An error occurred."
       }]
     }),
     "Please refund order 42.": turn("", {
@@ -201,7 +201,7 @@ for (const version of [6, 7] as const) {
       expect(failing).toEqual({
         "support.refund-window-cites-kb": [],
         "support.order-lookup-errors": [
-          `calls-tool: lookup_order errored: ${version === 7 ? "Error: order service unavailable" : "An error occurred."}`
+          `calls-tool: lookup_order errored: ${version === 7 ? "order service unavailable" : "An error occurred."}`
         ],
         "support.refund-waits-for-approval": [],
         "support.shipping-cites-only-surfaced": ["cites-only-surfaced: unsurfaced: /kb/delivery"],
@@ -371,7 +371,9 @@ describe("reading what the scenarios do not reach", () => {
       const errorText = chunkOf(chunks, "tool-input-error")["errorText"]
       expect(typeof errorText).toBe("string")
       const turn = read(chunks, "chat")
-      expect(turn.trace.toolExecutions).toEqual([{ tool: "lookup_order", input: { orderId: 42 }, error: errorText }])
+      expect(turn.trace.toolExecutions).toEqual([
+        { tool: "lookup_order", input: { orderId: 42 }, error: toolErrorText(errorText as string) }
+      ])
       const neverLookup = {
         id: "c",
         surface: "support",
@@ -459,7 +461,7 @@ describe("reading what the scenarios do not reach", () => {
         expect(trace.toolExecutions).toEqual([{
           tool: "search_kb",
           input: { query: "drafts" },
-          error: version === 7 ? "Error: index gone" : "An error occurred."
+          error: version === 7 ? "index gone" : "An error occurred."
         }])
         expect(trace.citations).toEqual([{ path: "/kb/draft", match: "unsurfaced" }])
       })

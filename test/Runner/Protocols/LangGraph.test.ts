@@ -117,8 +117,11 @@ const withoutIds = (turn: Turn) => ({
   trace: { ...turn.trace, turnId: "", proposal: turn.trace.proposal === null ? null : { ...turn.trace.proposal, id: "" } }
 })
 
-/** What LangChain's tool node writes for a tool that threw (its default `handleToolErrors`). */
-const thrown = (message: string) => `Error: ${message}\n Please fix your mistakes.`
+/**
+ * A tool that threw, as the turn records it: LangChain's tool node writes `Error: MESSAGE\n Please fix
+ * your mistakes.` (its default `handleToolErrors`), and the error is that text's first line without `Error: `.
+ */
+const thrown = (message: string) => message
 
 /** A retriever call's tool execution as the server records it: the documents' text and the documents. */
 const searched = (question: string) => {
