@@ -4,7 +4,7 @@
  * The answer is the assistant's text deltas; tool executions are the calls that got a result; the
  * outcome is `error` on `RUN_ERROR` and `awaiting-approval` on an interrupt. `TOOL_CALL_RESULT` carries
  * no error flag: a tool's failure is seen only where a `MESSAGES_SNAPSHOT` gives its tool message an
- * `error` (docs/protocol-ag-ui.md). Pure: the transport parses the SSE frames and hands over their JSON.
+ * `error` (docs/protocol.md). Pure: the transport parses the SSE frames and hands over their JSON.
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"

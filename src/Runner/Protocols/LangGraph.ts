@@ -4,7 +4,7 @@
  * `POST /threads/{thread_id}/runs/wait` (or `/runs/stream`, read until it closes), then
  * `GET /threads/{thread_id}` and `GET /threads/{thread_id}/state`; `DELETE /threads/{thread_id}` ends it.
  * This module builds the run's body and reads the turn from what those requests answered; it makes no
- * request itself. docs/protocol-langgraph.md shows each request and its answer.
+ * request itself. docs/protocol.md shows each request and its answer.
  */
 import { Effect, Either, Option, Ref, Schema } from "effect"
 import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
