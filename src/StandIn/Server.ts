@@ -1,7 +1,8 @@
 /**
  * The stand-in surface server: a deterministic assistant that speaks, on loopback, this product's own
  * protocol or any of the live protocols a surface may name (the AI SDK's UI message stream, LangGraph
- * Server, AG-UI; each in Wire/). It has accounts signed in by a session cookie, a cap on open conversations per account (429 past it, so a runner that forgets to delete
+ * Server, AG-UI; each in Wire/). It has accounts signed in by a session cookie or the same token in
+ * a header, a cap on open conversations per account (429 past it, so a runner that forgets to delete
  * fails), the catalog's surfaces, a recorded trace per turn, and knobs for latency and for faults per
  * route, so any route can be made to fail, hang, answer garbage or redirect. Users can rate a turn
  * thumbs-up or down, as an app's rating buttons would, and the ratings route lists the thumbs-down
@@ -73,7 +74,7 @@ export interface StandInOptions {
   readonly port?: number
   /** A path prefix every route is served under, like an app behind a reverse proxy. */
   readonly prefix?: string
-  /** Account names; each gets a session cookie (default `demo` and `other`). */
+  /** Account names; each gets a session token, sent as a cookie or a header (default `demo` and `other`). */
   readonly accounts?: ReadonlyArray<string>
   /** Open conversations an account may hold before asks are answered 429 (default 16). */
   readonly maxConversations?: number
@@ -150,6 +151,8 @@ export interface StandIn {
   readonly serves: ReadonlyArray<string>
   /** The session cookie of an account (default the first). */
   readonly cookie: (account?: string) => Redacted.Redacted<string>
+  /** The session token of an account (default the first): a bearer token or an API key signs in as the cookie does. */
+  readonly token: (account?: string) => Redacted.Redacted<string>
   /** Counters since start. */
   readonly stats: () => StandInStats
   /** The conversations an account holds now. */
@@ -256,6 +259,7 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
           // The asks first: this product's own wire (always there, for its ratings) goes last.
           serves: [...routers.slice(1), ...routers.slice(0, 1)].flatMap((r) => r.serves),
           cookie: (account) => Redacted.make(`${cookieName}=${tokenOf(account)}`),
+          token: (account) => Redacted.make(tokenOf(account)),
           stats: store.stats,
           conversations: (account = store.first) => store.conversationsOf(account),
           setFaults: (next) => {

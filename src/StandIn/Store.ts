@@ -114,12 +114,16 @@ export const makeStore = (options: StandInOptions): Store => {
     unauthorized: 0
   }
 
+  // A session is the cookie, or the same token as a bearer token or an API key, as header-signed apps take it.
   const accountOf = (request: IncomingMessage): string | undefined => {
     for (const part of (request.headers.cookie ?? "").split(";")) {
       const [name, ...value] = part.trim().split("=")
       if (name === cookieName) return tokens.get(value.join("="))
     }
-    return undefined
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")
+    if (bearer !== null) return tokens.get(bearer[1]!)
+    const apiKey = request.headers["x-api-key"]
+    return typeof apiKey === "string" ? tokens.get(apiKey.trim()) : undefined
   }
 
   const faultFor = (route: Route, question: string | undefined, takes?: (fault: FaultKind) => boolean): FaultKind | undefined => {
