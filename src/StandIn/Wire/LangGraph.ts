@@ -1,9 +1,9 @@
 /**
  * LangGraph Server's own routes (the Agent Protocol), with the shapes `@langchain/langgraph-api`
  * answers: a thread is created (`POST /threads`), a run waited on (`POST /threads/{id}/runs/wait`,
- * its final values), the thread and its state read back, the thread deleted (204, 404 once gone). A
- * surface is the assistant (graph) its `assistantId` names, its own name when it names none; the
- * routes are at the root of the base URL, or under the surface's `endpoint` when it names one.
+ * its final values), the thread and its state read back, the thread deleted (204, 404 once gone). The
+ * routes are at the root of the base URL, as one server serves every graph: a surface is the
+ * assistant (graph) its `assistantId` names, its own name when it names none; its `endpoint` is not used.
  *
  * A stand-in turn maps onto a `createAgent` graph's messages, LangChain-serialised: the human
  * question; per tool execution an AI message calling the tool and a tool message with its result
@@ -126,31 +126,21 @@ interface ThreadTimes {
   assistantId?: string
 }
 
-/** The routes of one LangGraph root and the assistants served there. */
-interface Root {
-  readonly root: string
-  readonly assistants: ReadonlyMap<string, ServedSurface>
-}
-
 const assistantOf = (s: ServedSurface) => s.surface.assistantId ?? s.name
 
 /** LangGraph Server's thread and run routes. */
 export const make: MakeWire = (context) => {
   const { store } = context
   const own = surfacesOf(context, "langgraph")
-  const roots = new Map<string, Map<string, ServedSurface>>()
-  for (const s of own) {
-    const root = context.prefix + (s.surface.endpoint ?? "").replace(/\/+$/, "")
-    roots.set(root, (roots.get(root) ?? new Map()).set(assistantOf(s), s))
-  }
+  const assistants: ReadonlyMap<string, ServedSurface> = new Map(own.map((s) => [assistantOf(s), s]))
   const times = new Map<string, ThreadTimes>()
-  const matchers = [...roots].map(([root, assistants]) => ({
-    root: { root, assistants } satisfies Root,
+  const root = context.prefix
+  const matchers = own.length === 0 ? [] : [{
     create: templateMatcher(root, "/threads"),
     wait: templateMatcher(root, "/threads/{conversationId}/runs/wait"),
     thread: templateMatcher(root, "/threads/{conversationId}"),
     state: templateMatcher(root, "/threads/{conversationId}/state")
-  }))
+  }]
 
   const route = ({ method, request, response, target }: Incoming): Handler | undefined => {
     for (const m of matchers) {
@@ -161,7 +151,7 @@ export const make: MakeWire = (context) => {
       if (waited !== undefined) {
         const threadId = waited.conversationId ?? ""
         return () =>
-          store.guard(request, response, "ask", (account) => runWait(store, times, m.root, request, response, account, threadId))
+          store.guard(request, response, "ask", (account) => runWait(store, times, assistants, request, response, account, threadId))
       }
       const read = method === "GET"
         ? withRoute("trace", m.state(target)) ?? withRoute("conversation", m.thread(target))
@@ -183,13 +173,13 @@ export const make: MakeWire = (context) => {
 
   return {
     route,
-    serves: [...roots].flatMap(([root, assistants]) => [
-      `POST ${root}/threads, POST ${root}/threads/{thread_id}/runs/wait  ask ${
-        [...assistants].map(([id, s]) => id === s.name ? s.name : `${s.name} (assistant ${id})`).join(", ")
+    serves: own.length === 0 ? [] : [
+      `POST ${root}/threads, POST ${root}/threads/{thread_id}/runs/wait  ask the assistants ${
+        [...assistants].map(([id, s]) => id === s.name ? s.name : `${id} (${s.name})`).join(", ")
       } (LangGraph Server)`,
       `GET ${root}/threads/{thread_id}, GET ${root}/threads/{thread_id}/state, DELETE ${root}/threads/{thread_id}  ` +
       "a thread, its state, delete it"
-    ])
+    ]
   }
 }
 
@@ -328,7 +318,7 @@ const usage = "expected a JSON body {\"assistant_id\", \"input\": {\"messages\":
 const runWait = async (
   store: Store,
   times: Map<string, ThreadTimes>,
-  root: Root,
+  assistants: ReadonlyMap<string, ServedSurface>,
   request: IncomingMessage,
   response: ServerResponse,
   account: string,
@@ -341,7 +331,7 @@ const runWait = async (
   if (typeof assistantId !== "string" || question === undefined || question.trim() === "") return sendJson(response, 400, { error: usage })
   const thread = store.conversation(account, threadId)
   if (thread?.protocol !== "langgraph") return sendText(response, 404, `Thread with ID ${threadId} not found`)
-  const surface = root.assistants.get(assistantId) ?? [...root.assistants.values()].find((s) => uuid5(assistantOf(s)) === assistantId)
+  const surface = assistants.get(assistantId) ?? [...assistants.values()].find((s) => uuid5(assistantOf(s)) === assistantId)
   if (surface === undefined) return sendText(response, 404, `Assistant "${assistantId}" not found`)
   const fault = store.faultFor("ask", question, (f) => f.kind !== "id")
   if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened") {
