@@ -23,7 +23,7 @@ import * as AgUi from "./Wire/AgUi.js"
 import * as AiSdk from "./Wire/AiSdk.js"
 import * as LangGraph from "./Wire/LangGraph.js"
 import * as TurnEval from "./Wire/TurnEval.js"
-import type { MakeWire, ServedSurface } from "./Wire/Wire.js"
+import type { Handler, Incoming, MakeWire, ServedSurface } from "./Wire/Wire.js"
 
 export { stableFraction }
 
@@ -212,11 +212,18 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   // The stand-in's own protocol is always served: its ratings routes are there whatever the surfaces speak.
   const served = (Object.keys(wires) as Array<ProtocolName>).filter((p) => p === "turn-eval" || protocols.includes(p))
   const routers = served.map((p) => wires[p](context))
+  const routeOf = (incoming: Incoming): Handler | undefined => {
+    for (const wire of routers) {
+      const handler = wire.route(incoming)
+      if (handler !== undefined) return handler
+    }
+    return undefined
+  }
 
   const server = createServer((request, response) => {
     store.track(response)
     const incoming = { request, response, method: request.method ?? "GET", target: targetOf(request.url) }
-    const handler = routers.reduce<ReturnType<(typeof routers)[number]["route"]>>((found, wire) => found ?? wire.route(incoming), undefined)
+    const handler = routeOf(incoming)
     if (handler === undefined) return sendJson(response, 404, { error: "no such route" })
     Promise.resolve()
       .then(handler)
