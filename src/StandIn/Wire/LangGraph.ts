@@ -135,45 +135,40 @@ export const make: MakeWire = (context) => {
   const assistants: ReadonlyMap<string, ServedSurface> = new Map(own.map((s) => [assistantOf(s), s]))
   const times = new Map<string, ThreadTimes>()
   const root = context.prefix
-  const matchers = own.length === 0 ? [] : [{
-    create: templateMatcher(root, "/threads"),
-    wait: templateMatcher(root, "/threads/{conversationId}/runs/wait"),
-    thread: templateMatcher(root, "/threads/{conversationId}"),
-    state: templateMatcher(root, "/threads/{conversationId}/state")
-  }]
+  if (own.length === 0) return { route: () => undefined, serves: [] }
+  const create = templateMatcher(root, "/threads")
+  const wait = templateMatcher(root, "/threads/{conversationId}/runs/wait")
+  const thread = templateMatcher(root, "/threads/{conversationId}")
+  const state = templateMatcher(root, "/threads/{conversationId}/state")
 
   const route = ({ method, request, response, target }: Incoming): Handler | undefined => {
-    for (const m of matchers) {
-      if (method === "POST" && m.create(target) !== undefined) {
-        return () => store.guard(request, response, "ask", (account) => createThread(store, times, request, response, account))
-      }
-      const waited = method === "POST" ? m.wait(target) : undefined
-      if (waited !== undefined) {
-        const threadId = waited.conversationId ?? ""
-        return () =>
-          store.guard(request, response, "ask", (account) => runWait(store, times, assistants, request, response, account, threadId))
-      }
-      const read = method === "GET"
-        ? withRoute("trace", m.state(target)) ?? withRoute("conversation", m.thread(target))
-        : method === "DELETE"
-        ? withRoute("delete", m.thread(target))
-        : undefined
-      if (read !== undefined) {
-        return () =>
-          store.guard(request, response, read.route, (account) => {
-            const id = decodeURIComponent(read.id)
-            const thread = store.conversation(account, id)
-            if (thread?.protocol !== "langgraph") return sendText(response, 404, `Thread with ID ${id} not found`)
-            return answerThread(store, times, response, read.route, thread, target)
-          })
-      }
+    if (method === "POST" && create(target) !== undefined) {
+      return () => store.guard(request, response, "ask", (account) => createThread(store, times, request, response, account))
     }
-    return undefined
+    const waited = method === "POST" ? wait(target) : undefined
+    if (waited !== undefined) {
+      const threadId = waited.conversationId ?? ""
+      return () =>
+        store.guard(request, response, "ask", (account) => runWait(store, times, assistants, request, response, account, threadId))
+    }
+    const read = method === "GET"
+      ? withRoute("trace", state(target)) ?? withRoute("conversation", thread(target))
+      : method === "DELETE"
+      ? withRoute("delete", thread(target))
+      : undefined
+    if (read === undefined) return undefined
+    return () =>
+      store.guard(request, response, read.route, (account) => {
+        const id = decodeURIComponent(read.id)
+        const held = store.conversation(account, id)
+        if (held?.protocol !== "langgraph") return sendText(response, 404, `Thread with ID ${id} not found`)
+        return answerThread(store, times, response, read.route, held, target)
+      })
   }
 
   return {
     route,
-    serves: own.length === 0 ? [] : [
+    serves: [
       `POST ${root}/threads, POST ${root}/threads/{thread_id}/runs/wait  ask the assistants ${
         [...assistants].map(([id, s]) => id === s.name ? s.name : `${id} (${s.name})`).join(", ")
       } (LangGraph Server)`,
