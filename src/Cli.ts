@@ -9,6 +9,7 @@ import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
 import { executableName, programName } from "./ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
+import type { ProtocolName } from "./Schema/Surface.js"
 import { type CommandError, exitCodeOf, isCommandError, UsageError } from "./Schema/Errors.js"
 import { inert, inertLines } from "./Schema/Decode.js"
 import { defaultBaselineFile } from "./Scorecard/BaselineStore.js"
@@ -229,6 +230,15 @@ const seedRatingsOption = Options.boolean("seed-ratings").pipe(
   )
 )
 
+// Written out rather than imported, so the command tree loads no schema; the record is exhaustive, so none is missed.
+const protocolChoices: { readonly [P in ProtocolName]: null } = { "turn-eval": null, "ai-sdk": null, langgraph: null, "ag-ui": null }
+const protocolOption = Options.choice("protocol", Object.keys(protocolChoices) as Array<ProtocolName>).pipe(
+  Options.optional,
+  Options.withDescription(
+    "The wire format to serve every surface over (default: each surface's own protocol in the catalog): turn-eval (this product's routes), ai-sdk (the AI SDK's UI message stream at the surface's endpoint, chats deleted by its delete route), langgraph (LangGraph Server's /threads routes, the surface's assistantId or name as the assistant) or ag-ui (AG-UI events at the surface's endpoint, nothing kept). Faults map onto each: ask is the request that asks (on langgraph the run, and for id= the thread's creation), conversation and trace langgraph's thread and state reads, delete the delete route; id= needs turn-eval or langgraph, opened= anything but ag-ui."
+  )
+)
+
 const faultOption = Options.text("fault").pipe(
   Options.withPseudoName("ROUTE:FAULT[@RATE]"),
   Options.repeated,
@@ -355,7 +365,8 @@ const standInCommand = Command.make("standin", {
   maxConversations: maxConversationsOption,
   fault: faultOption,
   flaky: flakyOption,
-  seedRatings: seedRatingsOption
+  seedRatings: seedRatingsOption,
+  protocol: protocolOption
 }, standInHandler).pipe(
   Command.withDescription(
     `Serve the stand-in assistant (the catalog's surfaces, over the surface protocol) on loopback until stopped. Example: ${programName} standin --port 8787 --fault trace:503@0.2`

@@ -5,14 +5,15 @@
 import { FileSystem, type Path } from "@effect/platform"
 import { Console, Effect, Either, Option, Redacted } from "effect"
 import type { Case } from "../Schema/Case.js"
+import type { ProtocolName } from "../Schema/Surface.js"
 import { packageFile } from "../PackageFiles.js"
 import { programName } from "../ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../Runner/GoldenSet.js"
 import { type CommandError, UsageError } from "../Schema/Errors.js"
 import { defaultBaselineFile } from "../Scorecard/BaselineStore.js"
-import { parseFault } from "../StandIn/Faults.js"
+import { faultProblem, parseFault } from "../StandIn/Faults.js"
 import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
-import { stableFraction, start } from "../StandIn/Server.js"
+import { servedProtocols, type StandIn, stableFraction, start } from "../StandIn/Server.js"
 import { clientFor, gradeRun, parseBaseUrl } from "./Run.js"
 import { cookieAuth } from "../Runner/Transport.js"
 
@@ -28,6 +29,29 @@ export interface StandInArgs {
   readonly flaky: number
   /** Start with a rated-down turn per known flaw, to try `eval candidates` and `eval propose` on. */
   readonly seedRatings?: boolean
+  /** The protocol every surface is served over (default: each surface's own). */
+  readonly protocol?: Option.Option<ProtocolName>
+}
+
+/**
+ * What the stand-in prints once it listens: where, how to sign in (the cookie, or the same token as a
+ * header); when a surface speaks another protocol than this product's, each route it serves; and when
+ * `--protocol` overrides the catalog's, what the run's catalog must say instead.
+ */
+export const startUpLines = (standIn: StandIn, surfaces: ReadonlyArray<string>, protocol?: ProtocolName): ReadonlyArray<string> => {
+  const foreign = standIn.protocols.some((p) => p !== "turn-eval")
+  const [first, ...rest] = standIn.serves
+  return [
+    `stand-in assistant listening on ${standIn.url} (surfaces: ${surfaces.join(", ")}${
+      foreign ? `; protocol: ${standIn.protocols.join(", ")}` : ""
+    })`,
+    ...(!foreign || first === undefined ? [] : [`serves:    ${first}`, ...rest.map((line) => `           ${line}`)]),
+    ...(protocol === undefined || protocol === "turn-eval"
+      ? []
+      : [`catalog:   the run's catalog (--surfaces) must name "protocol": "${protocol}" on each surface`]),
+    `sign in:   export EVAL_COOKIE='${Redacted.value(standIn.cookie())}'`,
+    `   or:     export EVAL_AUTH_HEADER='authorization: Bearer ${Redacted.value(standIn.token())}'  (x-api-key: the same token works too)`
+  ]
 }
 
 const loopback = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/
@@ -63,10 +87,24 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
           onRight: Effect.succeed
         }))
       const set = yield* loadGoldenSet(args.cases, args.surfaces)
+      const protocol = Option.getOrUndefined(args.protocol ?? Option.none())
+      const protocols = servedProtocols({ catalog: set.catalog, ...(protocol === undefined ? {} : { protocol }) })
+      for (const [i, fault] of faults.entries()) {
+        const problem = faultProblem(fault, protocols)
+        if (problem !== undefined) return yield* new UsageError({ message: `--fault ${JSON.stringify(args.fault[i])}: ${problem}` })
+      }
+      if (args.seedRatings === true && !protocols.includes("turn-eval")) {
+        return yield* new UsageError({
+          message: `--seed-ratings: ratings are read back over this product's own protocol, and no surface speaks it (${
+            protocols.join(", ")
+          })`
+        })
+      }
       const flaky = flakyQuestions(set.cases, args.flaky)
       const flakyIds = set.cases.filter((c) => flaky.includes(c.question)).map((c) => c.id)
       const standIn = yield* start({
         catalog: set.catalog,
+        ...(protocol === undefined ? {} : { protocol }),
         host: args.host,
         port: args.port,
         latency: { ask: args.latency },
@@ -77,8 +115,7 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
       }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot listen on ${args.host}:${args.port}: ${error.message}` })))
       yield* Console.log(
         [
-          `stand-in assistant listening on ${standIn.url} (surfaces: ${Object.keys(set.catalog.surfaces).join(", ")})`,
-          `sign in:   export EVAL_COOKIE='${Redacted.value(standIn.cookie())}'`,
+          ...startUpLines(standIn, Object.keys(set.catalog.surfaces), protocol),
           `then run:  ${programName} run --base-url ${standIn.url}`,
           ...(flakyIds.length === 0 ? [] : [`flaky:     every second ask of ${flakyIds.join(", ")} also cites a page from memory`]),
           ...(args.seedRatings === true

@@ -4,9 +4,28 @@
  * `wrong-shape`, `huge` or `redirect=ORIGIN` — and, on the ask, `opened=STATUS` (the conversation is
  * opened, then the answer is that status naming it) or `id=ID` (the conversation is named by ID, such
  * as `..`) — and RATE the fraction of questions hit (default all).
+ *
+ * The routes per protocol (a fault selects requests by the question they are about):
+ * - ask: the POST to the surface's endpoint (turn-eval, ai-sdk's chat route, ag-ui's agent); on
+ *   langgraph the run, `POST /threads/{id}/runs/wait`, and for `id=` the thread's creation, `POST /threads`.
+ * - conversation, trace: turn-eval's routes; on langgraph `GET /threads/{id}` and `GET /threads/{id}/state`.
+ * - delete: turn-eval's and ai-sdk's delete route; on langgraph `DELETE /threads/{id}`; ag-ui keeps nothing.
+ * - ratings: the stand-in's own ratings route, whatever the surfaces speak.
+ *
+ * On an event stream (the ask of turn-eval's stream mode, ai-sdk and ag-ui) `reset` drops the
+ * connection after the first events and `huge` adds a 5 MB event (ai-sdk a transient `data-padding`
+ * chunk, ag-ui a `CUSTOM` event); on ai-sdk and ag-ui `wrong-shape` answers a stream whose events are
+ * not the protocol's, and `not-json` a web page. A LangGraph thread's creation carries no question,
+ * so it takes only `id=` (every creation whatever the rate, or with `times` the first that many; a
+ * fault with a `match` never hits it), and every other ask fault hits the run. `opened=` opens the
+ * conversation first: on ai-sdk the chat the client named; on langgraph the run is taken on the
+ * thread before its answer fails; ag-ui keeps nothing, so it takes no `opened=`. `id=` renames the
+ * conversation the app names: ai-sdk and ag-ui ids are the client's own, so only turn-eval and
+ * langgraph take it.
  */
 import { Either } from "effect"
 import type { Route } from "../Schema/Protocol.js"
+import type { ProtocolName } from "../Schema/Surface.js"
 import type { Fault, FaultKind } from "./Server.js"
 
 const routes: ReadonlyArray<Route> = ["ask", "conversation", "trace", "delete", "ratings"]
@@ -42,4 +61,38 @@ export const parseFault = (spec: string): Either.Either<Fault, string> => {
     return Either.left(usage)
   }
   return Either.right(rate === undefined ? { ...kind, route } : { ...kind, route, rate })
+}
+
+/** The routes each protocol has, of those a fault names. */
+const routesOf: { readonly [P in ProtocolName]: ReadonlyArray<Route> } = {
+  "turn-eval": ["ask", "conversation", "trace", "delete", "ratings"],
+  "ai-sdk": ["ask", "delete", "ratings"],
+  langgraph: ["ask", "conversation", "trace", "delete", "ratings"],
+  "ag-ui": ["ask", "ratings"]
+}
+
+/** The ask faults each protocol takes beyond those every route takes. */
+const askFaultsOf: { readonly [P in ProtocolName]: ReadonlyArray<"opened" | "id"> } = {
+  "turn-eval": ["opened", "id"],
+  "ai-sdk": ["opened"],
+  langgraph: ["opened", "id"],
+  "ag-ui": []
+}
+
+/**
+ * Why a fault can hit none of these protocols, or `undefined` when one of them takes it: a route the
+ * protocols do not have, or an ask fault their asks cannot show.
+ */
+export const faultProblem = (fault: Fault, protocols: ReadonlyArray<ProtocolName>): string | undefined => {
+  const named = protocols.join(", ")
+  if (!protocols.some((p) => routesOf[p].includes(fault.route))) {
+    return `a ${fault.route} fault: ${named} has no ${fault.route} route`
+  }
+  if (fault.kind === "opened" && !protocols.some((p) => askFaultsOf[p].includes("opened"))) {
+    return `an opened= fault: ${named} opens no conversation an answer could fail after`
+  }
+  if (fault.kind === "id" && !protocols.some((p) => askFaultsOf[p].includes("id"))) {
+    return `an id= fault: ${named} takes its ids from the client, so the app names no id to change (langgraph and turn-eval do)`
+  }
+  return undefined
 }

@@ -1,21 +1,31 @@
 /**
- * The stand-in surface server: a deterministic assistant that speaks the surface protocol on loopback.
- * It has accounts with session cookies, a cap on open conversations per account (429 past it, so a
- * runner that forgets to delete fails), the catalog's surfaces, a recorded trace per turn, and knobs
- * for latency and for faults per route, so any route can be made to fail, hang, answer garbage or
- * redirect. Users can rate a turn thumbs-up or down, as an app's rating buttons would, and the ratings
- * route lists the thumbs-down ones; its known flaws (Flaws.ts) give such a rating a bad turn to point at.
- * Tests, the demo and people trying the tool use it before pointing the suite at their app.
+ * The stand-in surface server: a deterministic assistant that speaks, on loopback, this product's own
+ * protocol or any of the live protocols a surface may name (the AI SDK's UI message stream, LangGraph
+ * Server, AG-UI; each in Wire/). It has accounts signed in by a session cookie or the same token in
+ * a header, a cap on open conversations per account (429 past it, so a runner that forgets to delete
+ * fails), the catalog's surfaces, a recorded trace per turn, and knobs for latency and for faults per
+ * route, so any route can be made to fail, hang, answer garbage or redirect. Users can rate a turn
+ * thumbs-up or down, as an app's rating buttons would, and the ratings route lists the thumbs-down
+ * ones; its known flaws (Flaws.ts) give such a rating a bad turn to point at. Tests, the demo and
+ * people trying the tool use it before pointing the suite at their app. This module is the router:
+ * each request goes to the first wire that routes it.
  */
-import { randomBytes } from "node:crypto"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { Effect, Redacted, type Scope } from "effect"
-import { isRecord } from "../Schema/Decode.js"
 import { type Route, resolveRoutes } from "../Schema/Protocol.js"
-import type { Catalog } from "../Schema/Surface.js"
-import { fnv1a } from "../Runner/Shard.js"
-import { flaws, recallsFromMemory, respondWithFlaws } from "./Flaws.js"
+import { type Catalog, type ProtocolName, protocolOf } from "../Schema/Surface.js"
+import { faultProblem } from "./Faults.js"
+import { flaws } from "./Flaws.js"
+import { sendJson, targetOf } from "./Http.js"
+import { cookieName, makeStore, stableFraction } from "./Store.js"
+import * as AgUi from "./Wire/AgUi.js"
+import * as AiSdk from "./Wire/AiSdk.js"
+import * as LangGraph from "./Wire/LangGraph.js"
+import * as TurnEval from "./Wire/TurnEval.js"
+import type { Handler, Incoming, MakeWire, ServedSurface } from "./Wire/Wire.js"
+
+export { stableFraction }
 
 /** What a faulted request gets instead of a proper answer. */
 export type FaultKind =
@@ -26,9 +36,15 @@ export type FaultKind =
   | { readonly kind: "wrong-shape" }
   | { readonly kind: "huge"; readonly bytes?: number }
   | { readonly kind: "redirect"; readonly to: string }
-  /** The ask opens its conversation, then answers this status, naming the conversation in its headers and body. */
+  /**
+   * The ask opens its conversation, then answers this status, naming the conversation in its headers
+   * and body (an AI SDK chat is the client's to name; an AG-UI agent opens none, so it takes no `opened`).
+   */
   | { readonly kind: "opened"; readonly status: number }
-  /** The ask opens its conversation but names it by this id instead (`..`, say): one a client must not put in a route. */
+  /**
+   * The ask opens its conversation but names it by this id instead (`..`, say): one a client must not
+   * put in a route. Only this product's protocol and LangGraph's thread ids are the app's to name.
+   */
   | { readonly kind: "id"; readonly id: string }
 
 /**
@@ -50,26 +66,29 @@ export type AnswerMode = "stream" | "json" | "headers"
 export interface StandInOptions {
   /** The surfaces to serve and the route templates to serve them on. */
   readonly catalog: Catalog
+  /** The protocol every surface is served over (default: each surface's own, this product's when it names none). */
+  readonly protocol?: ProtocolName
   /** Loopback address to listen on (default 127.0.0.1). */
   readonly host?: string
   /** Port (default 0: any free port). */
   readonly port?: number
   /** A path prefix every route is served under, like an app behind a reverse proxy. */
   readonly prefix?: string
-  /** Account names; each gets a session cookie (default `demo` and `other`). */
+  /** Account names; each gets a session token, sent as a cookie or a header (default `demo` and `other`). */
   readonly accounts?: ReadonlyArray<string>
   /** Open conversations an account may hold before asks are answered 429 (default 16). */
   readonly maxConversations?: number
   /** Milliseconds each route waits before answering. */
   readonly latency?: Partial<Record<Route, number>>
-  /** Faults to inject. */
+  /** Faults to inject; each must be one a served protocol can take (see Faults.ts), or the stand-in does not start. */
   readonly faults?: ReadonlyArray<Fault>
   /** How each surface answers the ask (default: surfaces with gated tools answer JSON, others stream). */
   readonly answerModes?: Readonly<Record<string, AnswerMode>>
   /**
    * Start with a rated-down turn per known flaw in the first account: the flaw's example question
    * asked, answered badly and rated thumbs-down with a comment, for trying `eval candidates` and
-   * `eval propose`. Those conversations count towards the account's cap.
+   * `eval propose`. Those conversations count towards the account's cap. Only surfaces served over
+   * this product's protocol are seeded: its routes are the ones ratings are read back through.
    */
   readonly seedRatings?: boolean
   /**
@@ -90,7 +109,11 @@ export interface StoredRating {
 
 /** What the stand-in saw, for tests and benchmarks. */
 export interface StandInStats {
-  /** Requests per route, including faulted and rejected ones. */
+  /**
+   * Requests per route, including faulted and rejected ones. On LangGraph an ask is two requests, the
+   * thread's creation and its run, both counted as `ask`; `conversation` and `trace` are its thread
+   * and state reads.
+   */
   readonly requests: Readonly<Record<Route, number>>
   /** The most requests in flight at once. */
   readonly peakInFlight: number
@@ -103,12 +126,16 @@ export interface StandInStats {
   readonly unauthorized: number
 }
 
-/** A conversation the stand-in holds. */
+/** A conversation the stand-in holds: a conversation, an AI SDK chat or a LangGraph thread. */
 export interface StoredConversation {
   readonly id: string
+  /** The protocol it was opened over. */
+  readonly protocol: ProtocolName
   readonly account: string
+  /** The surface and question of its turn; empty for a LangGraph thread no run has asked in yet. */
   readonly surface: string
   readonly question: string
+  /** Its turn's id (a LangGraph run's id); empty while it holds none. */
   readonly turnId: string
   /** Whether this turn is the worse answer of a flaky question (see `StandInOptions.flaky`). */
   readonly worse: boolean
@@ -118,50 +145,44 @@ export interface StoredConversation {
 export interface StandIn {
   /** The base URL to point a live run at. */
   readonly url: string
+  /** The protocols it speaks. */
+  readonly protocols: ReadonlyArray<ProtocolName>
+  /** What it serves, one line per route: `METHOD PATH  what`. */
+  readonly serves: ReadonlyArray<string>
   /** The session cookie of an account (default the first). */
   readonly cookie: (account?: string) => Redacted.Redacted<string>
+  /** The session token of an account (default the first): a bearer token or an API key signs in as the cookie does. */
+  readonly token: (account?: string) => Redacted.Redacted<string>
   /** Counters since start. */
   readonly stats: () => StandInStats
   /** The conversations an account holds now. */
   readonly conversations: (account?: string) => ReadonlyArray<StoredConversation>
-  /** Replaces the faults. */
+  /** Replaces the faults; throws for one no served protocol can take. */
   readonly setFaults: (faults: ReadonlyArray<Fault>) => void
   /** The ratings of an account's turns. */
   readonly ratings: (account?: string) => ReadonlyArray<StoredRating>
 }
 
-/** The name of the stand-in's session cookie. */
-const cookieName = "standin_session"
+/** The wire each protocol speaks; the record is exhaustive, so a protocol cannot be left without one. */
+const wires: { readonly [P in ProtocolName]: MakeWire } = {
+  "turn-eval": TurnEval.make,
+  "ai-sdk": AiSdk.make,
+  langgraph: LangGraph.make,
+  "ag-ui": AgUi.make
+}
 
-const maxRequestBody = 1024 * 1024
+/** The protocol each surface is served over: the options' one for all, else the surface's own. */
+export const servedProtocols = (options: Pick<StandInOptions, "catalog" | "protocol">): ReadonlyArray<ProtocolName> => [
+  ...new Set(Object.values(options.catalog.surfaces).map((s) => options.protocol ?? protocolOf(s)))
+]
 
-/** The size of a `huge` fault's padding when the fault names none. */
-const hugeBytes = 5 * 1024 * 1024
-
-/** A stable fraction in [0, 1) for a string (FNV-1a), so a rate selects the same questions every run. */
-export const stableFraction = (text: string): number => fnv1a(text) / 0x1_0000_0000
-
-const templatePattern = (prefix: string, template: string): RegExp =>
-  new RegExp(
-    `^${(prefix + template).replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\\{(conversationId|turnId)\\\}/g, "(?<$1>[^/]+)")}$`
-  )
-
-const readBody = (request: IncomingMessage): Promise<string | undefined> =>
-  new Promise((resolve) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length
-      if (size <= maxRequestBody) chunks.push(chunk)
-    })
-    request.on("end", () => resolve(size > maxRequestBody ? undefined : Buffer.concat(chunks).toString("utf8")))
-    request.on("error", () => resolve(undefined))
-  })
-
-const sendJson = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  const text = JSON.stringify(body)
-  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
-  response.end(text)
+/** Why these faults cannot be injected into a stand-in serving these protocols, or `undefined` when they can. */
+const faultsProblem = (faults: ReadonlyArray<Fault>, protocols: ReadonlyArray<ProtocolName>): string | undefined => {
+  for (const fault of faults) {
+    const problem = faultProblem(fault, protocols)
+    if (problem !== undefined) return problem
+  }
+  return undefined
 }
 
 /** Starts the stand-in; it stops, dropping every open connection, when the scope closes. */
@@ -175,335 +196,50 @@ export const start = (options: StandInOptions): Effect.Effect<StandIn, Error, Sc
   ).pipe(Effect.map((running) => running.standIn))
 
 const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () => Promise<void> }> => {
+  const protocols = servedProtocols(options)
+  const problem = faultsProblem(options.faults ?? [], protocols)
+  if (problem !== undefined) return Promise.reject(new Error(problem))
   const host = options.host ?? "127.0.0.1"
   const prefix = (options.prefix ?? "").replace(/\/+$/, "")
-  const routes = resolveRoutes(options.catalog.routes)
-  const accounts = options.accounts ?? ["demo", "other"]
-  const first = accounts[0] ?? "demo"
-  const maxConversations = options.maxConversations ?? 16
-  const tokens = new Map(accounts.map((account) => [randomBytes(16).toString("hex"), account] as const))
-  const tokenOf = new Map([...tokens].map(([token, account]) => [account, token] as const))
-  const runId = randomBytes(3).toString("hex")
-  let faults = options.faults ?? []
-  const attempts = new Map<string, number>()
-  const conversations = new Map<string, StoredConversation>()
-  const byTurn = new Map<string, StoredConversation>()
-  const ratings = new Map<string, StoredRating>()
-  let counter = 0
-  let inFlight = 0
-  const stats = {
-    requests: { ask: 0, conversation: 0, trace: 0, delete: 0, ratings: 0 } as Record<Route, number>,
-    peakInFlight: 0,
-    created: 0,
-    deleted: 0,
-    capHits: 0,
-    unauthorized: 0
-  }
-
-  const endpoints = new Map(Object.entries(options.catalog.surfaces).map(([name, s]) => [prefix + s.endpoint, name] as const))
-  const modeOf = (surface: string): AnswerMode =>
-    options.answerModes?.[surface] ?? ((options.catalog.surfaces[surface]?.gatedTools ?? []).length > 0 ? "json" : "stream")
-  const conversationPattern = templatePattern(prefix, routes.conversation)
-  const tracePattern = templatePattern(prefix, routes.trace)
-  const deletePattern = templatePattern(prefix, routes.delete ?? "/api/ai/conversations/{conversationId}")
-  // The ratings route's template may carry a query (`?rating=down`); the path alone selects the route.
-  const ratingsPath = prefix + (routes.ratings.split("?")[0] ?? "")
-  const ratePattern = templatePattern(prefix, "/api/ai/turns/{turnId}/rating")
-
-  const accountOf = (request: IncomingMessage): string | undefined => {
-    for (const part of (request.headers.cookie ?? "").split(";")) {
-      const [name, ...value] = part.trim().split("=")
-      if (name === cookieName) return tokens.get(value.join("="))
+  const store = makeStore(options)
+  const surfaces: ReadonlyArray<ServedSurface> = Object.entries(options.catalog.surfaces).map(([name, surface]) => ({
+    name,
+    surface,
+    protocol: options.protocol ?? protocolOf(surface),
+    routes: resolveRoutes(options.catalog.routes, surface.routes)
+  }))
+  const context = { store, prefix, surfaces, catalogRoutes: resolveRoutes(options.catalog.routes) }
+  // The stand-in's own protocol is always served: its ratings routes are there whatever the surfaces speak.
+  const served = (Object.keys(wires) as Array<ProtocolName>).filter((p) => p === "turn-eval" || protocols.includes(p))
+  const routers = served.map((p) => wires[p](context))
+  const routeOf = (incoming: Incoming): Handler | undefined => {
+    for (const wire of routers) {
+      const handler = wire.route(incoming)
+      if (handler !== undefined) return handler
     }
     return undefined
-  }
-
-  const faultFor = (route: Route, question: string): FaultKind | undefined => {
-    for (const fault of faults) {
-      if (fault.route !== route) continue
-      if (fault.match !== undefined && !question.includes(fault.match)) continue
-      if (fault.rate !== undefined && stableFraction(`${route}\u0000${question}`) >= fault.rate) continue
-      if (fault.times !== undefined) {
-        const key = `${route}\u0000${question}`
-        const seen = attempts.get(key) ?? 0
-        attempts.set(key, seen + 1)
-        if (seen >= fault.times) continue
-      }
-      return fault
-    }
-    return undefined
-  }
-
-  const conversationsOf = (account: string) => [...conversations.values()].filter((c) => c.account === account)
-  const ratingsOf = (account: string) =>
-    [...ratings.values()].filter((r) => conversations.get(r.conversationId)?.account === account)
-
-  const remove = (conversation: StoredConversation) => {
-    conversations.delete(conversation.id)
-    byTurn.delete(conversation.turnId)
-    ratings.delete(conversation.turnId)
-    stats.deleted++
-  }
-
-  /** The turn a conversation holds: the flawed assistant's, or the worse one of a flaky question. */
-  const turnOf = (c: StoredConversation) => {
-    const turn = respondWithFlaws(c.surface, c.question)
-    return c.worse ? recallsFromMemory(turn) : turn
-  }
-  const asks = new Map<string, number>()
-  const isFlaky = (question: string): boolean =>
-    typeof options.flaky === "number"
-      ? stableFraction(`flaky\u0000${question}`) < options.flaky
-      : (options.flaky ?? []).includes(question)
-  /** Opens a conversation holding one question and its turn. */
-  const openConversation = (account: string, surface: string, question: string): StoredConversation => {
-    counter++
-    const asked = (asks.get(question) ?? 0) + 1
-    asks.set(question, asked)
-    const conversation: StoredConversation = {
-      id: `conv_${runId}${counter.toString(36)}`,
-      account,
-      surface,
-      question,
-      turnId: `turn_${runId}${counter.toString(36)}`,
-      worse: asked % 2 === 0 && isFlaky(question)
-    }
-    conversations.set(conversation.id, conversation)
-    byTurn.set(conversation.turnId, conversation)
-    stats.created++
-    return conversation
-  }
-
-  const padding = (fault: { readonly bytes?: number }) => "x".repeat(fault.bytes ?? hugeBytes)
-
-  /** Answers a request with a fault instead of `body`, its proper answer. */
-  const injure = (response: ServerResponse, route: Route, fault: FaultKind, path: string, body: unknown): void => {
-    switch (fault.kind) {
-      case "status":
-        return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}` }, fault.retryAfter === undefined ? {} : { "retry-after": fault.retryAfter })
-      case "hang":
-        return
-      case "reset": {
-        // A delete's reset drops the connection before any answer: a 200 would say it was done.
-        if (route === "delete") return void response.socket?.destroy()
-        const text = JSON.stringify(body)
-        response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
-        response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy())
-        return
-      }
-      case "not-json":
-        response.writeHead(200, { "content-type": "text/html" })
-        return void response.end("<html><body>502 Bad Gateway</body></html>")
-      case "wrong-shape":
-        return sendJson(response, 200, { unexpected: true, items: [1, 2, 3] })
-      case "huge":
-        return sendJson(response, 200, { ...(body as object), padding: padding(fault) })
-      case "redirect":
-        response.writeHead(307, { location: `${fault.to}${path}` })
-        return void response.end()
-      case "opened":
-      case "id":
-        // Ask faults, answered where the ask opens its conversation.
-        return sendJson(response, 500, { error: "stand-in failure" })
-    }
-  }
-
-  const handleAsk = async (request: IncomingMessage, response: ServerResponse, account: string, surface: string) => {
-    const raw = await readBody(request)
-    let question: unknown
-    try {
-      question = raw === undefined ? undefined : (JSON.parse(raw) as { message?: unknown }).message
-    } catch {
-      question = undefined
-    }
-    if (typeof question !== "string" || question.trim() === "") {
-      return sendJson(response, 400, { error: "expected a JSON body {\"message\": QUESTION}" })
-    }
-    const fault = faultFor("ask", question)
-    if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" && fault.kind !== "id") {
-      return injure(response, "ask", fault, request.url ?? "/", { error: "fault" })
-    }
-    if (conversationsOf(account).length >= maxConversations) {
-      stats.capHits++
-      return sendJson(response, 429, { error: `conversation cap reached (${maxConversations} open)` })
-    }
-    const conversation = openConversation(account, surface, question)
-    const { answer } = turnOf(conversation)
-    if (fault?.kind === "opened") {
-      const named = { conversationId: conversation.id, turnId: conversation.turnId }
-      return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}`, ...named }, {
-        "x-conversation-id": conversation.id
-      })
-    }
-    // Under an `id` fault the answer names the conversation by another id.
-    const conversationId = fault?.kind === "id" ? fault.id : conversation.id
-    const ids = { conversationId, turnId: conversation.turnId }
-    const mode = modeOf(surface)
-    if (mode === "stream") {
-      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-      response.write(`data: ${JSON.stringify({ type: "start", conversationId })}\n\n`)
-      const chunks = answer.match(/[\s\S]{1,48}/g) ?? []
-      if (fault?.kind === "reset") {
-        response.write(`data: ${JSON.stringify({ type: "text-delta", delta: chunks[0] ?? "" })}\n\n`, () => response.socket?.destroy())
-        return
-      }
-      for (const delta of chunks) response.write(`data: ${JSON.stringify({ type: "text-delta", delta })}\n\n`)
-      if (fault?.kind === "huge") response.write(`data: ${JSON.stringify({ type: "debug", padding: padding(fault) })}\n\n`)
-      response.write(`data: ${JSON.stringify({ type: "finish", turnId: conversation.turnId })}\n\n`)
-      return void response.end("data: [DONE]\n\n")
-    }
-    const headers = { "x-conversation-id": conversationId, "x-turn-id": conversation.turnId }
-    if (fault !== undefined && fault.kind !== "id") {
-      for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
-      return injure(response, "ask", fault, request.url ?? "/", { ...ids, answer })
-    }
-    if (mode === "headers") {
-      response.writeHead(200, { "content-type": "text/plain; charset=utf-8", ...headers })
-      return void response.end(answer)
-    }
-    return sendJson(response, 200, { ...ids, answer }, headers)
-  }
-
-  const owned = (account: string, conversation: StoredConversation | undefined) =>
-    conversation !== undefined && conversation.account === account ? conversation : undefined
-
-  /** Rates a turn of the account: `{"rating": "up" | "down", "comment"?: string}`. */
-  const handleRate = async (request: IncomingMessage, response: ServerResponse, account: string, turnId: string) => {
-    const conversation = owned(account, byTurn.get(turnId))
-    if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
-    const raw = await readBody(request)
-    let body: Record<string, unknown> | undefined
-    try {
-      const parsed: unknown = raw === undefined ? undefined : JSON.parse(raw)
-      body = isRecord(parsed) ? parsed : undefined
-    } catch {
-      body = undefined
-    }
-    const rating = body?.rating
-    const comment = body?.comment
-    if ((rating !== "up" && rating !== "down") || (comment !== undefined && comment !== null && typeof comment !== "string")) {
-      return sendJson(response, 400, { error: "expected a JSON body {\"rating\": \"up\" | \"down\", \"comment\"?: TEXT}" })
-    }
-    const stored: StoredRating = {
-      turnId,
-      conversationId: conversation.id,
-      rating,
-      ...(typeof comment === "string" && comment.trim() !== "" ? { comment } : {})
-    }
-    ratings.set(turnId, stored)
-    return sendJson(response, 200, stored)
-  }
-
-  /** The account's ratings with the asked rating (`?rating=`, thumbs-down when not given). */
-  const listRatings = (request: IncomingMessage, account: string) => {
-    const asked = new URL(request.url ?? "/", "http://stand-in").searchParams.get("rating") ?? "down"
-    return ratingsOf(account)
-      .filter((r) => r.rating === asked)
-      .map(({ comment, conversationId, turnId }) => comment === undefined ? { turnId, conversationId } : { turnId, conversationId, comment })
-  }
-
-  const handle = async (
-    request: IncomingMessage,
-    response: ServerResponse,
-    route: Route | undefined,
-    work: (account: string) => Promise<void> | void
-  ) => {
-    if (route !== undefined) stats.requests[route]++
-    const wait = route === undefined ? 0 : options.latency?.[route] ?? 0
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
-    const account = accountOf(request)
-    if (account === undefined) {
-      stats.unauthorized++
-      return sendJson(response, 401, { error: "sign in first" })
-    }
-    return work(account)
   }
 
   const server = createServer((request, response) => {
-    inFlight++
-    stats.peakInFlight = Math.max(stats.peakInFlight, inFlight)
-    response.on("close", () => inFlight--)
-    const path = (request.url ?? "/").split("?")[0] ?? "/"
-    const method = request.method ?? "GET"
-    const surface = endpoints.get(path)
-    const routeFor = (): [Route, RegExpExecArray] | undefined => {
-      if (method === "GET") {
-        const trace = tracePattern.exec(path)
-        if (trace !== null) return ["trace", trace]
-        const conversation = conversationPattern.exec(path)
-        if (conversation !== null) return ["conversation", conversation]
-      }
-      if (method === "DELETE") {
-        const del = deletePattern.exec(path)
-        if (del !== null) return ["delete", del]
-      }
-      return undefined
-    }
-    const done = (promise: Promise<void> | void) =>
-      Promise.resolve(promise).catch(() => {
+    store.track(response)
+    const incoming = { request, response, method: request.method ?? "GET", target: targetOf(request.url) }
+    const handler = routeOf(incoming)
+    if (handler === undefined) return sendJson(response, 404, { error: "no such route" })
+    Promise.resolve()
+      .then(handler)
+      .catch(() => {
         if (!response.headersSent) sendJson(response, 500, { error: "stand-in failure" })
         else response.destroy()
       })
-    if (surface !== undefined && method === "POST") {
-      return done(handle(request, response, "ask", (account) => handleAsk(request, response, account, surface)))
-    }
-    const rate = method === "POST" ? ratePattern.exec(path) : null
-    if (rate !== null) {
-      const turnId = decodeURIComponent(rate.groups?.["turnId"] ?? "")
-      return done(handle(request, response, undefined, (account) => handleRate(request, response, account, turnId)))
-    }
-    if (method === "GET" && path === ratingsPath) {
-      return done(handle(request, response, "ratings", (account) => {
-        const body = listRatings(request, account)
-        const fault = faultFor("ratings", "")
-        return fault === undefined ? sendJson(response, 200, body) : injure(response, "ratings", fault, path, body)
-      }))
-    }
-    const matched = routeFor()
-    if (matched === undefined) return sendJson(response, 404, { error: "no such route" })
-    const [route, match] = matched
-    const groups = match.groups ?? {}
-    return done(handle(request, response, route, (account) => {
-      const conversation = route === "trace"
-        ? owned(account, byTurn.get(decodeURIComponent(groups["turnId"] ?? "")))
-        : owned(account, conversations.get(decodeURIComponent(groups["conversationId"] ?? "")))
-      if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
-      const turn = turnOf(conversation)
-      const body = route === "trace"
-        ? { turnId: conversation.turnId, surface: conversation.surface, ...turn }
-        : route === "conversation"
-        ? {
-          id: conversation.id,
-          messages: [
-            { role: "user", content: conversation.question },
-            { role: "assistant", content: turn.answer, turnId: conversation.turnId }
-          ]
-        }
-        : { deleted: conversation.id }
-      const fault = faultFor(route, conversation.question)
-      if (fault !== undefined) {
-        // A delete answered 200 (whatever its body) or 404 says the conversation is gone, so it goes.
-        const deletesAnyway = route === "delete" &&
-          (fault.kind === "not-json" || fault.kind === "wrong-shape" || fault.kind === "huge" ||
-            (fault.kind === "status" && fault.status === 404))
-        if (deletesAnyway) remove(conversation)
-        return injure(response, route, fault, path, body)
-      }
-      if (route === "delete") remove(conversation)
-      return sendJson(response, 200, body)
-    }))
   })
 
   if (options.seedRatings === true) {
     for (const flaw of flaws) {
-      if (!Object.hasOwn(options.catalog.surfaces, flaw.surface)) continue
-      const conversation = openConversation(first, flaw.surface, flaw.example)
-      ratings.set(conversation.turnId, {
-        turnId: conversation.turnId,
-        conversationId: conversation.id,
-        rating: "down",
-        comment: flaw.comment
-      })
+      const surface = surfaces.find((s) => s.name === flaw.surface)
+      // Ratings are read back over this product's own routes, so only its surfaces are seeded.
+      if (surface?.protocol !== "turn-eval") continue
+      const conversation = store.open(store.first, flaw.surface, flaw.example)
+      store.rate({ turnId: conversation.turnId, conversationId: conversation.id, rating: "down", comment: flaw.comment })
     }
   }
 
@@ -513,6 +249,11 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
     socket.on("close", () => sockets.delete(socket))
   })
 
+  const tokenOf = (account: string | undefined) => {
+    const token = store.tokenOf(account ?? store.first)
+    if (token === undefined) throw new Error(`the stand-in has no account ${account}`)
+    return token
+  }
   return new Promise((resolve, reject) => {
     server.once("error", reject)
     server.listen(options.port ?? 0, host, () => {
@@ -521,18 +262,19 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
       resolve({
         standIn: {
           url,
-          cookie: (account = first) => {
-            const token = tokenOf.get(account)
-            if (token === undefined) throw new Error(`the stand-in has no account ${account}`)
-            return Redacted.make(`${cookieName}=${token}`)
-          },
-          stats: () => ({ ...stats, requests: { ...stats.requests } }),
-          conversations: (account = first) => conversationsOf(account),
+          protocols,
+          // The asks first: this product's own wire (always there, for its ratings) goes last.
+          serves: [...routers.slice(1), ...routers.slice(0, 1)].flatMap((r) => r.serves),
+          cookie: (account) => Redacted.make(`${cookieName}=${tokenOf(account)}`),
+          token: (account) => Redacted.make(tokenOf(account)),
+          stats: store.stats,
+          conversations: (account = store.first) => store.conversationsOf(account),
           setFaults: (next) => {
-            faults = next
-            attempts.clear()
+            const problem = faultsProblem(next, protocols)
+            if (problem !== undefined) throw new Error(problem)
+            store.setFaults(next)
           },
-          ratings: (account = first) => ratingsOf(account)
+          ratings: (account = store.first) => store.ratingsOf(account)
         },
         close: () =>
           new Promise<void>((done) => {

@@ -1,0 +1,253 @@
+/**
+ * What the stand-in holds, whichever wire a request came in on: the accounts and their sessions, the
+ * conversations (threads, chats) with the turn each holds, the ratings, the faults in force and the
+ * counters a test reads. Every wire asks through it, so the cap, the flaky questions and the stats
+ * count alike for every protocol.
+ */
+import { randomBytes } from "node:crypto"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { Route } from "../Schema/Protocol.js"
+import type { ProtocolName } from "../Schema/Surface.js"
+import type { AssistantTurn } from "./Assistant.js"
+import { recallsFromMemory, respondWithFlaws } from "./Flaws.js"
+import { sendJson } from "./Http.js"
+import { fnv1a } from "../Runner/Shard.js"
+import type { Fault, FaultKind, StandInOptions, StandInStats, StoredConversation, StoredRating } from "./Server.js"
+
+/** A stable fraction in [0, 1) for a string (FNV-1a), so a rate selects the same questions every run. */
+export const stableFraction = (text: string): number => fnv1a(text) / 0x1_0000_0000
+
+/** The name of the stand-in's session cookie. */
+export const cookieName = "standin_session"
+
+/** The stand-in's state and the checks every request goes through. */
+export interface Store {
+  readonly options: StandInOptions
+  /** The first account: the one the stand-in prints, and that seeded ratings go to. */
+  readonly first: string
+  /** Open conversations an account may hold. */
+  readonly maxConversations: number
+  /** The session token of an account. */
+  readonly tokenOf: (account: string) => string | undefined
+  /** Counters since start. */
+  readonly stats: () => StandInStats
+  /** Counts a request in flight until its answer closes. */
+  readonly track: (response: ServerResponse) => void
+  /** Replaces the faults. */
+  readonly setFaults: (faults: ReadonlyArray<Fault>) => void
+  /**
+   * The fault a request of `route` about `question` gets, if any. A request that carries no question
+   * (`undefined`: a LangGraph thread being created) is hit by every fault of its route without a
+   * `match`, whatever the rate; `times` then counts that route's requests. `takes` limits the faults
+   * to those this request can take (a LangGraph thread's creation takes only `id`).
+   */
+  readonly faultFor: (route: Route, question: string | undefined, takes?: (fault: FaultKind) => boolean) => FaultKind | undefined
+  /**
+   * Counts the request, waits the route's latency and checks its session: `work` runs for a
+   * signed-in account; without one the answer is 401.
+   */
+  readonly guard: (
+    request: IncomingMessage,
+    response: ServerResponse,
+    route: Route | undefined,
+    work: (account: string) => Promise<void> | void
+  ) => Promise<void>
+  /** Whether the account holds its cap of conversations; a hit is counted. */
+  readonly atCap: (account: string) => boolean
+  /** Opens a conversation of the stand-in's own protocol, with its ids made here. */
+  readonly open: (account: string, surface: string, question: string) => StoredConversation
+  /** Opens a conversation under an id chosen elsewhere (an AI SDK chat id, a LangGraph thread id), asked or not yet. */
+  readonly openAs: (
+    account: string,
+    protocol: ProtocolName,
+    id: string,
+    asked?: { readonly surface: string; readonly question: string; readonly turnId: string }
+  ) => StoredConversation
+  /** Asks a question in a conversation that is open already: it holds this turn from now on. */
+  readonly ask: (conversation: StoredConversation, surface: string, question: string, turnId: string) => StoredConversation
+  /** Whether the next ask of `question` is the worse answer of a flaky question, counting the ask. */
+  readonly nextAsk: (question: string) => boolean
+  /** A turn id, unique in this run. */
+  readonly newTurnId: () => string
+  /** The conversation with this id, when the account holds it. */
+  readonly conversation: (account: string, id: string) => StoredConversation | undefined
+  /** Whether any account holds a conversation by this id. */
+  readonly isTaken: (id: string) => boolean
+  /** The conversation holding this turn, when the account holds it. */
+  readonly conversationOfTurn: (account: string, turnId: string) => StoredConversation | undefined
+  /** The conversations an account holds. */
+  readonly conversationsOf: (account: string) => ReadonlyArray<StoredConversation>
+  /** Deletes a conversation and its rating. */
+  readonly remove: (conversation: StoredConversation) => void
+  /** The turn a conversation holds: the flawed assistant's, or the worse one of a flaky question. */
+  readonly turnOf: (conversation: StoredConversation) => AssistantTurn
+  /** The turn for a question asked without a conversation (a stateless protocol's). */
+  readonly answer: (surface: string, question: string, worse: boolean) => AssistantTurn
+  /** Stores a rating of a turn, replacing any earlier one. */
+  readonly rate: (rating: StoredRating) => void
+  /** The ratings of an account's turns. */
+  readonly ratingsOf: (account: string) => ReadonlyArray<StoredRating>
+}
+
+/** The stand-in's state for these options. */
+export const makeStore = (options: StandInOptions): Store => {
+  const accounts = options.accounts ?? ["demo", "other"]
+  const first = accounts[0] ?? "demo"
+  const maxConversations = options.maxConversations ?? 16
+  const tokens = new Map(accounts.map((account) => [randomBytes(16).toString("hex"), account] as const))
+  const tokenOf = new Map([...tokens].map(([token, account]) => [account, token] as const))
+  const runId = randomBytes(3).toString("hex")
+  let faults = options.faults ?? []
+  const attempts = new Map<string, number>()
+  const conversations = new Map<string, StoredConversation>()
+  const byTurn = new Map<string, StoredConversation>()
+  const ratings = new Map<string, StoredRating>()
+  const asks = new Map<string, number>()
+  let counter = 0
+  let inFlight = 0
+  const stats = {
+    requests: { ask: 0, conversation: 0, trace: 0, delete: 0, ratings: 0 } as Record<Route, number>,
+    peakInFlight: 0,
+    created: 0,
+    deleted: 0,
+    capHits: 0,
+    unauthorized: 0
+  }
+
+  // A session is the cookie, or the same token as a bearer token or an API key, as header-signed apps take it.
+  const accountOf = (request: IncomingMessage): string | undefined => {
+    for (const part of (request.headers.cookie ?? "").split(";")) {
+      const [name, ...value] = part.trim().split("=")
+      if (name === cookieName) return tokens.get(value.join("="))
+    }
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")
+    if (bearer !== null) return tokens.get(bearer[1]!)
+    const apiKey = request.headers["x-api-key"]
+    return typeof apiKey === "string" ? tokens.get(apiKey.trim()) : undefined
+  }
+
+  const faultFor = (route: Route, question: string | undefined, takes?: (fault: FaultKind) => boolean): FaultKind | undefined => {
+    for (const fault of faults) {
+      if (fault.route !== route || (takes !== undefined && !takes(fault))) continue
+      if (fault.match !== undefined && (question === undefined || !question.includes(fault.match))) continue
+      if (question !== undefined && fault.rate !== undefined && stableFraction(`${route}\u0000${question}`) >= fault.rate) continue
+      if (fault.times !== undefined) {
+        const key = `${route}\u0000${question ?? ""}`
+        const seen = attempts.get(key) ?? 0
+        attempts.set(key, seen + 1)
+        if (seen >= fault.times) continue
+      }
+      return fault
+    }
+    return undefined
+  }
+
+  const store = (conversation: StoredConversation): StoredConversation => {
+    const earlier = conversations.get(conversation.id)
+    if (earlier !== undefined && earlier.turnId !== conversation.turnId) {
+      byTurn.delete(earlier.turnId)
+      ratings.delete(earlier.turnId)
+    }
+    conversations.set(conversation.id, conversation)
+    if (conversation.turnId !== "") byTurn.set(conversation.turnId, conversation)
+    return conversation
+  }
+
+  const isFlaky = (question: string): boolean =>
+    typeof options.flaky === "number"
+      ? stableFraction(`flaky\u0000${question}`) < options.flaky
+      : (options.flaky ?? []).includes(question)
+  const nextAsk = (question: string): boolean => {
+    const asked = (asks.get(question) ?? 0) + 1
+    asks.set(question, asked)
+    return asked % 2 === 0 && isFlaky(question)
+  }
+  const answer = (surface: string, question: string, worse: boolean): AssistantTurn => {
+    const turn = respondWithFlaws(surface, question)
+    return worse ? recallsFromMemory(turn) : turn
+  }
+  const owned = (account: string, conversation: StoredConversation | undefined) =>
+    conversation !== undefined && conversation.account === account ? conversation : undefined
+  const conversationsOf = (account: string) => [...conversations.values()].filter((c) => c.account === account)
+
+  return {
+    options,
+    first,
+    maxConversations,
+    tokenOf: (account) => tokenOf.get(account),
+    stats: () => ({ ...stats, requests: { ...stats.requests } }),
+    track: (response) => {
+      inFlight++
+      stats.peakInFlight = Math.max(stats.peakInFlight, inFlight)
+      response.on("close", () => inFlight--)
+    },
+    setFaults: (next) => {
+      faults = next
+      attempts.clear()
+    },
+    faultFor,
+    guard: async (request, response, route, work) => {
+      if (route !== undefined) stats.requests[route]++
+      const wait = route === undefined ? 0 : options.latency?.[route] ?? 0
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      const account = accountOf(request)
+      if (account === undefined) {
+        stats.unauthorized++
+        return sendJson(response, 401, { error: "sign in first" })
+      }
+      return work(account)
+    },
+    atCap: (account) => {
+      if (conversationsOf(account).length < maxConversations) return false
+      stats.capHits++
+      return true
+    },
+    open: (account, surface, question) => {
+      counter++
+      const conversation: StoredConversation = {
+        id: `conv_${runId}${counter.toString(36)}`,
+        protocol: "turn-eval",
+        account,
+        surface,
+        question,
+        turnId: `turn_${runId}${counter.toString(36)}`,
+        worse: nextAsk(question)
+      }
+      stats.created++
+      return store(conversation)
+    },
+    openAs: (account, protocol, id, asked) => {
+      stats.created++
+      return store({
+        id,
+        protocol,
+        account,
+        surface: asked?.surface ?? "",
+        question: asked?.question ?? "",
+        turnId: asked?.turnId ?? "",
+        worse: asked === undefined ? false : nextAsk(asked.question)
+      })
+    },
+    ask: (conversation, surface, question, turnId) =>
+      store({ ...conversation, surface, question, turnId, worse: nextAsk(question) }),
+    nextAsk,
+    newTurnId: () => {
+      counter++
+      return `turn_${runId}${counter.toString(36)}`
+    },
+    conversation: (account, id) => owned(account, conversations.get(id)),
+    isTaken: (id) => conversations.has(id),
+    conversationOfTurn: (account, turnId) => owned(account, byTurn.get(turnId)),
+    conversationsOf,
+    remove: (conversation) => {
+      conversations.delete(conversation.id)
+      byTurn.delete(conversation.turnId)
+      ratings.delete(conversation.turnId)
+      stats.deleted++
+    },
+    turnOf: (conversation) => answer(conversation.surface, conversation.question, conversation.worse),
+    answer,
+    rate: (rating) => void ratings.set(rating.turnId, rating),
+    ratingsOf: (account) => [...ratings.values()].filter((r) => conversations.get(r.conversationId)?.account === account)
+  }
+}

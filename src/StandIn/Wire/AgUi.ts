@@ -1,0 +1,126 @@
+/**
+ * AG-UI: the client posts a `RunAgentInput` (its own thread and run ids, the messages) and the answer
+ * is an event stream of AG-UI events, each frame as `@ag-ui/encoder`'s `EventEncoder` writes it. The
+ * agent is stateless: it keeps no thread, so there is nothing to read back or delete. A stand-in turn
+ * maps onto the run as: each tool execution a tool call (`TOOL_CALL_START`/`ARGS`/`END`) and its
+ * result (`TOOL_CALL_RESULT`, the output as JSON text); the answer a text message; a pending
+ * proposal's gated actions tool calls with no result, and the run finishing with an `interrupt`
+ * outcome, one `tool_call` interrupt per action (the proposal's id as the first's, its summary as
+ * the message); a turn that ended in an error `RUN_ERROR` instead of `RUN_FINISHED`. AG-UI has no
+ * error flag on a tool result: a failed execution's result is its error text after `Error: `.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { isRecord } from "../../Schema/Decode.js"
+import type { AssistantTurn } from "../Assistant.js"
+import { injure, notJson, padding, readJson, sendJson, sseFrame, writeStream, wrongShape } from "../Http.js"
+import type { Store } from "../Store.js"
+import { deltas, type Handler, type Incoming, type MakeWire, pendingActions, type ServedSurface, surfacesOf } from "./Wire.js"
+
+/** One AG-UI event. */
+export type AgUiEvent = { readonly type: string } & Readonly<Record<string, unknown>>
+
+/** The headers an AG-UI event stream is answered with. */
+export const agUiHeaders: Readonly<Record<string, string>> = { "content-type": "text/event-stream", "cache-control": "no-cache" }
+
+/** The text a tool result carries: the output as JSON (text as it is), or the error after `Error: `. */
+export const resultContent = (execution: AssistantTurn["toolExecutions"][number]): string =>
+  typeof execution.error === "string" && execution.error !== ""
+    ? `Error: ${execution.error}`
+    : typeof execution.output === "string"
+    ? execution.output
+    : JSON.stringify(execution.output ?? null)
+
+const toolCall = (toolCallId: string, toolCallName: string, input: unknown): ReadonlyArray<AgUiEvent> => [
+  { type: "TOOL_CALL_START", toolCallId, toolCallName },
+  { type: "TOOL_CALL_ARGS", toolCallId, delta: JSON.stringify(input ?? {}) },
+  { type: "TOOL_CALL_END", toolCallId }
+]
+
+/** A stand-in turn as the events of one AG-UI run. */
+export const agUiEvents = (turn: AssistantTurn, threadId: string, runId: string): ReadonlyArray<AgUiEvent> => {
+  const calls = turn.toolExecutions.flatMap((execution, i): ReadonlyArray<AgUiEvent> => {
+    const toolCallId = `${runId}-call-${i + 1}`
+    return [
+      ...toolCall(toolCallId, execution.tool, execution.input),
+      { type: "TOOL_CALL_RESULT", messageId: `${runId}-result-${i + 1}`, toolCallId, content: resultContent(execution), role: "tool" }
+    ]
+  })
+  const started: AgUiEvent = { type: "RUN_STARTED", threadId, runId }
+  if (turn.outcome === "error") return [started, ...calls, { type: "RUN_ERROR", message: turn.answer }]
+  const messageId = `${runId}-text`
+  const text: ReadonlyArray<AgUiEvent> = turn.answer === "" ? [] : [
+    { type: "TEXT_MESSAGE_START", messageId, role: "assistant" },
+    ...deltas(turn.answer).map((delta): AgUiEvent => ({ type: "TEXT_MESSAGE_CONTENT", messageId, delta })),
+    { type: "TEXT_MESSAGE_END", messageId }
+  ]
+  const summary = turn.proposal?.summary
+  const waiting = pendingActions(turn).map((action, i) => ({
+    ...action,
+    toolCallId: `${runId}-call-${turn.toolExecutions.length + i + 1}`
+  }))
+  const interrupts = waiting.map(({ approvalId, toolCallId }) => ({
+    id: approvalId,
+    reason: "tool_call",
+    ...(summary === undefined ? {} : { message: summary }),
+    toolCallId
+  }))
+  return [
+    started,
+    ...calls,
+    ...text,
+    ...waiting.flatMap(({ input, tool, toolCallId }) => toolCall(toolCallId, tool, input)),
+    {
+      type: "RUN_FINISHED",
+      threadId,
+      runId,
+      outcome: interrupts.length === 0 ? { type: "success" } : { type: "interrupt", interrupts }
+    }
+  ]
+}
+
+/** The question a run asks, and its thread and run ids: the text of the input's last user message. */
+export const runInputOf = (body: unknown): { readonly threadId: string; readonly runId: string; readonly question: string } | undefined => {
+  if (!isRecord(body) || typeof body["threadId"] !== "string" || typeof body["runId"] !== "string") return undefined
+  if (body["threadId"] === "" || body["runId"] === "" || !Array.isArray(body["messages"])) return undefined
+  const last = [...body["messages"]].reverse().find((m) => isRecord(m) && m["role"] === "user")
+  const content = isRecord(last) ? last["content"] : undefined
+  const question = typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.flatMap((p) => isRecord(p) && p["type"] === "text" && typeof p["text"] === "string" ? [p["text"]] : []).join("")
+    : undefined
+  return question === undefined ? undefined : { threadId: body["threadId"], runId: body["runId"], question }
+}
+
+const usage = "expected a RunAgentInput {\"threadId\", \"runId\", \"messages\": [{\"id\", \"role\": \"user\", \"content\": QUESTION}], …}"
+
+const handleRun = async (store: Store, request: IncomingMessage, response: ServerResponse, surface: ServedSurface) => {
+  const input = runInputOf(await readJson(request))
+  if (input === undefined || input.question.trim() === "") return sendJson(response, 400, { error: usage })
+  const fault = store.faultFor("ask", input.question)
+  if (fault?.kind === "wrong-shape") return writeStream(response, agUiHeaders, [sseFrame(wrongShape)])
+  if (fault?.kind === "not-json") return notJson(response)
+  if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" && fault.kind !== "id") {
+    return injure(response, "ask", fault, request.url ?? "/", {})
+  }
+  const turn = store.answer(surface.name, input.question, store.nextAsk(input.question))
+  const frames = agUiEvents(turn, input.threadId, input.runId).map(sseFrame)
+  return writeStream(response, agUiHeaders, frames, {
+    ...(fault?.kind === "reset" ? { cut: 2 } : {}),
+    ...(fault?.kind === "huge" ? { huge: sseFrame({ type: "CUSTOM", name: "padding", value: padding(fault) }), tail: 1 } : {})
+  })
+}
+
+/** The AG-UI agent endpoint. */
+export const make: MakeWire = (context) => {
+  const own = surfacesOf(context, "ag-ui")
+  const endpoints = new Map(own.map((s) => [context.prefix + (s.surface.endpoint ?? ""), s] as const))
+  return {
+    route: ({ method, request, response, target }: Incoming): Handler | undefined => {
+      const surface = method === "POST" ? endpoints.get(target.path) : undefined
+      if (surface === undefined) return undefined
+      return () => context.store.guard(request, response, "ask", () => handleRun(context.store, request, response, surface))
+    },
+    serves: own.map((s) => `POST ${context.prefix}${s.surface.endpoint ?? ""}  run ${s.name} (AG-UI events; stateless, nothing to delete)`)
+  }
+}

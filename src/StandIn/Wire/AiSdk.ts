@@ -1,0 +1,180 @@
+/**
+ * The AI SDK's UI message stream, as a `useChat` chat route answers (`streamText(…).toUIMessageStreamResponse()`):
+ * the client posts `{id, messages, trigger}` with an id it chose for the chat, and the answer is an
+ * event stream of UI message chunks ending in `data: [DONE]`. A stand-in turn maps onto it as
+ * streamText lays a multi-step turn out: each tool execution a step of its own (its input, then its
+ * output or its error, then a `source-url` per path its output surfaced), then a step with the answer
+ * — citations with a quote stated on `text-end` — and, for a pending proposal, each gated action as a
+ * tool call waiting for approval (`tool-approval-request`, the proposal's id as the approval's). A
+ * turn that ended in an error sends an `error` chunk after its steps and no `finish`, as streamText
+ * does when the model fails. Chats are deleted by the surface's delete route (TurnEval.ts serves it).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { isRecord } from "../../Schema/Decode.js"
+import type { ToolExecution } from "../../Schema/Trace.js"
+import type { AssistantTurn } from "../Assistant.js"
+import { injure, notJson, padding, readJson, sendJson, sseFrame, writeStream, wrongShape } from "../Http.js"
+import type { Store } from "../Store.js"
+import { deltas, type Handler, type Incoming, type MakeWire, pendingActions, type ServedSurface, surfacesOf } from "./Wire.js"
+
+/** One UI message chunk. */
+export type UIMessageChunk = { readonly type: string } & Readonly<Record<string, unknown>>
+
+/** The headers a UI message stream is answered with (the AI SDK's `UI_MESSAGE_STREAM_HEADERS`). */
+export const uiMessageStreamHeaders: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-vercel-ai-ui-message-stream": "v1",
+  "x-accel-buffering": "no"
+}
+
+/** A path a tool's output surfaced, with the title beside it when there is one. */
+interface Source {
+  readonly path: string
+  readonly title?: string
+}
+
+/** The objects with a text `path` anywhere in a tool's output: the items it surfaced. */
+export const sourcesIn = (output: unknown): ReadonlyArray<Source> => {
+  const found: Array<Source> = []
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 32) return
+    if (Array.isArray(value)) return value.forEach((item) => visit(item, depth + 1))
+    if (!isRecord(value)) return
+    const { path, title } = value
+    if (typeof path === "string" && path !== "") found.push(typeof title === "string" ? { path, title } : { path })
+    for (const item of Object.values(value)) visit(item, depth + 1)
+  }
+  visit(output, 0)
+  return found
+}
+
+/** The chunks of one tool execution's step. */
+const executionStep = (execution: ToolExecution, toolCallId: string, sourceId: (n: number) => string, sources: { n: number }) => {
+  const input = execution.input ?? {}
+  const ran: ReadonlyArray<UIMessageChunk> = typeof execution.error === "string" && execution.error !== ""
+    ? [{ type: "tool-output-error", toolCallId, errorText: execution.error }]
+    : [
+      { type: "tool-output-available", toolCallId, output: execution.output ?? null },
+      ...sourcesIn(execution.output).map((s): UIMessageChunk => ({
+        type: "source-url",
+        sourceId: sourceId(++sources.n),
+        url: s.path,
+        ...(s.title === undefined ? {} : { title: s.title })
+      }))
+    ]
+  return [
+    { type: "start-step" },
+    { type: "tool-input-start", toolCallId, toolName: execution.tool },
+    { type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(input) },
+    { type: "tool-input-available", toolCallId, toolName: execution.tool, input },
+    ...ran,
+    { type: "finish-step" }
+  ]
+}
+
+/** A stand-in turn as UI message chunks, `messageId` the turn's id (the `start` chunk names it). */
+export const uiMessageChunks = (turn: AssistantTurn, messageId: string): ReadonlyArray<UIMessageChunk> => {
+  const sources = { n: 0 }
+  const sourceId = (n: number) => `${messageId}-source-${n}`
+  const steps = turn.toolExecutions.flatMap((execution, i) => executionStep(execution, `${messageId}-call-${i + 1}`, sourceId, sources))
+  if (turn.outcome === "error") {
+    return [{ type: "start", messageId }, ...steps, { type: "error", errorText: turn.answer }]
+  }
+  const textId = `${messageId}-text`
+  const stated = turn.citations.flatMap((c, i) =>
+    c.quote === undefined
+      ? []
+      : [{ source: { type: "source", sourceType: "url", id: `${messageId}-cite-${i + 1}`, url: c.path }, citedText: c.quote }]
+  )
+  const text: ReadonlyArray<UIMessageChunk> = turn.answer === "" ? [] : [
+    { type: "text-start", id: textId },
+    ...deltas(turn.answer).map((delta): UIMessageChunk => ({ type: "text-delta", id: textId, delta })),
+    { type: "text-end", id: textId, ...(stated.length === 0 ? {} : { citations: stated }) }
+  ]
+  const waiting = pendingActions(turn).flatMap((action, i): ReadonlyArray<UIMessageChunk> => {
+    const toolCallId = `${messageId}-call-${turn.toolExecutions.length + i + 1}`
+    return [
+      { type: "tool-input-start", toolCallId, toolName: action.tool },
+      { type: "tool-input-delta", toolCallId, inputTextDelta: JSON.stringify(action.input) },
+      { type: "tool-input-available", toolCallId, toolName: action.tool, input: action.input },
+      { type: "tool-approval-request", approvalId: action.approvalId, toolCallId }
+    ]
+  })
+  return [
+    { type: "start", messageId },
+    ...steps,
+    { type: "start-step" },
+    ...text,
+    ...waiting,
+    { type: "finish-step" },
+    { type: "finish", finishReason: waiting.length > 0 ? "tool-calls" : "stop" }
+  ]
+}
+
+/** The UI message stream's frames for a turn: its chunks, then `[DONE]`. */
+export const uiMessageFrames = (turn: AssistantTurn, messageId: string): ReadonlyArray<string> =>
+  [...uiMessageChunks(turn, messageId).map(sseFrame), sseFrame("[DONE]")]
+
+/** The question a chat request asks: the text of its last user message (UI message parts, or plain content). */
+export const questionOf = (body: unknown): string | undefined => {
+  if (!isRecord(body) || !Array.isArray(body["messages"])) return undefined
+  const last = [...body["messages"]].reverse().find((m) => isRecord(m) && m["role"] === "user")
+  if (!isRecord(last)) return undefined
+  if (typeof last["content"] === "string") return last["content"]
+  if (!Array.isArray(last["parts"])) return undefined
+  return last["parts"].flatMap((p) => isRecord(p) && p["type"] === "text" && typeof p["text"] === "string" ? [p["text"]] : []).join("")
+}
+
+const usage = "expected a JSON body {\"id\": CHAT_ID, \"messages\": [{\"role\": \"user\", \"parts\": " +
+  "[{\"type\": \"text\", \"text\": QUESTION}]}]}"
+
+const handleChat = async (store: Store, request: IncomingMessage, response: ServerResponse, account: string, surface: ServedSurface) => {
+  const body = await readJson(request)
+  const chatId = isRecord(body) ? body["id"] : undefined
+  const question = questionOf(body)
+  if (typeof chatId !== "string" || chatId === "" || question === undefined || question.trim() === "") {
+    return sendJson(response, 400, { error: usage })
+  }
+  const fault = store.faultFor("ask", question)
+  if (fault?.kind === "wrong-shape") {
+    // A stream that is not one of UI message chunks: what the client must refuse to read as a turn.
+    return writeStream(response, uiMessageStreamHeaders, [sseFrame(wrongShape), sseFrame("[DONE]")])
+  }
+  if (fault?.kind === "not-json") return notJson(response)
+  if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" && fault.kind !== "id") {
+    return injure(response, "ask", fault, request.url ?? "/", {})
+  }
+  const existing = store.conversation(account, chatId)
+  // A chat id is the client's: another account's chat by that id is not this account's to answer in.
+  if (existing === undefined && store.isTaken(chatId)) return sendJson(response, 404, { error: "not found" })
+  if (existing === undefined && store.atCap(account)) {
+    return sendJson(response, 429, { error: `conversation cap reached (${store.maxConversations} open)` })
+  }
+  const turnId = store.newTurnId()
+  const conversation = existing === undefined
+    ? store.openAs(account, "ai-sdk", chatId, { surface: surface.name, question, turnId })
+    : store.ask(existing, surface.name, question, turnId)
+  if (fault?.kind === "opened") return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}` })
+  const frames = uiMessageFrames(store.turnOf(conversation), conversation.turnId)
+  return writeStream(response, uiMessageStreamHeaders, frames, {
+    ...(fault?.kind === "reset" ? { cut: 3 } : {}),
+    ...(fault?.kind === "huge" ? { huge: sseFrame({ type: "data-padding", data: padding(fault), transient: true }), tail: 2 } : {})
+  })
+}
+
+/** The AI SDK's chat route. */
+export const make: MakeWire = (context) => {
+  const own = surfacesOf(context, "ai-sdk")
+  const endpoints = new Map(own.map((s) => [context.prefix + (s.surface.endpoint ?? ""), s] as const))
+  return {
+    route: ({ method, request, response, target }: Incoming): Handler | undefined => {
+      const surface = method === "POST" ? endpoints.get(target.path) : undefined
+      if (surface === undefined) return undefined
+      return () =>
+        context.store.guard(request, response, "ask", (account) => handleChat(context.store, request, response, account, surface))
+    },
+    serves: own.map((s) => `POST ${context.prefix}${s.surface.endpoint ?? ""}  chat with ${s.name} (the AI SDK's UI message stream)`)
+  }
+}

@@ -1,0 +1,355 @@
+/**
+ * LangGraph Server's own routes (the Agent Protocol), with the shapes `@langchain/langgraph-api`
+ * answers: a thread is created (`POST /threads`), a run waited on (`POST /threads/{id}/runs/wait`,
+ * its final values), the thread and its state read back, the thread deleted (204, 404 once gone). The
+ * routes are at the root of the base URL, as one server serves every graph: a surface is the
+ * assistant (graph) its `assistantId` names, its own name when it names none; its `endpoint` is not used.
+ *
+ * A stand-in turn maps onto a `createAgent` graph's messages, LangChain-serialised: the human
+ * question; per tool execution an AI message calling the tool and a tool message with its result
+ * (the output as JSON text) or its error (`status: "error"`, the error as the content); then an AI
+ * message with the answer. A pending proposal stops the run as `humanInTheLoopMiddleware` does: the
+ * last AI message calls the gated tools, the thread is `interrupted`, and the run's values are the
+ * interrupt alone (`{"__interrupt__": [{id, value: {actionRequests, reviewConfigs}}]}`, the
+ * proposal's id as the interrupt's, its summary as each action's description). A turn that ended in
+ * an error leaves the thread in `error` and the run's values `{"__error__": …}`, as the server
+ * reports a graph that threw.
+ */
+import { createHash, randomUUID } from "node:crypto"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { isRecord } from "../../Schema/Decode.js"
+import type { Route } from "../../Schema/Protocol.js"
+import type { AssistantTurn } from "../Assistant.js"
+import { deletesAnyway, injure, readJson, sendJson, sendText, type Target, templateMatcher } from "../Http.js"
+import type { StoredConversation } from "../Server.js"
+import type { Store } from "../Store.js"
+import { type Handler, type Incoming, type MakeWire, pendingActions, type ServedSurface, surfacesOf } from "./Wire.js"
+
+/** The namespace LangGraph Server names a graph's assistant in (`uuid5(graphId, NAMESPACE_GRAPH)`). */
+const graphNamespace = "6ba7b821-9dad-11d1-80b4-00c04fd430c8"
+
+/** A name-based UUID (version 5), as LangGraph Server derives an assistant's id from its graph's. */
+export const uuid5 = (name: string, namespace: string = graphNamespace): string => {
+  const hash = createHash("sha1").update(Buffer.from(namespace.replace(/-/g, ""), "hex")).update(name).digest()
+  hash[6] = (hash[6]! & 0x0f) | 0x50
+  hash[8] = (hash[8]! & 0x3f) | 0x80
+  const hex = hash.subarray(0, 16).toString("hex")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/** A LangChain message as the server serialises it (`toDict()`'s data with its type). */
+export type LangChainMessage = { readonly type: "human" | "ai" | "tool" } & Readonly<Record<string, unknown>>
+
+/** The node `humanInTheLoopMiddleware` interrupts in, and the one a failed model call leaves next. */
+const approvalNode = "HumanInTheLoopMiddleware.after_model"
+const modelNode = "model_request"
+
+/** What a run that stopped for approval interrupted with: one interrupt holding every gated action. */
+export const interruptOf = (turn: AssistantTurn): ReadonlyArray<unknown> => {
+  const actions = pendingActions(turn)
+  const [first] = actions
+  if (first === undefined) return []
+  const description = (tool: string, input: unknown) =>
+    turn.proposal?.summary ?? `Tool execution requires approval\n\nTool: ${tool}\nArgs: ${JSON.stringify(input, null, 2)}`
+  return [{
+    id: first.approvalId,
+    value: {
+      actionRequests: actions.map((a) => ({ name: a.tool, args: a.input, description: description(a.tool, a.input) })),
+      reviewConfigs: actions.map((a) => ({ actionName: a.tool, allowedDecisions: ["approve", "edit", "reject"] }))
+    }
+  }]
+}
+
+const kwargs = { additional_kwargs: {}, response_metadata: {} }
+
+const aiMessage = (id: string, content: string, calls: ReadonlyArray<{ name: string; args: unknown; id: string }>): LangChainMessage => ({
+  content,
+  tool_calls: calls.map((c) => ({ name: c.name, args: c.args, id: c.id, type: "tool_call" })),
+  invalid_tool_calls: [],
+  ...kwargs,
+  id,
+  name: "model",
+  type: "ai"
+})
+
+/** A stand-in turn as a thread's messages; ids are derived from the run's, so every read gives the same. */
+export const threadMessages = (turn: AssistantTurn, question: string, runId: string): ReadonlyArray<LangChainMessage> => {
+  const id = (what: string) => uuid5(`${runId}/${what}`)
+  const calls = turn.toolExecutions.flatMap((execution, i): ReadonlyArray<LangChainMessage> => {
+    const callId = `call_${id(`call-${i + 1}`).replace(/-/g, "").slice(0, 24)}`
+    const failed = typeof execution.error === "string" && execution.error !== ""
+    return [
+      aiMessage(`run-${id(`ai-${i + 1}`)}`, "", [{ name: execution.tool, args: execution.input ?? {}, id: callId }]),
+      {
+        status: failed ? "error" : "success",
+        content: failed
+          ? execution.error
+          : typeof execution.output === "string"
+          ? execution.output
+          : JSON.stringify(execution.output ?? null),
+        tool_call_id: callId,
+        name: execution.tool,
+        ...kwargs,
+        id: id(`tool-${i + 1}`),
+        type: "tool"
+      }
+    ]
+  })
+  const human: LangChainMessage = { content: question, ...kwargs, id: id("human"), type: "human" }
+  if (turn.outcome === "error") return [human, ...calls]
+  const gated = pendingActions(turn).map((a, i) => ({
+    name: a.tool,
+    args: a.input,
+    id: `call_${id(`gated-${i + 1}`).replace(/-/g, "").slice(0, 24)}`
+  }))
+  return [human, ...calls, aiMessage(`run-${id("answer")}`, turn.answer, gated)]
+}
+
+/** What `runs/wait` answers for a turn: the final values, the interrupt alone, or the error. */
+export const runValues = (turn: AssistantTurn, question: string, runId: string): unknown => {
+  if (turn.outcome === "error") {
+    // The server serialises the worker's already-serialised error once more: its message is JSON text.
+    return { __error__: { error: "Error", message: JSON.stringify({ error: "Error", message: turn.answer }) } }
+  }
+  const interrupts = interruptOf(turn)
+  return interrupts.length > 0 ? { __interrupt__: interrupts } : { messages: threadMessages(turn, question, runId) }
+}
+
+/** A thread's status for the turn it holds. */
+const statusOf = (turn: AssistantTurn | undefined): "idle" | "interrupted" | "error" =>
+  turn === undefined ? "idle" : turn.outcome === "error" ? "error" : interruptOf(turn).length > 0 ? "interrupted" : "idle"
+
+/** When a thread was created and last ran, and which assistant ran on it. */
+interface ThreadTimes {
+  readonly createdAt: string
+  updatedAt: string
+  assistantId?: string
+}
+
+const assistantOf = (s: ServedSurface) => s.surface.assistantId ?? s.name
+
+/** LangGraph Server's thread and run routes. */
+export const make: MakeWire = (context) => {
+  const { store } = context
+  const own = surfacesOf(context, "langgraph")
+  const assistants: ReadonlyMap<string, ServedSurface> = new Map(own.map((s) => [assistantOf(s), s]))
+  const times = new Map<string, ThreadTimes>()
+  const root = context.prefix
+  if (own.length === 0) return { route: () => undefined, serves: [] }
+  const create = templateMatcher(root, "/threads")
+  const wait = templateMatcher(root, "/threads/{conversationId}/runs/wait")
+  const thread = templateMatcher(root, "/threads/{conversationId}")
+  const state = templateMatcher(root, "/threads/{conversationId}/state")
+
+  const route = ({ method, request, response, target }: Incoming): Handler | undefined => {
+    if (method === "POST" && create(target) !== undefined) {
+      return () => store.guard(request, response, "ask", (account) => createThread(store, times, request, response, account))
+    }
+    const waited = method === "POST" ? wait(target) : undefined
+    if (waited !== undefined) {
+      const threadId = waited.conversationId ?? ""
+      return () =>
+        store.guard(request, response, "ask", (account) => runWait(store, times, assistants, request, response, account, threadId))
+    }
+    const read = method === "GET"
+      ? withRoute("trace", state(target)) ?? withRoute("conversation", thread(target))
+      : method === "DELETE"
+      ? withRoute("delete", thread(target))
+      : undefined
+    if (read === undefined) return undefined
+    return () =>
+      store.guard(request, response, read.route, (account) => {
+        const id = decodeURIComponent(read.id)
+        const held = store.conversation(account, id)
+        if (held?.protocol !== "langgraph") return sendText(response, 404, `Thread with ID ${id} not found`)
+        return answerThread(store, times, response, read.route, held, target)
+      })
+  }
+
+  return {
+    route,
+    serves: [
+      `POST ${root}/threads, POST ${root}/threads/{thread_id}/runs/wait  ask the assistants ${
+        [...assistants].map(([id, s]) => id === s.name ? s.name : `${id} (${s.name})`).join(", ")
+      } (LangGraph Server)`,
+      `GET ${root}/threads/{thread_id}, GET ${root}/threads/{thread_id}/state, DELETE ${root}/threads/{thread_id}  ` +
+      "a thread, its state, delete it"
+    ]
+  }
+}
+
+const withRoute = (route: Route, found: { readonly conversationId?: string } | undefined) =>
+  found === undefined ? undefined : { route, id: found.conversationId ?? "" }
+
+const threadBody = (store: Store, times: ReadonlyMap<string, ThreadTimes>, thread: StoredConversation, threadId = thread.id) => {
+  const at = times.get(thread.id)
+  const base = { thread_id: threadId, created_at: at?.createdAt, updated_at: at?.updatedAt }
+  if (thread.turnId === "") return { ...base, metadata: {}, status: "idle", config: {} }
+  const turn = store.turnOf(thread)
+  const interrupts = interruptOf(turn)
+  const taskId = uuid5(`${thread.turnId}/task`)
+  return {
+    ...base,
+    metadata: { graph_id: at?.assistantId, assistant_id: uuid5(at?.assistantId ?? "") },
+    status: statusOf(turn),
+    config: { configurable: {} },
+    values: { messages: threadMessages(turn, thread.question, thread.turnId) },
+    interrupts: turn.outcome === "error" ? { [taskId]: [] } : interrupts.length > 0 ? { [taskId]: interrupts } : {}
+  }
+}
+
+const stateBody = (store: Store, times: ReadonlyMap<string, ThreadTimes>, thread: StoredConversation) => {
+  const checkpoint = (n: string) => ({
+    thread_id: thread.id,
+    checkpoint_id: uuid5(`${thread.turnId}/checkpoint-${n}`),
+    checkpoint_ns: "",
+    checkpoint_map: null
+  })
+  if (thread.turnId === "") {
+    const none = { ...checkpoint("0"), checkpoint_id: null }
+    return { values: {}, next: [], tasks: [], metadata: {}, created_at: null, checkpoint: none, parent_checkpoint: null }
+  }
+  const at = times.get(thread.id)
+  const turn = store.turnOf(thread)
+  const interrupts = interruptOf(turn)
+  const task = (name: string, error: string | null, held: ReadonlyArray<unknown>) => ({
+    id: uuid5(`${thread.turnId}/task`),
+    name,
+    error,
+    interrupts: held,
+    path: ["__pregel_pull", name],
+    checkpoint: null,
+    state: null,
+    result: null
+  })
+  const tasks = turn.outcome === "error"
+    ? [task(modelNode, JSON.stringify({ message: turn.answer, name: "Error" }), [])]
+    : interrupts.length > 0
+    ? [task(approvalNode, null, interrupts)]
+    : []
+  return {
+    values: { messages: threadMessages(turn, thread.question, thread.turnId) },
+    next: tasks.map((t) => t.name),
+    tasks,
+    metadata: {
+      graph_id: at?.assistantId,
+      assistant_id: uuid5(at?.assistantId ?? ""),
+      thread_id: thread.id,
+      run_id: thread.turnId,
+      source: "loop",
+      step: 1 + 2 * turn.toolExecutions.length,
+      parents: {}
+    },
+    created_at: at?.updatedAt ?? null,
+    checkpoint: checkpoint("2"),
+    parent_checkpoint: checkpoint("1")
+  }
+}
+
+/** Answers a read or a delete of a thread the account holds. */
+const answerThread = (
+  store: Store,
+  times: Map<string, ThreadTimes>,
+  response: ServerResponse,
+  route: Route,
+  thread: StoredConversation,
+  target: Target
+) => {
+  const body = route === "trace" ? stateBody(store, times, thread) : route === "conversation" ? threadBody(store, times, thread) : {}
+  const fault = store.faultFor(route, thread.question)
+  const remove = () => {
+    store.remove(thread)
+    times.delete(thread.id)
+  }
+  if (fault !== undefined) {
+    if (route === "delete" && deletesAnyway(fault)) remove()
+    return injure(response, route, fault, target.path, body)
+  }
+  if (route !== "delete") return sendJson(response, 200, body)
+  remove()
+  response.writeHead(204)
+  return void response.end()
+}
+
+const createThread = async (
+  store: Store,
+  times: Map<string, ThreadTimes>,
+  request: IncomingMessage,
+  response: ServerResponse,
+  account: string
+) => {
+  const body = await readJson(request)
+  const asked = isRecord(body) && typeof body["thread_id"] === "string" && body["thread_id"] !== "" ? body["thread_id"] : undefined
+  if (asked !== undefined && store.isTaken(asked)) {
+    const mine = store.conversation(account, asked)
+    const keep = mine !== undefined && isRecord(body) && body["if_exists"] === "do_nothing"
+    if (keep) return sendJson(response, 200, threadBody(store, times, mine))
+    return sendText(response, 409, "Thread already exists")
+  }
+  // A thread's creation carries no question: of the ask's faults it takes only `id`, the thread named by another id.
+  const fault = store.faultFor("ask", undefined, (f) => f.kind === "id")
+  if (store.atCap(account)) return sendJson(response, 429, { error: `conversation cap reached (${store.maxConversations} open)` })
+  const thread = store.openAs(account, "langgraph", asked ?? randomUUID())
+  const now = new Date().toISOString()
+  times.set(thread.id, { createdAt: now, updatedAt: now })
+  return sendJson(response, 200, threadBody(store, times, thread, fault?.kind === "id" ? fault.id : thread.id))
+}
+
+/** The question a run's input asks: its last human message's text. */
+export const runQuestionOf = (input: unknown): string | undefined => {
+  if (!isRecord(input) || !Array.isArray(input["messages"])) return undefined
+  const human = (m: unknown) => isRecord(m) && (m["role"] === "user" || m["role"] === "human" || m["type"] === "human")
+  const last = [...input["messages"]].reverse().find(human)
+  const content = isRecord(last) ? last["content"] : undefined
+  return typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.flatMap((p) => isRecord(p) && p["type"] === "text" && typeof p["text"] === "string" ? [p["text"]] : []).join("")
+    : undefined
+}
+
+const usage = "expected a JSON body {\"assistant_id\", \"input\": {\"messages\": [{\"role\": \"user\", \"content\": QUESTION}]}}"
+
+const runWait = async (
+  store: Store,
+  times: Map<string, ThreadTimes>,
+  assistants: ReadonlyMap<string, ServedSurface>,
+  request: IncomingMessage,
+  response: ServerResponse,
+  account: string,
+  rawThreadId: string
+) => {
+  const threadId = decodeURIComponent(rawThreadId)
+  const body = await readJson(request)
+  const assistantId = isRecord(body) ? body["assistant_id"] : undefined
+  const question = isRecord(body) ? runQuestionOf(body["input"]) : undefined
+  if (typeof assistantId !== "string" || question === undefined || question.trim() === "") return sendJson(response, 400, { error: usage })
+  const thread = store.conversation(account, threadId)
+  if (thread?.protocol !== "langgraph") return sendText(response, 404, `Thread with ID ${threadId} not found`)
+  const surface = assistants.get(assistantId) ?? [...assistants.values()].find((s) => uuid5(assistantOf(s)) === assistantId)
+  if (surface === undefined) return sendText(response, 404, `Assistant "${assistantId}" not found`)
+  const fault = store.faultFor("ask", question, (f) => f.kind !== "id")
+  if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened") {
+    return injure(response, "ask", fault, request.url ?? "/", {})
+  }
+  const runId = randomUUID()
+  const ran = store.ask(thread, surface.name, question, runId)
+  const at = times.get(thread.id)
+  if (at !== undefined) {
+    at.updatedAt = new Date().toISOString()
+    at.assistantId = assistantOf(surface)
+  }
+  const headers = { "content-location": `/threads/${thread.id}/runs/${runId}` }
+  if (fault?.kind === "opened") {
+    return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}`, thread_id: thread.id }, headers)
+  }
+  const values = runValues(store.turnOf(ran), question, runId)
+  if (fault !== undefined) {
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
+    return injure(response, "ask", fault, request.url ?? "/", values)
+  }
+  // The server streams a run's final values (keep-alive newlines first), so it answers plain text, not JSON.
+  const text = JSON.stringify(values)
+  response.writeHead(200, { "content-type": "text/plain; charset=UTF-8", "content-length": Buffer.byteLength(text), ...headers })
+  return void response.end(text)
+}

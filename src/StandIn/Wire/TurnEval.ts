@@ -1,0 +1,246 @@
+/**
+ * The stand-in's own protocol (docs/protocol.md): the ask answers the new conversation's ids as JSON,
+ * an event stream or headers; the conversation and trace routes read it back; the delete route
+ * deletes it; users rate turns and the ratings route lists them. The delete route also deletes AI SDK
+ * chats, which are named by an id as these conversations are.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { isRecord } from "../../Schema/Decode.js"
+import type { Route } from "../../Schema/Protocol.js"
+import {
+  deletesAnyway,
+  injure,
+  padding,
+  readBody,
+  sendJson,
+  sseFrame,
+  type Target,
+  type TemplateMatcher,
+  templateMatcher
+} from "../Http.js"
+import type { AnswerMode, StoredConversation, StoredRating } from "../Server.js"
+import type { Store } from "../Store.js"
+import { deltas, type Handler, type Incoming, type MakeWire, type ServedSurface, surfacesOf, type WireContext } from "./Wire.js"
+
+/** The route a turn is rated on; the stand-in's own, not one the catalog sets. */
+const rateTemplate = "/api/ai/turns/{turnId}/rating"
+
+/** One route template and the surfaces that use it. */
+interface Served {
+  readonly template: string
+  readonly match: TemplateMatcher
+  readonly surfaces: ReadonlySet<string>
+}
+
+/** The distinct templates of one route across surfaces. */
+const templatesOf = (context: WireContext, surfaces: ReadonlyArray<ServedSurface>, route: "conversation" | "trace" | "delete") => {
+  const byTemplate = new Map<string, Set<string>>()
+  for (const s of surfaces) {
+    const template = s.routes[route]
+    if (template === null) continue
+    byTemplate.set(template, (byTemplate.get(template) ?? new Set()).add(s.name))
+  }
+  return [...byTemplate].map(([template, names]): Served => ({
+    template,
+    match: templateMatcher(context.prefix, template),
+    surfaces: names
+  }))
+}
+
+const matchAny = (served: ReadonlyArray<Served>, target: Target) => {
+  for (const s of served) {
+    const found = s.match(target)
+    if (found !== undefined) return { served: s, found }
+  }
+  return undefined
+}
+
+/** The stand-in's own protocol. */
+export const make: MakeWire = (context) => {
+  const { prefix, store } = context
+  const own = surfacesOf(context, "turn-eval")
+  const endpoints = new Map(own.map((s) => [prefix + (s.surface.endpoint ?? ""), s] as const))
+  const conversationRoutes = templatesOf(context, own, "conversation")
+  const traceRoutes = templatesOf(context, own, "trace")
+  const deleteRoutes = templatesOf(context, [...own, ...surfacesOf(context, "ai-sdk")], "delete")
+  const rateRoute = templateMatcher(prefix, rateTemplate)
+  // The ratings route's template may carry a query (`?rating=down`); the path alone selects the route.
+  const ratingsPath = prefix + (context.catalogRoutes.ratings.split("?")[0] ?? "")
+
+  const modeOf = (s: ServedSurface): AnswerMode =>
+    store.options.answerModes?.[s.name] ?? ((s.surface.gatedTools ?? []).length > 0 ? "json" : "stream")
+
+  const route = ({ method, request, response, target }: Incoming): Handler | undefined => {
+    const surface = endpoints.get(target.path)
+    if (surface !== undefined && method === "POST") {
+      const mode = modeOf(surface)
+      return () => store.guard(request, response, "ask", (account) => handleAsk(store, request, response, account, surface, mode))
+    }
+    const rate = method === "POST" ? rateRoute(target) : undefined
+    if (rate !== undefined) {
+      return () => store.guard(request, response, undefined, (account) => handleRate(store, request, response, account, rate.turnId ?? ""))
+    }
+    if (method === "GET" && target.path === ratingsPath) {
+      return () =>
+        store.guard(request, response, "ratings", (account) => {
+          const body = listRatings(store, target, account)
+          const fault = store.faultFor("ratings", "")
+          return fault === undefined ? sendJson(response, 200, body) : injure(response, "ratings", fault, target.path, body)
+        })
+    }
+    const matched = method === "GET"
+      ? readRoute(traceRoutes, conversationRoutes, target)
+      : method === "DELETE"
+      ? withRoute("delete", matchAny(deleteRoutes, target))
+      : undefined
+    if (matched === undefined) return undefined
+    return () =>
+      store.guard(request, response, matched.route, (account) => {
+        const { found, served } = matched.match
+        const held = matched.route === "trace"
+          ? store.conversationOfTurn(account, decodeURIComponent(found.turnId ?? ""))
+          : store.conversation(account, decodeURIComponent(found.conversationId ?? ""))
+        // A conversation is reached only through the routes of its own surface.
+        const conversation = held !== undefined && served.surfaces.has(held.surface) ? held : undefined
+        if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
+        return answerRead(store, response, matched.route, conversation, target.path)
+      })
+  }
+
+  return {
+    route,
+    serves: [
+      ...own.map((s) => `POST ${prefix}${s.surface.endpoint ?? ""}  ask ${s.name} (this product's protocol, answering ${modeOf(s)})`),
+      ...conversationRoutes.map((r) => `GET ${prefix}${r.template}  a conversation`),
+      ...traceRoutes.map((r) => `GET ${prefix}${r.template}  a turn's trace`),
+      ...deleteRoutes.map((r) => `DELETE ${prefix}${r.template}  delete a conversation (${[...r.surfaces].join(", ")})`),
+      ...(own.length === 0 ? [] : [`GET ${ratingsPath}  the thumbs-down ratings`, `POST ${prefix}${rateTemplate}  rate a turn`])
+    ]
+  }
+}
+
+const withRoute = (route: Route, match: ReturnType<typeof matchAny>) => match === undefined ? undefined : { route, match }
+
+// The trace route is tried first: its template is the more specific where the two share a prefix.
+const readRoute = (traceRoutes: ReadonlyArray<Served>, conversationRoutes: ReadonlyArray<Served>, target: Target) =>
+  withRoute("trace", matchAny(traceRoutes, target)) ?? withRoute("conversation", matchAny(conversationRoutes, target))
+
+/** Answers a read or a delete of a conversation the account holds. */
+const answerRead = (store: Store, response: ServerResponse, route: Route, conversation: StoredConversation, path: string) => {
+  const turn = store.turnOf(conversation)
+  const body = route === "trace"
+    ? { turnId: conversation.turnId, surface: conversation.surface, ...turn }
+    : route === "conversation"
+    ? {
+      id: conversation.id,
+      messages: [
+        { role: "user", content: conversation.question },
+        { role: "assistant", content: turn.answer, turnId: conversation.turnId }
+      ]
+    }
+    : { deleted: conversation.id }
+  const fault = store.faultFor(route, conversation.question)
+  if (fault !== undefined) {
+    if (route === "delete" && deletesAnyway(fault)) store.remove(conversation)
+    return injure(response, route, fault, path, body)
+  }
+  if (route === "delete") store.remove(conversation)
+  return sendJson(response, 200, body)
+}
+
+const handleAsk = async (
+  store: Store,
+  request: IncomingMessage,
+  response: ServerResponse,
+  account: string,
+  surface: ServedSurface,
+  mode: AnswerMode
+) => {
+  const raw = await readBody(request)
+  let question: unknown
+  try {
+    question = raw === undefined ? undefined : (JSON.parse(raw) as { message?: unknown }).message
+  } catch {
+    question = undefined
+  }
+  if (typeof question !== "string" || question.trim() === "") {
+    return sendJson(response, 400, { error: "expected a JSON body {\"message\": QUESTION}" })
+  }
+  const fault = store.faultFor("ask", question)
+  if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" && fault.kind !== "id") {
+    return injure(response, "ask", fault, request.url ?? "/", { error: "fault" })
+  }
+  if (store.atCap(account)) {
+    return sendJson(response, 429, { error: `conversation cap reached (${store.maxConversations} open)` })
+  }
+  const conversation = store.open(account, surface.name, question)
+  const { answer } = store.turnOf(conversation)
+  if (fault?.kind === "opened") {
+    const named = { conversationId: conversation.id, turnId: conversation.turnId }
+    return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}`, ...named }, {
+      "x-conversation-id": conversation.id
+    })
+  }
+  // Under an `id` fault the answer names the conversation by another id.
+  const conversationId = fault?.kind === "id" ? fault.id : conversation.id
+  const ids = { conversationId, turnId: conversation.turnId }
+  if (mode === "stream") {
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+    response.write(sseFrame({ type: "start", conversationId }))
+    const chunks = deltas(answer)
+    if (fault?.kind === "reset") {
+      response.write(sseFrame({ type: "text-delta", delta: chunks[0] ?? "" }), () => response.socket?.destroy())
+      return
+    }
+    for (const delta of chunks) response.write(sseFrame({ type: "text-delta", delta }))
+    if (fault?.kind === "huge") response.write(sseFrame({ type: "debug", padding: padding(fault) }))
+    response.write(sseFrame({ type: "finish", turnId: conversation.turnId }))
+    return void response.end("data: [DONE]\n\n")
+  }
+  const headers = { "x-conversation-id": conversationId, "x-turn-id": conversation.turnId }
+  if (fault !== undefined && fault.kind !== "id") {
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
+    return injure(response, "ask", fault, request.url ?? "/", { ...ids, answer })
+  }
+  if (mode === "headers") {
+    response.writeHead(200, { "content-type": "text/plain; charset=utf-8", ...headers })
+    return void response.end(answer)
+  }
+  return sendJson(response, 200, { ...ids, answer }, headers)
+}
+
+/** Rates a turn of the account: `{"rating": "up" | "down", "comment"?: string}`. */
+const handleRate = async (store: Store, request: IncomingMessage, response: ServerResponse, account: string, rawTurnId: string) => {
+  const turnId = decodeURIComponent(rawTurnId)
+  const conversation = store.conversationOfTurn(account, turnId)
+  if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
+  const raw = await readBody(request)
+  let body: Record<string, unknown> | undefined
+  try {
+    const parsed: unknown = raw === undefined ? undefined : JSON.parse(raw)
+    body = isRecord(parsed) ? parsed : undefined
+  } catch {
+    body = undefined
+  }
+  const rating = body?.rating
+  const comment = body?.comment
+  if ((rating !== "up" && rating !== "down") || (comment !== undefined && comment !== null && typeof comment !== "string")) {
+    return sendJson(response, 400, { error: "expected a JSON body {\"rating\": \"up\" | \"down\", \"comment\"?: TEXT}" })
+  }
+  const stored: StoredRating = {
+    turnId,
+    conversationId: conversation.id,
+    rating,
+    ...(typeof comment === "string" && comment.trim() !== "" ? { comment } : {})
+  }
+  store.rate(stored)
+  return sendJson(response, 200, stored)
+}
+
+/** The account's ratings with the asked rating (`?rating=`, thumbs-down when not given). */
+const listRatings = (store: Store, target: Target, account: string) => {
+  const asked = target.query.get("rating") ?? "down"
+  return store.ratingsOf(account)
+    .filter((r) => r.rating === asked)
+    .map(({ comment, conversationId, turnId }) => comment === undefined ? { turnId, conversationId } : { turnId, conversationId, comment })
+}
