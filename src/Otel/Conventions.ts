@@ -14,7 +14,7 @@
  */
 import type { Problem } from "../Schema/Errors.js"
 import { inert, isRecord } from "../Schema/Decode.js"
-import { type AttributeValue, attributeText } from "./Attributes.js"
+import { attributeText, firstLine, parseMaybeJson } from "./Attributes.js"
 import type { Span, Trace } from "./Otlp.js"
 
 /** Which convention a turn's spans follow. */
@@ -100,21 +100,6 @@ const isToolSpan = (span: Span, convention: Convention): boolean =>
       ? text(span, "ai.operationId") === "ai.toolCall"
       : openInferenceKind(span) === "TOOL"
   )
-
-/** A JSON text's value; text that is not JSON stays text. */
-const parseMaybeJson = (value: AttributeValue | undefined): unknown => {
-  if (typeof value !== "string") return value ?? undefined
-  const trimmed = value.trim()
-  if (!/^[[{"]/.test(trimmed) && !/^(?:-?\d|true$|false$|null$)/.test(trimmed)) return value
-  try {
-    return JSON.parse(trimmed)
-  } catch {
-    return value
-  }
-}
-
-/** The first line of a message: some instrumentations append the stack after it. */
-const firstLine = (message: string): string => message.trim().split(/\r?\n/, 1)[0]!.trim()
 
 /** Why a span failed: its `exception` event's `exception.message`, else the status message; null when it did not. */
 const spanError = (span: Span): string | null => {
