@@ -16,6 +16,7 @@ import type { Problem } from "../Schema/Errors.js"
 import { inert, isRecord } from "../Schema/Decode.js"
 import { attributeText, firstLine, parseMaybeJson } from "./Attributes.js"
 import type { Span, Trace } from "./Otlp.js"
+import { runEndOf } from "./RunEnd.js"
 
 /** Which convention a turn's spans follow. */
 export type Convention = "gen-ai" | "ai-sdk" | "openinference"
@@ -55,7 +56,10 @@ export interface ReadTurn {
   readonly answer: string | undefined
   /** The attribute the answer is read from, to name when it is missing. */
   readonly answerAttribute: string
+  /** The root span's status is ERROR. */
   readonly failed: boolean
+  /** False when the run ended before it finished, as an aborted stream does (see RunEnd.ts). */
+  readonly finished: boolean
   readonly toolCalls: ReadonlyArray<ToolCall>
   readonly retrieved: ReadonlyArray<RetrievedDocument>
 }
@@ -415,6 +419,7 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
       const call = readToolCall(r, s, convention)
       return call === undefined ? [] : [call]
     })
+    const end = runEndOf(span, convention, below)
     const retrieved = below
       .filter((s) => conventionOf(s) === "openinference" && openInferenceKind(s) === "RETRIEVER" && s.status !== "error")
       .flatMap(retrievedBy)
@@ -436,6 +441,7 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
       answer: root.answer,
       answerAttribute: root.answerAttribute,
       failed: span.status === "error",
+      finished: end.finished,
       toolCalls,
       retrieved
     }]

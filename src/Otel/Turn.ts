@@ -53,13 +53,16 @@ const endedOnProposal = (calls: ReadonlyArray<ToolCall>, proposalTools: Readonly
 export const turnIdOf = (turn: Pick<ReadTurn, "traceId" | "spanId">): string => `${turn.traceId}:${turn.spanId}`
 
 /**
- * The graders' turn for a read turn of `surface`, by the surface's rules. An answer the span tree does
- * not record is empty for a turn that failed or stopped at a proposal; otherwise it is a problem, told
- * as the attribute that is missing (an answer-excludes check must never pass on an unrecorded answer).
+ * The graders' turn for a read turn of `surface`, by the surface's rules. The outcome is `error` for a
+ * run that failed or never finished (an aborted stream); `awaiting-approval` for one that ended on a
+ * proposal tool; else `answered`. An answer the span tree does not record is empty for a turn that is
+ * not answered; for an answered one it is a problem, told as the attribute that is missing (an
+ * answer-excludes check must never pass on an unrecorded answer).
  */
 export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedEvidence): Either.Either<Turn, string> => {
-  const proposalCall = read.failed ? undefined : endedOnProposal(read.toolCalls, rules.proposalTools)
-  const outcome = read.failed ? "error" : proposalCall !== undefined ? "awaiting-approval" : "answered"
+  const completed = !read.failed && read.finished
+  const proposalCall = completed ? endedOnProposal(read.toolCalls, rules.proposalTools) : undefined
+  const outcome = !completed ? "error" : proposalCall !== undefined ? "awaiting-approval" : "answered"
   if (read.answer === undefined && outcome === "answered") {
     return Either.left(`${read.answerAttribute}: missing: it records the answer (are outputs recorded?)`)
   }

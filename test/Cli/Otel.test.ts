@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { RunResult } from "../../src/Schema/Result.js"
 import { RecordedTurn } from "../../src/Schema/Trace.js"
 import { evalCli, stackFrame } from "../support/cli.js"
-import { otelCases, otelCatalog, proposalTurn, refundTurn, traceTurn } from "../support/otelTraces.js"
+import { otelCases, otelCatalog, proposalTurn, refundTurn, traceStreamedTurn, traceTurn } from "../support/otelTraces.js"
 
 let dir = ""
 let traceIdOfStray = ""
@@ -74,6 +74,28 @@ describe("eval run --otel", () => {
     const notOtlp = inDir(["run", "--otel", "cases/golden-cases.json"])
     expect(notOtlp.code).toBe(2)
     expect(notOtlp.stderr).toContain("cases/golden-cases.json: $.resourceSpans: missing")
+  })
+})
+
+describe("eval run --otel on an AI SDK stream aborted mid-answer", () => {
+  beforeAll(async () => {
+    // The refund turn streamed by the AI SDK 7 (GenAI) and aborted mid-answer, with its case id.
+    const aborted = await traceStreamedTurn("ai-sdk-7 (GenAI)", refundTurn("otel.refund-window"), { abortMidAnswer: true })
+    writeFileSync(join(dir, "aborted.json"), aborted)
+  }, 60_000)
+
+  it("grades it as an error turn, where its missing answer was bad input", () => {
+    const run = inDir(["run", "--otel", "aborted.json", "--json", "aborted-results.json"])
+    expect(run.stderr).not.toMatch(stackFrame)
+    expect(run.notes).not.toContain("missing: it records the answer")
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/✗ +docs +otel\.refund-window\n(?: +\S.*\n)* +outcome +outcome: error \(expected answered\)\n/)
+    const refund = results("aborted-results.json").cases.find((c) => c.id === "otel.refund-window")
+    expect(refund?.expectations.find((e) => e.kind === "outcome")).toEqual({
+      kind: "outcome",
+      passed: false,
+      fact: "outcome: error (expected answered)"
+    })
   })
 })
 

@@ -19,6 +19,7 @@ const read = (over: Partial<ReadTurn>): ReadTurn => ({
   answer: "",
   answerAttribute: "gen_ai.output.messages",
   failed: false,
+  finished: true,
   toolCalls: [],
   retrieved: [],
   ...over
@@ -82,6 +83,12 @@ describe("the turn", () => {
     const failed = toTurn(read({ answer: undefined, failed: true, toolCalls: [proposal] }), "docs", docs)
     expect(Either.getOrThrow(failed).trace).toMatchObject({ outcome: "error", proposal: null })
     expect(Either.getOrThrow(failed).answer).toBe("")
+  })
+
+  it("is an error when the run never finished, whatever it ended on; its unrecorded answer is empty", () => {
+    const proposal = { tool: "propose_change", output: { id: "chg_1" }, error: null, callId: "c1", start: 5n }
+    const turn = Either.getOrThrow(toTurn(read({ answer: undefined, finished: false, toolCalls: [proposal] }), "docs", docs))
+    expect(turn).toEqual({ answer: "", trace: expect.objectContaining({ outcome: "error", proposal: null }) })
   })
 
   it("refuses an answered turn whose answer was not recorded, naming the attribute", () => {
