@@ -16,7 +16,7 @@ import type { Problem } from "../Schema/Errors.js"
 import { inert, isRecord } from "../Schema/Decode.js"
 import { attributeText, firstLine, parseMaybeJson } from "./Attributes.js"
 import type { Span, Trace } from "./Otlp.js"
-import { runEndOf } from "./RunEnd.js"
+import { runEndOf, type WaitingCall } from "./RunEnd.js"
 
 /** Which convention a turn's spans follow. */
 export type Convention = "gen-ai" | "ai-sdk" | "openinference"
@@ -61,6 +61,8 @@ export interface ReadTurn {
   /** False when the run ended before it finished, as an aborted stream does (see RunEnd.ts). */
   readonly finished: boolean
   readonly toolCalls: ReadonlyArray<ToolCall>
+  /** The calls the run left waiting for approval (the AI SDK's `needsApproval` / `toolApproval`); they did not run. */
+  readonly waiting: ReadonlyArray<WaitingCall>
   readonly retrieved: ReadonlyArray<RetrievedDocument>
 }
 
@@ -415,11 +417,11 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
     const r: Reading = { problems, trace, span }
     const before = problems.length
     const root = convention === "gen-ai" ? readGenAi(r) : convention === "ai-sdk" ? readAiSdk(r) : readOpenInference(r)
-    const toolCalls = below.filter((s) => isToolSpan(s, convention)).flatMap((s) => {
+    const ran = below.filter((s) => isToolSpan(s, convention)).flatMap((s) => {
       const call = readToolCall(r, s, convention)
       return call === undefined ? [] : [call]
     })
-    const end = runEndOf(span, convention, below)
+    const end = runEndOf(span, convention, below, ran, (at, attribute, message) => problem(r, at, attribute, message))
     const retrieved = below
       .filter((s) => conventionOf(s) === "openinference" && openInferenceKind(s) === "RETRIEVER" && s.status !== "error")
       .flatMap(retrievedBy)
@@ -442,7 +444,8 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
       answerAttribute: root.answerAttribute,
       failed: span.status === "error",
       finished: end.finished,
-      toolCalls,
+      toolCalls: [...end.approved, ...ran],
+      waiting: end.waiting,
       retrieved
     }]
   })

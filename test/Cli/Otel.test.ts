@@ -10,7 +10,15 @@ import { join } from "node:path"
 import { RunResult } from "../../src/Schema/Result.js"
 import { RecordedTurn } from "../../src/Schema/Trace.js"
 import { evalCli, stackFrame } from "../support/cli.js"
-import { otelCases, otelCatalog, proposalTurn, refundTurn, traceStreamedTurn, traceTurn } from "../support/otelTraces.js"
+import {
+  otelCases,
+  otelCatalog,
+  proposalTurn,
+  refundTurn,
+  traceApprovalTurn,
+  traceStreamedTurn,
+  traceTurn
+} from "../support/otelTraces.js"
 
 let dir = ""
 let traceIdOfStray = ""
@@ -77,25 +85,29 @@ describe("eval run --otel", () => {
   })
 })
 
-describe("eval run --otel on an AI SDK stream aborted mid-answer", () => {
+describe("eval run --otel on the AI SDK's aborted streams and tool approvals", () => {
   beforeAll(async () => {
-    // The refund turn streamed by the AI SDK 7 (GenAI) and aborted mid-answer, with its case id.
+    // The refund turn streamed by the AI SDK 7 (GenAI) and aborted mid-answer, with its case id; the
+    // agent turn from the AI SDK 6 waiting for a `needsApproval` tool, linked by question.
     const aborted = await traceStreamedTurn("ai-sdk-7 (GenAI)", refundTurn("otel.refund-window"), { abortMidAnswer: true })
-    writeFileSync(join(dir, "aborted.json"), aborted)
+    const waiting = (await traceApprovalTurn("ai-sdk-6", "pending")).asked
+    writeFileSync(join(dir, "ai-sdk.jsonl"), `${aborted}\n${waiting}\n`)
   }, 60_000)
 
-  it("grades it as an error turn, where its missing answer was bad input", () => {
-    const run = inDir(["run", "--otel", "aborted.json", "--json", "aborted-results.json"])
+  it("grades the aborted turn as an error turn and the waiting call as the proposal, where both were bad input", () => {
+    const run = inDir(["run", "--otel", "ai-sdk.jsonl", "--json", "ai-sdk.json"])
     expect(run.stderr).not.toMatch(stackFrame)
     expect(run.notes).not.toContain("missing: it records the answer")
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/✗ +docs +otel\.refund-window\n(?: +\S.*\n)* +outcome +outcome: error \(expected answered\)\n/)
-    const refund = results("aborted-results.json").cases.find((c) => c.id === "otel.refund-window")
-    expect(refund?.expectations.find((e) => e.kind === "outcome")).toEqual({
+    expect(run.stdout).toMatch(/✓ +ops-agent +otel\.scale-search-api\n/)
+    const byId = new Map(results("ai-sdk.json").cases.map((c) => [c.id, c]))
+    expect(byId.get("otel.refund-window")?.expectations.find((e) => e.kind === "outcome")).toEqual({
       kind: "outcome",
       passed: false,
       fact: "outcome: error (expected answered)"
     })
+    expect(byId.get("otel.scale-search-api")?.passed).toBe(true)
   })
 })
 

@@ -558,9 +558,12 @@ export interface ApprovalTraces {
 export const traceApprovalTurn = async (
   producer: AiSdkProducer,
   decision: ApprovalDecision,
-  options: { readonly config?: ApprovalConfig; readonly stream?: boolean } = {}
+  options: { readonly config?: ApprovalConfig; readonly stream?: boolean; readonly changeFails?: string } = {}
 ): Promise<ApprovalTraces> => {
-  const turn = approvalTurn()
+  const scripted = approvalTurn()
+  const [read, change] = scripted.calls
+  // A change that fails throws `changeFails` once it is approved and runs.
+  const turn = options.changeFails === undefined ? scripted : { ...scripted, calls: [read!, { ...change!, error: options.changeFails }] }
   const stream = options.stream ?? false
   const gated = turn.calls.at(-1)!.tool
   const automatic = decision === "auto-approved" || decision === "auto-denied"
