@@ -13,6 +13,7 @@ import { evalCli, stackFrame } from "../support/cli.js"
 import {
   otelCases,
   otelCatalog,
+  otelCatalogRulesUnderOtel,
   proposalTurn,
   refundTurn,
   traceApprovalTurn,
@@ -82,6 +83,32 @@ describe("eval run --otel", () => {
     const notOtlp = inDir(["run", "--otel", "cases/golden-cases.json"])
     expect(notOtlp.code).toBe(2)
     expect(notOtlp.stderr).toContain("cases/golden-cases.json: $.resourceSpans: missing")
+  })
+})
+
+describe("the evidence rules, in the surface's evidence block or still under otel", () => {
+  it("grade the traces alike, and validate suggests moving those under otel", () => {
+    const older = mkdtempSync(join(tmpdir(), "eval-otel-rules-"))
+    mkdirSync(join(older, "cases"))
+    writeFileSync(join(older, "cases/surfaces.json"), JSON.stringify(otelCatalogRulesUnderOtel, null, 2))
+    writeFileSync(join(older, "cases/golden-cases.json"), JSON.stringify(otelCases, null, 2))
+    writeFileSync(join(older, "traces.jsonl"), readFileSync(join(dir, "traces.jsonl")))
+    const run = evalCli(["run", "--otel", "traces.jsonl", "--json", "results.json"], { cwd: older })
+    expect(run.code).toBe(0)
+    expect(inDir(["run", "--otel", "traces.jsonl", "--json", "rules.json"]).code).toBe(0)
+    const verdicts = (at: string, file: string) =>
+      Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(at, file), "utf8"))).cases.map((c) => [c.id, c.expectations])
+    // The verdicts the rules decide — a citation under the docs/ prefix, a proposal tool's proposal — are the same.
+    expect(verdicts(older, "results.json")).toEqual(verdicts(dir, "rules.json"))
+
+    const suggested = evalCli(["validate"], { cwd: older })
+    expect(suggested.code).toBe(0)
+    expect(suggested.stdout).toContain(
+      "cases/surfaces.json: $.surfaces.docs.otel: suggestion: move citationPrefixes to the surface's \"evidence\" block: " +
+        "they serve live protocols and traces alike (read from \"otel\" until then)\n"
+    )
+    expect(suggested.stdout).toContain("cases/surfaces.json: $.surfaces[\"ops-agent\"].otel: suggestion: move proposalTools to")
+    expect(inDir(["validate"]).stdout).not.toContain("suggestion")
   })
 })
 

@@ -256,15 +256,22 @@ export const otelCatalog = {
     "docs": {
       endpoint: "/api/ai/docs/ask",
       tools: ["search_docs", "catalog"],
-      otel: { citationPrefixes: ["docs/"] }
+      evidence: { citationPrefixes: ["docs/"] }
     },
     "ops-agent": {
       endpoint: "/api/ai/agent/ask",
       tools: ["read_config", "propose_change", "apply_change"],
       gatedTools: ["apply_change"],
-      otel: { proposalTools: ["propose_change"] }
+      evidence: { proposalTools: ["propose_change"] }
     }
   }
+}
+
+/** The same catalog written before the `evidence` block: its rules under each surface's `otel` block. */
+export const otelCatalogRulesUnderOtel = {
+  surfaces: Object.fromEntries(
+    Object.entries(otelCatalog.surfaces).map(([name, { evidence, ...surface }]) => [name, { ...surface, otel: evidence }])
+  )
 }
 
 /** The golden set of the scripted turns, and a case no trace answers. */
