@@ -116,3 +116,18 @@ export const decodeAnyValue = (value: unknown, depth = 0): Either.Either<Attribu
 /** An attribute as text: a string as it is, a number or boolean written out; anything else is absent. */
 export const attributeText = (value: AttributeValue | undefined): string | undefined =>
   typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : undefined
+
+/** An attribute's value with JSON text parsed; text that is not JSON stays text. */
+export const parseMaybeJson = (value: AttributeValue | undefined): unknown => {
+  if (typeof value !== "string") return value ?? undefined
+  const trimmed = value.trim()
+  if (!/^[[{"]/.test(trimmed) && !/^(?:-?\d|true$|false$|null$)/.test(trimmed)) return value
+  try {
+    return JSON.parse(trimmed)
+  } catch {
+    return value
+  }
+}
+
+/** The first line of an error message: some instrumentations append the stack after it. */
+export const firstLine = (message: string): string => message.trim().split(/\r?\n/, 1)[0]!.trim()

@@ -14,8 +14,9 @@
  */
 import type { Problem } from "../Schema/Errors.js"
 import { inert, isRecord } from "../Schema/Decode.js"
-import { type AttributeValue, attributeText } from "./Attributes.js"
+import { attributeText, firstLine, parseMaybeJson } from "./Attributes.js"
 import type { Span, Trace } from "./Otlp.js"
+import { runEndOf, type WaitingCall } from "./RunEnd.js"
 
 /** Which convention a turn's spans follow. */
 export type Convention = "gen-ai" | "ai-sdk" | "openinference"
@@ -55,8 +56,13 @@ export interface ReadTurn {
   readonly answer: string | undefined
   /** The attribute the answer is read from, to name when it is missing. */
   readonly answerAttribute: string
+  /** The root span's status is ERROR. */
   readonly failed: boolean
+  /** False when the run ended before it finished, as an aborted stream does (see RunEnd.ts). */
+  readonly finished: boolean
   readonly toolCalls: ReadonlyArray<ToolCall>
+  /** The calls the run left waiting for approval (the AI SDK's `needsApproval` / `toolApproval`); they did not run. */
+  readonly waiting: ReadonlyArray<WaitingCall>
   readonly retrieved: ReadonlyArray<RetrievedDocument>
 }
 
@@ -100,21 +106,6 @@ const isToolSpan = (span: Span, convention: Convention): boolean =>
       ? text(span, "ai.operationId") === "ai.toolCall"
       : openInferenceKind(span) === "TOOL"
   )
-
-/** A JSON text's value; text that is not JSON stays text. */
-const parseMaybeJson = (value: AttributeValue | undefined): unknown => {
-  if (typeof value !== "string") return value ?? undefined
-  const trimmed = value.trim()
-  if (!/^[[{"]/.test(trimmed) && !/^(?:-?\d|true$|false$|null$)/.test(trimmed)) return value
-  try {
-    return JSON.parse(trimmed)
-  } catch {
-    return value
-  }
-}
-
-/** The first line of a message: some instrumentations append the stack after it. */
-const firstLine = (message: string): string => message.trim().split(/\r?\n/, 1)[0]!.trim()
 
 /** Why a span failed: its `exception` event's `exception.message`, else the status message; null when it did not. */
 const spanError = (span: Span): string | null => {
@@ -426,10 +417,11 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
     const r: Reading = { problems, trace, span }
     const before = problems.length
     const root = convention === "gen-ai" ? readGenAi(r) : convention === "ai-sdk" ? readAiSdk(r) : readOpenInference(r)
-    const toolCalls = below.filter((s) => isToolSpan(s, convention)).flatMap((s) => {
+    const ran = below.filter((s) => isToolSpan(s, convention)).flatMap((s) => {
       const call = readToolCall(r, s, convention)
       return call === undefined ? [] : [call]
     })
+    const end = runEndOf(span, convention, below, ran, (at, attribute, message) => problem(r, at, attribute, message))
     const retrieved = below
       .filter((s) => conventionOf(s) === "openinference" && openInferenceKind(s) === "RETRIEVER" && s.status !== "error")
       .flatMap(retrievedBy)
@@ -451,7 +443,9 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
       answer: root.answer,
       answerAttribute: root.answerAttribute,
       failed: span.status === "error",
-      toolCalls,
+      finished: end.finished,
+      toolCalls: [...end.approved, ...ran],
+      waiting: end.waiting,
       retrieved
     }]
   })

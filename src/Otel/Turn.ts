@@ -2,7 +2,8 @@
  * A read turn made into the trace the graders read, by its surface's rules: the surfaced items are the
  * identifiers in successful tool results and retrieved documents; the citations are the matches of the
  * surface's citation pattern and prefixes in the answer, each `path` when it equals a surfaced item
- * and `unsurfaced` otherwise; the outcome is `error`, `awaiting-approval` or `answered`. Pure.
+ * and `unsurfaced` otherwise; the outcome is `error`, `awaiting-approval` (with the proposal) or
+ * `answered`. Pure.
  */
 import { Either } from "effect"
 import { identifiersIn, matchCitations } from "../Evidence/Derive.js"
@@ -53,13 +54,33 @@ const endedOnProposal = (calls: ReadonlyArray<ToolCall>, proposalTools: Readonly
 export const turnIdOf = (turn: Pick<ReadTurn, "traceId" | "spanId">): string => `${turn.traceId}:${turn.spanId}`
 
 /**
- * The graders' turn for a read turn of `surface`, by the surface's rules. An answer the span tree does
- * not record is empty for a turn that failed or stopped at a proposal; otherwise it is a problem, told
- * as the attribute that is missing (an answer-excludes check must never pass on an unrecorded answer).
+ * The proposal the calls waiting for approval make: the first call's id (the spans do not record the
+ * approval's id), every waiting tool in the summary, each call an action.
+ */
+const waitingProposal = (waiting: ReadTurn["waiting"]): Proposal | null => {
+  const first = waiting[0]
+  if (first === undefined) return null
+  return {
+    id: first.callId,
+    summary: waiting.map((call) => call.tool).join(", "),
+    actions: waiting.map((call) => ({ tool: call.tool, ...(call.input === undefined ? {} : { input: call.input }) }))
+  }
+}
+
+/**
+ * The graders' turn for a read turn of `surface`, by the surface's rules. The outcome is `error` for a
+ * run that failed or never finished (an aborted stream); `awaiting-approval` for one that left calls
+ * waiting for approval (their proposal) or ended on a proposal tool; else `answered`. An answer the
+ * span tree does not record is empty for a turn that is not answered; for an answered one it is a
+ * problem, told as the attribute that is missing (an answer-excludes check must never pass on an
+ * unrecorded answer).
  */
 export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedEvidence): Either.Either<Turn, string> => {
-  const proposalCall = read.failed ? undefined : endedOnProposal(read.toolCalls, rules.proposalTools)
-  const outcome = read.failed ? "error" : proposalCall !== undefined ? "awaiting-approval" : "answered"
+  const completed = !read.failed && read.finished
+  const waiting = completed ? waitingProposal(read.waiting) : null
+  const proposalCall = completed && waiting === null ? endedOnProposal(read.toolCalls, rules.proposalTools) : undefined
+  const proposal = waiting ?? (proposalCall === undefined ? null : proposalOf(proposalCall))
+  const outcome = !completed ? "error" : proposal !== null ? "awaiting-approval" : "answered"
   if (read.answer === undefined && outcome === "answered") {
     return Either.left(`${read.answerAttribute}: missing: it records the answer (are outputs recorded?)`)
   }
@@ -81,7 +102,7 @@ export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedEvidence)
       outcome,
       citations,
       toolExecutions,
-      proposal: proposalCall === undefined ? null : proposalOf(proposalCall)
+      proposal
     }
   })
 }

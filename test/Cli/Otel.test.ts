@@ -10,7 +10,16 @@ import { join } from "node:path"
 import { RunResult } from "../../src/Schema/Result.js"
 import { RecordedTurn } from "../../src/Schema/Trace.js"
 import { evalCli, stackFrame } from "../support/cli.js"
-import { otelCases, otelCatalog, proposalTurn, refundTurn, traceTurn } from "../support/otelTraces.js"
+import {
+  otelCases,
+  otelCatalog,
+  otelCatalogRulesUnderOtel,
+  proposalTurn,
+  refundTurn,
+  traceApprovalTurn,
+  traceStreamedTurn,
+  traceTurn
+} from "../support/otelTraces.js"
 
 let dir = ""
 let traceIdOfStray = ""
@@ -74,6 +83,58 @@ describe("eval run --otel", () => {
     const notOtlp = inDir(["run", "--otel", "cases/golden-cases.json"])
     expect(notOtlp.code).toBe(2)
     expect(notOtlp.stderr).toContain("cases/golden-cases.json: $.resourceSpans: missing")
+  })
+})
+
+describe("the evidence rules, in the surface's evidence block or still under otel", () => {
+  it("grade the traces alike, and validate suggests moving those under otel", () => {
+    const older = mkdtempSync(join(tmpdir(), "eval-otel-rules-"))
+    mkdirSync(join(older, "cases"))
+    writeFileSync(join(older, "cases/surfaces.json"), JSON.stringify(otelCatalogRulesUnderOtel, null, 2))
+    writeFileSync(join(older, "cases/golden-cases.json"), JSON.stringify(otelCases, null, 2))
+    writeFileSync(join(older, "traces.jsonl"), readFileSync(join(dir, "traces.jsonl")))
+    const run = evalCli(["run", "--otel", "traces.jsonl", "--json", "results.json"], { cwd: older })
+    expect(run.code).toBe(0)
+    expect(inDir(["run", "--otel", "traces.jsonl", "--json", "rules.json"]).code).toBe(0)
+    const verdicts = (at: string, file: string) =>
+      Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(at, file), "utf8"))).cases.map((c) => [c.id, c.expectations])
+    // The verdicts the rules decide — a citation under the docs/ prefix, a proposal tool's proposal — are the same.
+    expect(verdicts(older, "results.json")).toEqual(verdicts(dir, "rules.json"))
+
+    const suggested = evalCli(["validate"], { cwd: older })
+    expect(suggested.code).toBe(0)
+    expect(suggested.stdout).toContain(
+      "cases/surfaces.json: $.surfaces.docs.otel: suggestion: move citationPrefixes to the surface's \"evidence\" block: " +
+        "they serve live protocols and traces alike (read from \"otel\" until then)\n"
+    )
+    expect(suggested.stdout).toContain("cases/surfaces.json: $.surfaces[\"ops-agent\"].otel: suggestion: move proposalTools to")
+    expect(inDir(["validate"]).stdout).not.toContain("suggestion")
+  })
+})
+
+describe("eval run --otel on the AI SDK's aborted streams and tool approvals", () => {
+  beforeAll(async () => {
+    // The refund turn streamed by the AI SDK 7 (GenAI) and aborted mid-answer, with its case id; the
+    // agent turn from the AI SDK 6 waiting for a `needsApproval` tool, linked by question.
+    const aborted = await traceStreamedTurn("ai-sdk-7 (GenAI)", refundTurn("otel.refund-window"), { abortMidAnswer: true })
+    const waiting = (await traceApprovalTurn("ai-sdk-6", "pending")).asked
+    writeFileSync(join(dir, "ai-sdk.jsonl"), `${aborted}\n${waiting}\n`)
+  }, 60_000)
+
+  it("grades the aborted turn as an error turn and the waiting call as the proposal, where both were bad input", () => {
+    const run = inDir(["run", "--otel", "ai-sdk.jsonl", "--json", "ai-sdk.json"])
+    expect(run.stderr).not.toMatch(stackFrame)
+    expect(run.notes).not.toContain("missing: it records the answer")
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/✗ +docs +otel\.refund-window\n(?: +\S.*\n)* +outcome +outcome: error \(expected answered\)\n/)
+    expect(run.stdout).toMatch(/✓ +ops-agent +otel\.scale-search-api\n/)
+    const byId = new Map(results("ai-sdk.json").cases.map((c) => [c.id, c]))
+    expect(byId.get("otel.refund-window")?.expectations.find((e) => e.kind === "outcome")).toEqual({
+      kind: "outcome",
+      passed: false,
+      fact: "outcome: error (expected answered)"
+    })
+    expect(byId.get("otel.scale-search-api")?.passed).toBe(true)
   })
 })
 

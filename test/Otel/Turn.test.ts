@@ -19,7 +19,9 @@ const read = (over: Partial<ReadTurn>): ReadTurn => ({
   answer: "",
   answerAttribute: "gen_ai.output.messages",
   failed: false,
+  finished: true,
   toolCalls: [],
+  waiting: [],
   retrieved: [],
   ...over
 })
@@ -82,6 +84,33 @@ describe("the turn", () => {
     const failed = toTurn(read({ answer: undefined, failed: true, toolCalls: [proposal] }), "docs", docs)
     expect(Either.getOrThrow(failed).trace).toMatchObject({ outcome: "error", proposal: null })
     expect(Either.getOrThrow(failed).answer).toBe("")
+  })
+
+  it("is awaiting approval when calls wait for it: the first call's id, every waiting tool, each call an action", () => {
+    const proposal = { tool: "propose_change", output: { id: "chg_1" }, error: null, callId: "c1", start: 5n }
+    const waiting = [
+      { tool: "apply_change", input: { replicas: 4 }, callId: "c2" },
+      { tool: "restart", callId: "c3" }
+    ]
+    const turn = Either.getOrThrow(toTurn(read({ answer: undefined, toolCalls: [proposal], waiting }), "docs", docs))
+    expect(turn.answer).toBe("")
+    expect(turn.trace).toMatchObject({
+      outcome: "awaiting-approval",
+      proposal: {
+        id: "c2",
+        summary: "apply_change, restart",
+        actions: [{ tool: "apply_change", input: { replicas: 4 } }, { tool: "restart" }]
+      }
+    })
+    expect(turn.trace.toolExecutions.map((e) => e.tool)).toEqual(["propose_change"])
+  })
+
+  it("is an error when the run never finished, whatever it ended on or left waiting; its unrecorded answer is empty", () => {
+    const proposal = { tool: "propose_change", output: { id: "chg_1" }, error: null, callId: "c1", start: 5n }
+    const waiting = [{ tool: "apply_change", callId: "c2" }]
+    const unfinished = read({ answer: undefined, finished: false, toolCalls: [proposal], waiting })
+    const turn = Either.getOrThrow(toTurn(unfinished, "docs", docs))
+    expect(turn).toEqual({ answer: "", trace: expect.objectContaining({ outcome: "error", proposal: null }) })
   })
 
   it("refuses an answered turn whose answer was not recorded, naming the attribute", () => {
