@@ -4,7 +4,7 @@
  * Pure.
  */
 import { isRecord } from "../Schema/Decode.js"
-import type { Citation } from "../Schema/Trace.js"
+import type { Citation, Proposal } from "../Schema/Trace.js"
 import type { ResolvedEvidence } from "./Rules.js"
 
 /** Values visited in one result at most: a pathological result cannot stall a run. */
@@ -100,4 +100,21 @@ export const matchCitations = (
   for (const citation of stated) add(citation.path, citation.quote)
   for (const path of citationsIn(answer, rules)) add(path, undefined)
   return citations
+}
+
+/**
+ * The proposal a proposal tool's result makes (a surface's `proposalTools`): its `id` or `proposalId`
+ * (else the call's id), `summary` or `title`, `status` and `actions`; a text result is the summary.
+ */
+export const proposalOfResult = (callId: string, output: unknown): Proposal => {
+  if (typeof output === "string") return { id: callId, summary: output }
+  if (!isRecord(output)) return { id: callId }
+  const id = output["id"] ?? output["proposalId"]
+  const summary = output["summary"] ?? output["title"]
+  return {
+    id: typeof id === "string" && id !== "" ? id : typeof id === "number" ? String(id) : callId,
+    ...(typeof summary === "string" ? { summary } : {}),
+    ...(typeof output["status"] === "string" ? { status: output["status"] } : {}),
+    ...(Array.isArray(output["actions"]) ? { actions: output["actions"] } : {})
+  }
 }

@@ -6,9 +6,8 @@
  * `answered`. Pure.
  */
 import { Either } from "effect"
-import { identifiersIn, matchCitations } from "../Evidence/Derive.js"
+import { identifiersIn, matchCitations, proposalOfResult } from "../Evidence/Derive.js"
 import type { ResolvedEvidence } from "../Evidence/Rules.js"
-import { isRecord } from "../Schema/Decode.js"
 import type { Proposal, ToolExecution, Turn } from "../Schema/Trace.js"
 import type { ReadTurn, ToolCall } from "./Conventions.js"
 
@@ -23,21 +22,6 @@ export const surfacedItems = (turn: ReadTurn, fields: ReadonlyArray<string>): Se
     if (document.metadata !== undefined) identifiersIn(document.metadata, fields, items)
   }
   return items
-}
-
-/** The proposal a proposal tool's result makes: its `id`, `summary`/`title`, `status` and `actions`. */
-const proposalOf = (call: ToolCall): Proposal => {
-  const output = call.output
-  if (typeof output === "string") return { id: call.callId, summary: output }
-  if (!isRecord(output)) return { id: call.callId }
-  const id = output["id"] ?? output["proposalId"]
-  const summary = output["summary"] ?? output["title"]
-  return {
-    id: typeof id === "string" && id !== "" ? id : typeof id === "number" ? String(id) : call.callId,
-    ...(typeof summary === "string" ? { summary } : {}),
-    ...(typeof output["status"] === "string" ? { status: output["status"] } : {}),
-    ...(Array.isArray(output["actions"]) ? { actions: output["actions"] } : {})
-  }
 }
 
 /**
@@ -79,7 +63,7 @@ export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedEvidence)
   const completed = !read.failed && read.finished
   const waiting = completed ? waitingProposal(read.waiting) : null
   const proposalCall = completed && waiting === null ? endedOnProposal(read.toolCalls, rules.proposalTools) : undefined
-  const proposal = waiting ?? (proposalCall === undefined ? null : proposalOf(proposalCall))
+  const proposal = waiting ?? (proposalCall === undefined ? null : proposalOfResult(proposalCall.callId, proposalCall.output))
   const outcome = !completed ? "error" : proposal !== null ? "awaiting-approval" : "answered"
   if (read.answer === undefined && outcome === "answered") {
     return Either.left(`${read.answerAttribute}: missing: it records the answer (are outputs recorded?)`)

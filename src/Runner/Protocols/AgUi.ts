@@ -7,7 +7,7 @@
  * `error` (docs/protocol.md). Pure: the transport parses the SSE frames and hands over their JSON.
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
-import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
+import { identifiersIn, matchCitations, proposalOfResult } from "../../Evidence/Derive.js"
 import { isRecord, problemsOf } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import { errored, type Proposal, type ToolExecution } from "../../Schema/Trace.js"
@@ -293,20 +293,6 @@ const readEvent = (run: Run, event: Event, index: number): string | undefined =>
     case "RUN_ERROR":
       run.ending = { kind: "error" }
       return
-  }
-}
-
-/** The proposal a proposal tool's result makes: its `id`/`proposalId`, `summary`/`title`, `status` and `actions`. */
-const proposalOfResult = (callId: string, output: unknown): Proposal => {
-  if (typeof output === "string") return { id: callId, summary: output }
-  if (!isRecord(output)) return { id: callId }
-  const id = output["id"] ?? output["proposalId"]
-  const summary = output["summary"] ?? output["title"]
-  return {
-    id: typeof id === "string" && id !== "" ? id : typeof id === "number" ? String(id) : callId,
-    ...(typeof summary === "string" ? { summary } : {}),
-    ...(typeof output["status"] === "string" ? { status: output["status"] } : {}),
-    ...(Array.isArray(output["actions"]) ? { actions: output["actions"] } : {})
   }
 }
 
