@@ -204,6 +204,13 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           transport,
           state,
           named: (id, where) => named(testCase, state, deleteRoute, id, where),
+          forget: (id) =>
+            Effect.uninterruptible(
+              Effect.zipRight(
+                Ref.update(state.opened, (all) => all.filter((o) => o !== id)),
+                journal !== undefined && !config.keep ? journal.gone(id) : Effect.void
+              )
+            ),
           at: (route, method, path) => Ref.set(stage, { route, request: `${method} ${transport.urlOf(path).href}` }),
           newId: () => crypto.randomUUID()
         }

@@ -13,7 +13,7 @@ import { quoted } from "../../Schema/Shown.js"
 import { errored, type Proposal, type ToolExecution } from "../../Schema/Trace.js"
 import { failure } from "../Transport.js"
 import { type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
-import { askForEvents, nameGenerated } from "./Stream.js"
+import { askForEvents, askInGenerated } from "./Stream.js"
 
 // ---------------------------------------------------------------------------------------------------
 // The request
@@ -425,8 +425,8 @@ export const agUiProtocol: LiveProtocol = {
   turn: (asking) =>
     Effect.gen(function*() {
       const ids: AgUiIds = { threadId: asking.newId(), runId: asking.newId(), messageId: asking.newId() }
-      yield* nameGenerated(asking, ids.threadId, "thread id")
-      const events = yield* askForEvents(asking, agUiRunInput(asking.testCase.question, ids, asking.surface.request?.body))
+      const body = agUiRunInput(asking.testCase.question, ids, asking.surface.request?.body)
+      const events = yield* askInGenerated(asking, ids.threadId, "thread id", askForEvents(asking, body))
       return yield* Either.match(readAgUiEvents(events, { ...asking.context, conversationId: ids.threadId }, ids.runId), {
         onLeft: (why) => Effect.fail(failure("ask", why)),
         onRight: Effect.succeed

@@ -11,7 +11,7 @@ import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import { failure } from "../Transport.js"
 import { type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
-import { askForEvents, nameGenerated } from "./Stream.js"
+import { askForEvents, askInGenerated } from "./Stream.js"
 
 /** The response header that marks a UI message stream. */
 export const uiMessageStreamHeader = "x-vercel-ai-ui-message-stream"
@@ -361,8 +361,8 @@ export const aiSdkProtocol: LiveProtocol = {
   turn: (asking) =>
     Effect.gen(function*() {
       const ids: AiSdkIds = { conversationId: asking.newId(), messageId: asking.newId() }
-      yield* nameGenerated(asking, ids.conversationId, "chat id")
-      const chunks = yield* askForEvents(asking, aiSdkRequestBody(asking.testCase.question, ids, asking.surface.request?.body))
+      const body = aiSdkRequestBody(asking.testCase.question, ids, asking.surface.request?.body)
+      const chunks = yield* askInGenerated(asking, ids.conversationId, "chat id", askForEvents(asking, body))
       return yield* Either.match(readAiSdkStream(chunks, { ...asking.context, conversationId: ids.conversationId }), {
         onLeft: (why) => Effect.fail(failure("ask", why)),
         onRight: Effect.succeed

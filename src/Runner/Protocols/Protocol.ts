@@ -63,6 +63,11 @@ export interface Asking {
    * journalled and will be deleted with the case; another is refused, reported as not deleted, and fails.
    */
   readonly named: (id: string, where: string) => Effect.Effect<void, TurnError>
+  /**
+   * Takes back a conversation the run named itself before asking, once the app's answer shows it never
+   * opened it (the session was rejected, or the app was never reached): nothing is left to delete.
+   */
+  readonly forget: (id: string) => Effect.Effect<void>
   /** Says which request the case is making: every failure from now names it (method and URL). */
   readonly at: (route: RouteName, method: string, path: string) => Effect.Effect<void>
   /** A fresh random id (a UUID), for protocols whose client names the conversation. */

@@ -5,7 +5,7 @@
  */
 import { Effect, Option, Ref, Stream } from "effect"
 import { RunStopped } from "../../Schema/Errors.js"
-import { failure, isEventStream, isWebPage, type TransportFailure, webPage } from "../Transport.js"
+import { type Failure, failure, isEventStream, isWebPage, type TransportFailure, webPage } from "../Transport.js"
 import type { Asking } from "./Protocol.js"
 
 /** The end-of-stream frame the AI SDK writes (`data: [DONE]`). */
@@ -59,6 +59,14 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
     return frames as ReadonlyArray<unknown>
   }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
 
-/** Names the conversation the run generated before asking, so it is journalled (and deleted) whatever happens next. */
-export const nameGenerated = (asking: Asking, id: string, what: string) =>
-  Effect.zipRight(asking.named(id, `the ${what} the run generated`), Ref.set(asking.state.unsure, Option.none()))
+/**
+ * Asks in a conversation the run names itself: the id is journalled before the question is sent, so it
+ * is deleted whatever happens next — unless the app rejected the session or was never reached, when it
+ * opened nothing and the id is taken back.
+ */
+export const askInGenerated = <A>(asking: Asking, id: string, what: string, ask: Effect.Effect<A, Failure>) =>
+  Effect.gen(function*() {
+    yield* asking.named(id, `the ${what} the run generated`)
+    yield* Ref.set(asking.state.unsure, Option.none())
+    return yield* Effect.tapErrorTag(ask, "RunStopped", () => asking.forget(id))
+  })
