@@ -4,12 +4,16 @@
  * protocol, with the session in EVAL_AUTH_HEADER, and the app holds no conversation afterwards.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { readdirSync, readFileSync } from "node:fs"
+import { Schema } from "effect"
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { RunResult } from "../../src/Schema/Result.js"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
 import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
 import { startLangGraphApp } from "../support/apps/langGraphApp.js"
-import { runProtocol, type Shown } from "../support/protocolRun.js"
+import { evalCliAsync } from "../support/cli.js"
+import { runProtocol, type Shown, surfacesOf } from "../support/protocolRun.js"
 
 const key = "k-7f3a9c2e51d04b86"
 const auth = { header: "x-api-key", value: key }
@@ -120,6 +124,66 @@ describe("langgraph, against the LangGraph JS server running a LangChain agent o
       expect(written(run, dir)).not.toContain(key)
     } finally {
       await app.close()
+    }
+  })
+})
+
+describe("a live run works the same on every protocol", () => {
+  it("--record keeps turns that replay offline to the same verdicts; --repeat asks each attempt in a chat of its own", async () => {
+    const app = await startAiSdkApp({ version: 7, auth, errorMessages: true })
+    try {
+      const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
+      const live = await runProtocol("ai-sdk", app.url, env, ["--record", rec])
+      expect(live.shown).toEqual(expected)
+      const replay = await evalCliAsync([
+        "run", "--fixtures", rec, "--cases", "test/fixtures/protocols/golden-cases.json", "--surfaces", surfacesOf("ai-sdk"),
+        "--baseline", join(rec, "baseline.json"), "--json", join(rec, "replayed.json")
+      ])
+      expect(replay.code).toBe(0)
+      const replayed = Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(rec, "replayed.json"), "utf8")))
+      expect(replayed.cases.map((c) => [c.id, c.passed, c.expectations.map((e) => e.fact ?? "")])).toEqual(
+        expected.map((c) => [c.id, c.passed, c.expectations.map((e) => e.fact ?? "")])
+      )
+      expect(readdirSync(rec).filter((f) => f.endsWith(".json") && f.startsWith("support."))).toHaveLength(6)
+      const before = app.requests.length
+      const repeated = await runProtocol("ai-sdk", app.url, env, ["--repeat", "2"])
+      expect(repeated.run.code).toBe(0)
+      const asked = app.requests.slice(before).filter((r) => r.method === "POST").map((r) => (JSON.parse(r.body) as { id: string }).id)
+      expect(asked).toHaveLength(12)
+      expect(new Set(asked).size).toBe(12)
+      expect(app.chats.size).toBe(0)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it("--keep leaves each thread and chat and lists it; a rejected session stops the run (exit 2), the chat it was rejected in never opened", async () => {
+    const graph = await startLangGraphApp({ auth })
+    try {
+      const kept = await runProtocol("langgraph", graph.url, env, ["--keep"])
+      expect(kept.run.code).toBe(0)
+      const threads = await graph.threads()
+      expect(threads).toHaveLength(6)
+      expect(kept.run.stdout).toContain("kept 6 conversations for the turn inspector:")
+      for (const thread of threads) expect(kept.run.stdout).toContain(thread)
+    } finally {
+      await graph.close()
+    }
+    const chat = await startAiSdkApp({ version: 6, auth })
+    try {
+      const rejected = await runProtocol("ai-sdk", chat.url, { EVAL_AUTH_HEADER: "x-api-key: k-wrong-0000" })
+      expect(rejected.run.code).toBe(2)
+      expect(rejected.run.stderr.endsWith("error: session rejected: sign in again\n")).toBe(true)
+      expect(rejected.run.stdout + rejected.run.stderr).not.toContain("k-wrong-0000")
+      // The chat whose ask was answered 401 was never opened: it is neither deleted nor reported. The asks
+      // still in flight when the run stopped may have opened theirs: those are tried, and reported.
+      const reported = [...rejected.run.stderr.matchAll(/^ {2}(\S+) +support\.\S+: delete: HTTP 401 \(session rejected\)$/gm)].map((m) => m[1])
+      const deleted = chat.requests.filter((r) => r.method === "DELETE").map((r) => new URL(r.url, chat.url).searchParams.get("id"))
+      expect(deleted.sort()).toEqual([...reported].sort())
+      expect(reported.length).toBeLessThan(4)
+      expect(chat.chats.size).toBe(0)
+    } finally {
+      await chat.close()
     }
   })
 })
