@@ -61,7 +61,7 @@ const cookieOption = Options.redacted("cookie").pipe(
   Options.withPseudoName("NAME=VALUE"),
   Options.optional,
   Options.withDescription(
-    "The session cookie of the app. Prefer the EVAL_COOKIE environment variable: arguments are visible to other users."
+    "The session cookie of the app. Prefer the EVAL_COOKIE environment variable: arguments are visible to other users. An app signed in by a header instead takes EVAL_AUTH_HEADER='Authorization: Bearer …' (or 'x-api-key: …')."
   )
 )
 const keepOption = Options.boolean("keep").pipe(
