@@ -11,10 +11,10 @@ import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
 import { inert, isRecord } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
-import { RunStopped, type TurnError } from "../../Schema/Errors.js"
+import type { TurnError } from "../../Schema/Errors.js"
 import type { Surface } from "../../Schema/Surface.js"
-import { failure, type RouteName, type TransportFailure } from "../Transport.js"
-import { type Asking, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
+import { failure, type RouteName } from "../Transport.js"
+import { type Asking, type LiveProtocol, postQuestion, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
 export interface LangGraphEvent {
@@ -313,19 +313,7 @@ const openThread = (asking: Asking) =>
     const { at, named, state, transport } = asking
     const path = threadsOf(asking.surface)
     yield* at("thread", "POST", path)
-    const attempt = Effect.zipRight(Ref.set(state.phase, "sending"), transport.send("thread", "POST", path, { body: {} })).pipe(
-      Effect.tapError((error) =>
-        error._tag === "TransportFailure" && error.reached ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`)) : Effect.void
-      ),
-      Effect.catchTag("TransportFailure", (error): Effect.Effect<never, RunStopped | TransportFailure> =>
-        !error.reached && !transport.connected()
-          ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(path).href, why: error.reason }))
-          : Effect.fail(error))
-    )
-    const sent = yield* transport.withRetries("thread", [429, 503], attempt, false, state.retrying, {
-      stopping: state.stopping,
-      phase: state.phase
-    })
+    const sent = yield* postQuestion(asking, "thread", path, { body: {} })
     if (sent.response === undefined) {
       if (sent.status >= 500) yield* Ref.set(state.unsure, Option.some(`was answered HTTP ${sent.status}`))
       return yield* failure("thread", `HTTP ${sent.status}`)
@@ -356,10 +344,7 @@ export const langGraphProtocol: LiveProtocol = {
         messageId: asking.newId()
       })
       // The question is not re-posted after a connection that may have reached the server: that would run it twice.
-      const sent = yield* transport.withRetries("ask", [429, 503], transport.send("ask", "POST", runPath, { body }), false, state.retrying, {
-        stopping: state.stopping,
-        phase: state.phase
-      })
+      const sent = yield* postQuestion(asking, "ask", runPath, { body })
       if (sent.response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
       const runText = yield* transport.readText("ask", sent.response).pipe(
         Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))

@@ -4,13 +4,13 @@
  * evidence rules. Reading is pure: a protocol's reader takes what the wire carried, already parsed,
  * and gives the turn or why the wire cannot be read as one.
  */
-import type { Deferred, Effect, Either, Option, Ref } from "effect"
+import { type Deferred, Effect, type Either, Option, Ref } from "effect"
 import type { ResolvedEvidence } from "../../Evidence/Rules.js"
 import type { Case } from "../../Schema/Case.js"
-import type { TurnError } from "../../Schema/Errors.js"
+import { RunStopped, type TurnError } from "../../Schema/Errors.js"
 import type { Routes, Surface } from "../../Schema/Surface.js"
 import type { Turn } from "../../Schema/Trace.js"
-import type { AskPhase, Failure, RouteName, Transport } from "../Transport.js"
+import type { AskPhase, Failure, RouteName, SendOptions, Sent, Transport, TransportFailure } from "../Transport.js"
 
 /** What reading a turn from a wire needs to know besides the wire itself. */
 export interface ReadContext {
@@ -98,4 +98,32 @@ export const toolErrorText = (text: string): string => {
   const line = text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== "") ?? ""
   const message = line.replace(/^Error:\s*/, "")
   return message === "" ? "(no error text)" : message
+}
+
+/**
+ * Posts a question (or a request that opens a conversation) of the app: retried on 429 and 503 only
+ * (honouring `Retry-After`; a sleep stops at once when the case is cut short), never after a connection
+ * that may have reached the app — that could ask twice. A connection that broke off leaves the ask
+ * unsure of what the app opened; an app that cannot be reached at all, before anything of the run was
+ * answered, stops the run. `answered` sees an answer other than 2xx before it fails the case.
+ */
+export const postQuestion = (
+  asking: Asking,
+  route: RouteName,
+  path: string,
+  options: SendOptions,
+  answered: (sent: Sent) => Effect.Effect<void> = () => Effect.void
+): Effect.Effect<Sent, Failure> => {
+  const { state, transport } = asking
+  const attempt = Effect.zipRight(Ref.set(state.phase, "sending"), transport.send(route, "POST", path, options)).pipe(
+    Effect.tap((sent) => sent.response === undefined ? answered(sent) : Effect.void),
+    Effect.tapError((error) =>
+      error._tag === "TransportFailure" && error.reached ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`)) : Effect.void
+    ),
+    Effect.catchTag("TransportFailure", (error): Effect.Effect<never, RunStopped | TransportFailure> =>
+      !error.reached && !transport.connected()
+        ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(path).href, why: error.reason }))
+        : Effect.fail(error))
+  )
+  return transport.withRetries(route, [429, 503], attempt, false, state.retrying, { stopping: state.stopping, phase: state.phase })
 }

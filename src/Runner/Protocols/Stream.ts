@@ -4,9 +4,8 @@
  * run's own, named before asking, so an ask cut short never leaves a conversation the run cannot name.
  */
 import { Effect, Option, Ref, Stream } from "effect"
-import { RunStopped } from "../../Schema/Errors.js"
-import { type Failure, failure, isEventStream, isWebPage, type TransportFailure, webPage } from "../Transport.js"
-import type { Asking } from "./Protocol.js"
+import { type Failure, failure, isEventStream, isWebPage, webPage } from "../Transport.js"
+import { type Asking, postQuestion } from "./Protocol.js"
 
 /** The end-of-stream frame the AI SDK writes (`data: [DONE]`). */
 const done = "[DONE]"
@@ -20,19 +19,7 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
   Effect.gen(function*() {
     const { state, surface, transport } = asking
     const endpoint = surface.endpoint ?? ""
-    const attempt = Effect.zipRight(
-      Ref.set(state.phase, "sending"),
-      transport.send("ask", "POST", endpoint, { body, accept })
-    ).pipe(
-      Effect.catchTag("TransportFailure", (error): Effect.Effect<never, RunStopped | TransportFailure> =>
-        !error.reached && !transport.connected()
-          ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(endpoint).href, why: error.reason }))
-          : Effect.fail(error))
-    )
-    const sent = yield* transport.withRetries("ask", [429, 503], attempt, false, state.retrying, {
-      stopping: state.stopping,
-      phase: state.phase
-    })
+    const sent = yield* postQuestion(asking, "ask", endpoint, { body, accept })
     const response = sent.response
     if (response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
     yield* Ref.set(state.phase, "reading")

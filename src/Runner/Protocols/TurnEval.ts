@@ -6,7 +6,6 @@
  */
 import { Effect, Either, Option, Ref, Stream } from "effect"
 import { decodeValue } from "../../Schema/Decode.js"
-import { RunStopped } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
 import { fastTurnTrace, TurnTrace } from "../../Schema/Trace.js"
 import {
@@ -15,10 +14,9 @@ import {
   isEventStream,
   isWebPage,
   quoteId,
-  type TransportFailure,
   webPage
 } from "../Transport.js"
-import type { Asking, LiveProtocol } from "./Protocol.js"
+import { type Asking, type LiveProtocol, postQuestion } from "./Protocol.js"
 
 /** The ids in a JSON text, if it is JSON of that shape. */
 const idsIn = (text: string): typeof AskIds.Type | undefined => {
@@ -31,41 +29,25 @@ const idsIn = (text: string): typeof AskIds.Type | undefined => {
 }
 
 /** Asks the question; every conversation the app names is noted the moment it is known. */
-const ask = ({ named, state, surface, testCase, transport }: Asking) =>
+const ask = (asking: Asking) =>
   Effect.gen(function*() {
+    const { named, state, surface, testCase, transport } = asking
     const endpoint = surface.endpoint ?? ""
-    const attempt = Effect.zipRight(
-      Ref.set(state.phase, "sending"),
-      transport.send("ask", "POST", endpoint, {
-        body: { message: testCase.question },
-        accept: "application/json, text/event-stream",
-        keepErrorBody: true
-      })
-    ).pipe(
+    const response = yield* postQuestion(
+      asking,
+      "ask",
+      endpoint,
+      { body: { message: testCase.question }, accept: "application/json, text/event-stream", keepErrorBody: true },
       // An answer that failed may still name the conversation it opened: it is deleted all the same.
-      Effect.tap((sent) =>
-        sent.response !== undefined ? Effect.void : Effect.gen(function*() {
+      (sent) =>
+        Effect.gen(function*() {
           if (sent.status >= 500) yield* Ref.set(state.unsure, Option.some(`was answered HTTP ${sent.status}`))
           const ids = [headerText(sent.headers["x-conversation-id"]), idsIn(sent.text ?? "")?.conversationId]
           for (const id of ids) {
             if (id !== undefined) yield* Effect.ignore(named(id, `in an HTTP ${sent.status} answer`))
           }
         })
-      ),
-      Effect.tapError((error) =>
-        error._tag === "TransportFailure" && error.reached
-          ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
-          : Effect.void
-      ),
-      Effect.catchTag("TransportFailure", (error): Effect.Effect<never, RunStopped | TransportFailure> =>
-        !error.reached && !transport.connected()
-          ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(endpoint).href, why: error.reason }))
-          : Effect.fail(error))
-    )
-    const response = yield* transport.withRetries("ask", [429, 503], attempt, false, state.retrying, {
-      stopping: state.stopping,
-      phase: state.phase
-    }).pipe(
+    ).pipe(
       Effect.flatMap((sent) =>
         sent.response === undefined ? Effect.fail(failure("ask", `HTTP ${sent.status}`)) : Effect.succeed(sent.response)
       )
@@ -117,7 +99,7 @@ const ask = ({ named, state, surface, testCase, transport }: Asking) =>
       return yield* failure("ask", `refused the turn id ${quoteId(turnId)}: it ${turnProblem}; no request is made with it`)
     }
     return { conversationId, turnId }
-  }).pipe(Effect.ensuring(Ref.set(state.phase, "done")))
+  }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
 
 /** This product's own protocol. */
 export const turnEvalProtocol: LiveProtocol = {
