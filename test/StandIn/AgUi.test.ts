@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { EventSchemas } from "@ag-ui/core/schemas"
 import { EventEncoder } from "@ag-ui/encoder"
-import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
+import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { agUiEvents } from "../../src/StandIn/Wire/AgUi.js"
 import { withStandIn } from "../support/live.js"
@@ -14,13 +14,13 @@ import {
   expectedRead,
   failedTurn,
   gatedQuestion,
-  goldenQuestions,
   post,
   readTurn,
   type ReadTurn,
   runInput,
   sseData,
-  toolErrorQuestion
+  toolErrorQuestion,
+  wireQuestions
 } from "./wires.js"
 
 const endpoints: Readonly<Record<string, string>> = { docs: "/api/ai/docs/ask", "ops-agent": "/api/ai/agent/ask" }
@@ -80,11 +80,7 @@ const eventsOf = (text: string): ReadonlyArray<Event> => {
   })
 }
 
-const questions = [
-  ...goldenQuestions,
-  { id: "tool error", ...toolErrorQuestion },
-  ...flaws.map((f) => ({ id: f.name, surface: f.surface, question: f.example }))
-]
+const questions = wireQuestions
 
 describe("the stand-in as an AG-UI agent", () => {
   it("streams every golden question's run, a tool error and each flaw as AG-UI events that read back as the turn, keeping nothing", () =>

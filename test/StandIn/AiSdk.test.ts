@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from "ai"
 import * as v6 from "ai-v6"
 import { Effect, Exit, Redacted, Scope } from "effect"
-import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
+import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { type StandIn, start } from "../../src/StandIn/Server.js"
 import { uiMessageChunks, uiMessageFrames } from "../../src/StandIn/Wire/AiSdk.js"
 import { withStandIn } from "../support/live.js"
@@ -16,13 +16,13 @@ import {
   expectedRead,
   failedTurn,
   gatedQuestion,
-  goldenQuestions,
   post,
   readTurn,
   type SignIn,
   signIn,
   sseData,
-  toolErrorQuestion
+  toolErrorQuestion,
+  wireQuestions
 } from "./wires.js"
 
 const endpoints: Readonly<Record<string, string>> = { docs: "/api/ai/docs/ask", "ops-agent": "/api/ai/agent/ask" }
@@ -126,11 +126,7 @@ const turnFromMessage = (message: UIMessage | undefined, errors: ReadonlyArray<s
   })
 }
 
-const questions = [
-  ...goldenQuestions,
-  { id: "tool error", ...toolErrorQuestion },
-  ...flaws.map((f) => ({ id: f.name, surface: f.surface, question: f.example }))
-]
+const questions = wireQuestions
 
 describe("the stand-in over the AI SDK's UI message stream", () => {
   it("streams every golden question's turn, a tool error and each flaw as chunks the AI SDK parses and reads back as the turn", () =>

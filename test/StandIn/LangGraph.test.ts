@@ -8,11 +8,19 @@ import { describe, expect, it } from "@effect/vitest"
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages"
 import { Client } from "@langchain/langgraph-sdk"
 import { Redacted } from "effect"
-import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
+import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { type LangChainMessage, runValues, threadMessages, uuid5 } from "../../src/StandIn/Wire/LangGraph.js"
 import { withStandIn } from "../support/live.js"
-import { expectedRead, failedTurn, gatedQuestion, goldenQuestions, readTurn, type ReadTurn, toolErrorQuestion } from "./wires.js"
+import {
+  expectedRead,
+  failedTurn,
+  gatedQuestion,
+  readTurn,
+  type ReadTurn,
+  toolErrorQuestion,
+  wireQuestions
+} from "./wires.js"
 
 const clientOf = (s: StandIn, headers: Record<string, string> = {}) =>
   new Client({
@@ -70,11 +78,7 @@ const turnFromState = (messages: ReadonlyArray<LangChainMessage>, interrupts: Re
   })
 }
 
-const questions = [
-  ...goldenQuestions,
-  { id: "tool error", ...toolErrorQuestion },
-  ...flaws.map((f) => ({ id: f.name, surface: f.surface, question: f.example }))
-]
+const questions = wireQuestions
 
 describe("the stand-in as LangGraph Server", () => {
   it("names an assistant by its graph's id as the server does (uuid5 in LangGraph's namespace)", () => {

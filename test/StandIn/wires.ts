@@ -9,7 +9,7 @@ import { defaultEvidence } from "../../src/Evidence/Rules.js"
 import { identifiersIn, matchCitations, type StatedCitation } from "../../src/Evidence/Derive.js"
 import type { Citation } from "../../src/Schema/Trace.js"
 import type { AssistantTurn } from "../../src/StandIn/Assistant.js"
-import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
+import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 
 /** The committed golden set's questions, by surface. */
@@ -30,6 +30,13 @@ export const failedTurn: AssistantTurn = {
   outcome: "error",
   answer: "the model provider is overloaded"
 }
+
+/** Every question the wire tests ask: the golden set's, one whose tool errors, and each flaw's example. */
+export const wireQuestions: ReadonlyArray<{ readonly id: string; readonly surface: string; readonly question: string }> = [
+  ...goldenQuestions,
+  { id: "tool error", ...toolErrorQuestion },
+  ...flaws.map((f) => ({ id: f.name, surface: f.surface, question: f.example }))
+]
 
 /** A golden question whose turn stops at a proposal waiting for approval. */
 export const gatedQuestion = goldenQuestions.find((q) => q.id === "agent.rollback-payments-stops-at-approval")!
