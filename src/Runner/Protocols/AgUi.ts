@@ -12,7 +12,7 @@ import { isRecord, problemsOf } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import { errored, type Proposal, type ToolExecution } from "../../Schema/Trace.js"
 import { failure } from "../Transport.js"
-import { type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
+import { fillTemplate, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 import { askForEvents, askInGenerated } from "./Stream.js"
 
 // ---------------------------------------------------------------------------------------------------
@@ -23,16 +23,6 @@ export interface AgUiIds {
   readonly threadId: string
   readonly runId: string
   readonly messageId: string
-}
-
-const placeholder = /\{(question|conversationId|messageId|runId)\}/g
-
-/** A template with every placeholder in its string values replaced in one pass, so a value is never read again. */
-const fill = (template: unknown, values: Readonly<Record<string, string>>, depth = 0): unknown => {
-  if (typeof template === "string") return template.replace(placeholder, (whole, name: string) => values[name] ?? whole)
-  if (depth > 64 || template === null || typeof template !== "object") return template
-  if (Array.isArray(template)) return template.map((item) => fill(item, values, depth + 1))
-  return Object.fromEntries(Object.entries(template).map(([key, item]) => [key, fill(item, values, depth + 1)]))
 }
 
 /**
@@ -51,7 +41,7 @@ export const agUiRunInput = (question: string, ids: AgUiIds, template?: unknown)
       state: {},
       forwardedProps: {}
     }
-    : fill(template, { question, conversationId: ids.threadId, messageId: ids.messageId, runId: ids.runId })
+    : fillTemplate(template, { question, conversationId: ids.threadId, messageId: ids.messageId, runId: ids.runId })
 
 // ---------------------------------------------------------------------------------------------------
 // The events read, each checked for the fields read and nothing else

@@ -10,7 +10,7 @@ import { isRecord } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import { failure } from "../Transport.js"
-import { type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
+import { fillTemplate, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 import { askForEvents, askInGenerated } from "./Stream.js"
 
 /** The response header that marks a UI message stream. */
@@ -22,16 +22,6 @@ export const uiMessageStreamVersion = "v1"
 export interface AiSdkIds {
   readonly conversationId: string
   readonly messageId: string
-}
-
-const placeholder = /\{(question|conversationId|messageId)\}/g
-
-/** A template with its placeholders filled in one pass: a value is text, never re-read as a placeholder. */
-const fill = (template: unknown, values: Readonly<Record<string, string>>): unknown => {
-  if (typeof template === "string") return template.replace(placeholder, (_, name: string) => values[name] ?? "")
-  if (Array.isArray(template)) return template.map((item) => fill(item, values))
-  if (isRecord(template)) return Object.fromEntries(Object.entries(template).map(([key, item]) => [key, fill(item, values)]))
-  return template
 }
 
 /**
@@ -46,7 +36,7 @@ export const aiSdkRequestBody = (question: string, ids: AiSdkIds, template?: unk
       messages: [{ id: ids.messageId, role: "user", parts: [{ type: "text", text: question }] }],
       trigger: "submit-message"
     }
-    : fill(template, { question, conversationId: ids.conversationId, messageId: ids.messageId })
+    : fillTemplate(template, { question, conversationId: ids.conversationId, messageId: ids.messageId })
 
 /** The turn's id: the answer message's id from the `start` chunk, else the chat's first turn, `CHAT_ID:1`. */
 export const aiSdkTurnId = (conversationId: string, messageId?: string): string =>

@@ -14,7 +14,7 @@ import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import type { Surface } from "../../Schema/Surface.js"
 import { failure, type RouteName } from "../Transport.js"
-import { type Asking, type LiveProtocol, postQuestion, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
+import { type Asking, fillTemplate, type LiveProtocol, postQuestion, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
 export interface LangGraphEvent {
@@ -43,21 +43,6 @@ export interface LangGraphWire {
 /** A catalog surface's assistant: its `assistantId`, else its name (a graph's name is an assistant id). */
 export const langGraphAssistantId = (surfaceName: string, surface: { readonly assistantId?: string }): string =>
   surface.assistantId ?? surfaceName
-
-/**
- * A request template with its placeholders filled: a string value that is exactly `{name}` becomes the
- * value; inside a longer string each `{name}` is replaced by the value's text. Only names in `values`
- * are replaced, in one pass, so a value that itself holds `{question}` stays as it is; nothing is evaluated.
- * Shared by every protocol whose catalog entry has a `request` template.
- */
-export const fillTemplate = (template: unknown, values: Readonly<Record<string, string>>): unknown => {
-  if (typeof template === "string") {
-    return template.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (whole, name: string) => Object.hasOwn(values, name) ? values[name]! : whole)
-  }
-  if (Array.isArray(template)) return template.map((item) => fillTemplate(item, values))
-  if (isRecord(template)) return Object.fromEntries(Object.entries(template).map(([key, item]) => [key, fillTemplate(item, values)]))
-  return template
-}
 
 /** The ids a run's input template may name besides the question. */
 export interface RunIds {

@@ -127,3 +127,22 @@ export const postQuestion = (
   )
   return transport.withRetries(route, [429, 503], attempt, false, state.retrying, { stopping: state.stopping, phase: state.phase })
 }
+
+/**
+ * A request template with its placeholders filled: a string value that is exactly `{name}` becomes the
+ * value; inside a longer string each `{name}` is replaced by the value's text. Only names in `values`
+ * are replaced, in one pass, so a value that itself holds `{question}` stays as it is; keys are kept,
+ * nothing is evaluated. Every protocol whose surface has a `request` template fills it here.
+ */
+export const fillTemplate = (template: unknown, values: Readonly<Record<string, string>>, depth = 0): unknown => {
+  if (typeof template === "string") {
+    return template.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (whole, name: string) => Object.hasOwn(values, name) ? values[name]! : whole)
+  }
+  // A template is the catalog's own JSON; the bound only keeps a pathological one from overflowing the stack.
+  if (depth > 64) return template
+  if (Array.isArray(template)) return template.map((item) => fillTemplate(item, values, depth + 1))
+  if (typeof template === "object" && template !== null) {
+    return Object.fromEntries(Object.entries(template).map(([key, item]) => [key, fillTemplate(item, values, depth + 1)]))
+  }
+  return template
+}

@@ -3,10 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { defaultEvidence } from "../../../src/Evidence/Rules.js"
 import { grade } from "../../../src/Graders/index.js"
-import type { ReadContext } from "../../../src/Runner/Protocols/Protocol.js"
+import { fillTemplate, type ReadContext } from "../../../src/Runner/Protocols/Protocol.js"
 import { type GoldenSet, loadGoldenSet } from "../../../src/Runner/GoldenSet.js"
 import {
-  fillTemplate,
   langGraphAssistantId,
   type LangGraphEvent,
   langGraphRunBody,
