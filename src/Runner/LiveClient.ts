@@ -223,7 +223,9 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                   const inFlight = phase === "sending" || phase === "reading"
                   const remaining = deadline - (yield* Clock.currentTimeMillis)
                   const grace = Duration.min(askGrace, Duration.millis(Math.max(0, remaining)))
-                  if ((yield* Ref.get(state.opened)).length === 0 && inFlight) yield* detached(Fiber.await(fiber), grace)
+                  // An app that keeps no conversations (no delete route) can hold none: there is nothing to wait for.
+                  const mayOpen = inFlight && deleteRoute !== null
+                  if ((yield* Ref.get(state.opened)).length === 0 && mayOpen) yield* detached(Fiber.await(fiber), grace)
                   const cut = yield* Fiber.poll(fiber)
                   yield* Fiber.interrupt(fiber)
                   if (inFlight && Option.isNone(cut)) {
@@ -246,7 +248,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                   }))
                 }
                 const unsure = yield* Ref.get(state.unsure)
-                if (opened.length === 0 && refused.length === 0 && Option.isSome(unsure)) {
+                if (deleteRoute !== null && opened.length === 0 && refused.length === 0 && Option.isSome(unsure)) {
                   yield* Ref.update(left, (l) => ({
                     ...l,
                     unknown: [...l.unknown, {
