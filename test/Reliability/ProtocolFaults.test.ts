@@ -1,6 +1,8 @@
 /**
  * What the fault matrix holds on every protocol, in a few fast cases that run with every `npm test`:
- * an app that keeps no conversations (AG-UI) is never said to hold one, whatever cut its ask short.
+ * a LangGraph thread and its state are read together, yet a failure or a timeout names the one that
+ * failed, with what that one was retrying; an app that keeps no conversations (AG-UI) is never said to
+ * hold one, whatever cut its ask short.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Redacted } from "effect"
@@ -25,9 +27,41 @@ const runPicked = (protocol: ProtocolName, faults: ReadonlyArray<Fault>) =>
       retryDelay: Duration.millis(250)
     })
     const { left, results } = await Effect.runPromise(runLive(client, set, cases, 2))
-    return { errors: results.map((r) => r.error), left, url: s.url, stats: s.stats(), held: s.conversations() }
+    // Thread ids are the server's own: a failure's URL is compared with the thread's id in it replaced.
+    const errors = results.map((r) => r.error?.replace(/\/threads\/[0-9a-f-]{36}/, "/threads/ID"))
+    return { errors, left, url: s.url, stats: s.stats(), held: s.conversations() }
   })
 
+
+describe("langgraph: the thread and its state are read together, and a failure names its own request", () => {
+  it.each([
+    ["the state hangs", [{ route: "trace", kind: "hang" }], "state: timed out after 1s", "/state"],
+    ["the thread hangs", [{ route: "conversation", kind: "hang" }], "thread: timed out after 1s", ""],
+    [
+      "the state is answered 503 until the timeout",
+      [{ route: "trace", kind: "status", status: 503 }],
+      "state: HTTP 503 (retried until the 1s timeout)",
+      "/state"
+    ],
+    [
+      "the thread is answered 503 once, then the state hangs",
+      [{ route: "conversation", kind: "status", status: 503, times: 1 }, { route: "trace", kind: "hang" }],
+      "state: timed out after 1s",
+      "/state"
+    ],
+    [
+      "the state is of the wrong shape",
+      [{ route: "trace", kind: "wrong-shape" }],
+      "state: thread state: values.messages: expected a list of messages, got undefined",
+      "/state"
+    ]
+  ] satisfies ReadonlyArray<[string, ReadonlyArray<Fault>, string, string]>)("%s", async (_, faults, reason, tail) => {
+    const { errors, held, left, url } = await runPicked("langgraph", faults)
+    expect(errors).toEqual(picked.map(() => `${reason} — GET ${url}/threads/ID${tail}`))
+    // The threads were named before the reads failed: both are deleted.
+    expect([left, held]).toEqual([{ kept: [], undeleted: [], unknown: [] }, []])
+  })
+})
 
 describe("ag-ui: an app that keeps no conversations is never said to hold one", () => {
   it.each([

@@ -304,6 +304,7 @@ const OpenedThread = Schema.Struct({ thread_id: Schema.String })
 const parsedBody = (route: RouteName, text: string): Effect.Effect<unknown, TurnError> =>
   Effect.try({ try: (): unknown => JSON.parse(text.trimStart()), catch: () => failure(route, "not JSON") })
 
+
 /**
  * Opens the thread; the thread id is noted the moment it is known. The request is not retried after a
  * connection that may have reached the server: that could open a second thread.
@@ -366,18 +367,28 @@ export const langGraphProtocol: LiveProtocol = {
       )
       const run = yield* parsedBody("ask", runText)
       const runId = runIdFromLocation(sent.headers["content-location"])
-      // The thread and its state need nothing of each other: they are read together.
-      yield* at("thread", "GET", threadPath)
+      // The thread and its state need nothing of each other: they are read together, each retrying on its
+      // own. The stage names the thread until it is read, then the state if that is still awaited, so a
+      // failure or a timeout names the request it came from and what that request was retrying.
+      const statePath = `${threadPath}/state`
+      const retrying = { thread: yield* Ref.make(Option.none<string>()), state: yield* Ref.make(Option.none<string>()) }
+      const stateRead = yield* Ref.make(false)
+      const atState = at("state", "GET", statePath, retrying.state)
+      yield* at("thread", "GET", threadPath, retrying.thread)
       const [thread, threadState] = yield* Effect.all([
-        transport.readJson("thread", threadPath, Schema.Unknown, state.retrying),
-        Effect.tapError(
-          transport.readJson("state", `${threadPath}/state`, Schema.Unknown, state.retrying),
-          () => at("state", "GET", `${threadPath}/state`)
+        Effect.tap(
+          transport.readJson("thread", threadPath, Schema.Unknown, retrying.thread),
+          () => Effect.unlessEffect(atState, Ref.get(stateRead))
+        ),
+        transport.readJson("state", statePath, Schema.Unknown, retrying.state).pipe(
+          Effect.tap(() => Ref.set(stateRead, true)),
+          Effect.tapError(() => atState)
         )
       ], { concurrency: 2 })
       const wire: LangGraphWire = { question: testCase.question, runId, run, thread, state: threadState }
       return yield* Either.match(readLangGraphTurn(wire, { ...asking.context, conversationId: threadId }), {
-        onLeft: (why) => Effect.fail(failure("state", why)),
+        // What the turn lacks is read from the state: the failure names that request.
+        onLeft: (why) => Effect.zipRight(atState, Effect.fail(failure("state", why))),
         onRight: Effect.succeed
       })
     })

@@ -63,8 +63,11 @@ export interface Asking {
    * journalled and will be deleted with the case; another is refused, reported as not deleted, and fails.
    */
   readonly named: (id: string, where: string) => Effect.Effect<void, TurnError>
-  /** Says which request the case is making: every failure from now names it (method and URL). */
-  readonly at: (route: RouteName, method: string, path: string) => Effect.Effect<void>
+  /**
+   * Says which request the case is making: every failure from now names it (method and URL), and a
+   * timeout what `retrying` (default `state.retrying`) says that request was retrying.
+   */
+  readonly at: (route: RouteName, method: string, path: string, retrying?: Ref.Ref<Option.Option<string>>) => Effect.Effect<void>
   /** A fresh random id (a UUID), for protocols whose client names the conversation. */
   readonly newId: () => string
 }
