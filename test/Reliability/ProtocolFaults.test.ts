@@ -1,8 +1,8 @@
 /**
  * What the fault matrix holds on every protocol, in a few fast cases that run with every `npm test`:
  * a LangGraph thread and its state are read together, yet a failure or a timeout names the one that
- * failed, with what that one was retrying; an app that keeps no conversations (AG-UI) is never said to
- * hold one, whatever cut its ask short.
+ * failed, with what that one was retrying; a run's answer that is a web page says so; an app that
+ * keeps no conversations (AG-UI) is never said to hold one, whatever cut its ask short.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Redacted } from "effect"
@@ -60,6 +60,12 @@ describe("langgraph: the thread and its state are read together, and a failure n
     expect(errors).toEqual(picked.map(() => `${reason} — GET ${url}/threads/ID${tail}`))
     // The threads were named before the reads failed: both are deleted.
     expect([left, held]).toEqual([{ kept: [], undeleted: [], unknown: [] }, []])
+  })
+
+  it("a run answered with a web page says so, as every other route does", async () => {
+    const { errors, url } = await runPicked("langgraph", [{ route: "ask", kind: "not-json" }])
+    const page = `the app answered a web page (HTTP 200 text/html from ${url}/threads/ID/runs/wait), not the protocol`
+    expect(errors).toEqual(picked.map(() => `ask: ${page} — is the route right and the session signed in?`))
   })
 })
 

@@ -61,7 +61,9 @@ export const protocolSet = (protocol: ProtocolName): Promise<ProtocolSet> => {
       ? defaultSurfacesFile
       : join(mkdtempSync(join(tmpdir(), `eval-${protocol}-catalog-`)), "surfaces.json")
     if (protocol !== "turn-eval") writeFileSync(surfacesFile, JSON.stringify(catalogJson(protocol), null, 2))
-    const set = await Effect.runPromise(loadGoldenSet(defaultCasesFile, surfacesFile).pipe(Effect.provide(NodeContext.layer), Effect.orDie))
+    const set = await Effect.runPromise(
+      loadGoldenSet(defaultCasesFile, surfacesFile).pipe(Effect.provide(NodeContext.layer), Effect.orDie)
+    )
     return { protocol, surfacesFile, set }
   })()
   sets.set(protocol, made)

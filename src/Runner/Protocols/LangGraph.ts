@@ -13,7 +13,7 @@ import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import { RunStopped, type TurnError } from "../../Schema/Errors.js"
 import type { Surface } from "../../Schema/Surface.js"
-import { failure, type RouteName, type TransportFailure } from "../Transport.js"
+import { type Answered, failure, isWebPage, type RouteName, type TransportFailure, webPage } from "../Transport.js"
 import { type Asking, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
@@ -304,6 +304,17 @@ const OpenedThread = Schema.Struct({ thread_id: Schema.String })
 const parsedBody = (route: RouteName, text: string): Effect.Effect<unknown, TurnError> =>
   Effect.try({ try: (): unknown => JSON.parse(text.trimStart()), catch: () => failure(route, "not JSON") })
 
+/** Fails on a web page where JSON was expected, saying what that usually means, as every read does. */
+const refuseWebPage = (
+  asking: Asking,
+  route: RouteName,
+  path: string,
+  answered: Answered,
+  text: string
+): Effect.Effect<void, TurnError> =>
+  isWebPage(answered.headers["content-type"] ?? "") && !text.trimStart().startsWith("{")
+    ? Effect.fail(webPage(route, answered.status, asking.transport.urlOf(path).href))
+    : Effect.void
 
 /**
  * Opens the thread; the thread id is noted the moment it is known. The request is not retried after a
@@ -336,6 +347,7 @@ const openThread = (asking: Asking) =>
     const text = yield* transport.readText("thread", sent.response).pipe(
       Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("thread", error.reason)))
     )
+    yield* refuseWebPage(asking, "thread", path, sent, text)
     const thread = yield* transport.decodeBody("thread", text, OpenedThread)
     yield* named(thread.thread_id, "POST /threads")
     yield* Ref.set(state.unsure, Option.none())
@@ -365,6 +377,7 @@ export const langGraphProtocol: LiveProtocol = {
       const runText = yield* transport.readText("ask", sent.response).pipe(
         Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))
       )
+      yield* refuseWebPage(asking, "ask", runPath, sent, runText)
       const run = yield* parsedBody("ask", runText)
       const runId = runIdFromLocation(sent.headers["content-location"])
       // The thread and its state need nothing of each other: they are read together, each retrying on its
