@@ -3,10 +3,13 @@ import { Redacted, Schema } from "effect"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fillRoute } from "../../src/Schema/Protocol.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
+import { isAsk, startHoldingProxy } from "../support/holdingProxy.js"
 import { withStandIn } from "../support/live.js"
+import { deleteRouteOf, headerSignInOf, sessionEnv, surfacesArgs, withProtocolStandIn } from "../support/protocols.js"
 import { untimed } from "../support/untimed.js"
 
 const cookieOf = (s: StandIn) => Redacted.value(s.cookie())
@@ -194,6 +197,49 @@ describe("an interrupted live run", () => {
         expect(s.conversations()).toEqual([])
         expect(s.stats().deleted).toBe(6)
       }))
+  }
+})
+
+describe("an interrupted live run, per protocol", () => {
+  // Each ask is held in flight by a proxy that passes it on and withholds the answer: the AI SDK's chat
+  // and LangGraph's thread are open in the app, as while a long answer streams; an AG-UI agent keeps none.
+  for (const protocol of ["ai-sdk", "langgraph", "ag-ui"] as const) {
+    for (const [signal, code, word] of [["SIGINT", 130, "interrupted"], ["SIGTERM", 143, "terminated"]] as const) {
+      const what = protocol === "ag-ui" ? "has nothing to delete" : "deletes the conversations in flight through its delete route"
+      it(`${protocol}: ${what} on ${signal}, at once, and exits ${code}`, () =>
+        withProtocolStandIn(protocol, {}, async (s, p) => {
+          const proxy = await startHoldingProxy(s.url)
+          try {
+            const state = scratch()
+            const cli = startCli(
+              ["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", "6", "--json", join(scratch(), "r.json")],
+              { env: { ...sessionEnv(s, headerSignInOf[protocol]), XDG_STATE_HOME: state } }
+            )
+            while (proxy.held() < 6) await new Promise((resolve) => setTimeout(resolve, 20))
+            const open = s.conversations().map((c) => c.id).sort()
+            // The AI SDK's chats are named by the run before it asks: the ids the held asks posted.
+            const asked = proxy.seen().filter((r) => isAsk(r.method, r.path))
+            if (protocol === "ai-sdk") expect(asked.map((r) => (JSON.parse(r.body) as { id: string }).id).sort()).toEqual(open)
+            expect(open).toHaveLength(protocol === "ag-ui" ? 0 : 6)
+            const signalled = Date.now()
+            cli.signal(signal)
+            const run = await cli.done
+            // Nothing waits for an ask that named its conversation before it was sent, or for an app that keeps none.
+            expect(Date.now() - signalled).toBeLessThan(2_500)
+            expect(run.code).toBe(code)
+            expect(run.stderr).toBe(`\n${word}: cleaning up (send it again to quit at once)\n`)
+            expect(run.stdout).toBe("")
+            const route = deleteRouteOf[protocol]
+            const deletes = proxy.seen().filter((r) => r.method === "DELETE").map((r) => r.path).sort()
+            expect(deletes).toEqual(route === null ? [] : open.map((id) => fillRoute(route, { conversationId: id })).sort())
+            expect(s.conversations()).toEqual([])
+            expect(s.stats()).toMatchObject({ created: open.length, deleted: open.length })
+            expect(readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.name.endsWith(".jsonl"))).toEqual([])
+          } finally {
+            await proxy.close()
+          }
+        }))
+    }
   }
 })
 

@@ -93,6 +93,14 @@ export const withProtocolStandIn = async <A>(
 /** How a run signs in: the session cookie, or the same token as a bearer token or an API key. */
 export type SignIn = "cookie" | "bearer" | "api-key"
 
+/** The header each protocol's runs sign in with here: a bearer token, or an API key as LangGraph Platform takes it. */
+export const headerSignInOf: { readonly [P in ProtocolName]: Exclude<SignIn, "cookie"> } = {
+  "turn-eval": "bearer",
+  "ai-sdk": "bearer",
+  langgraph: "api-key",
+  "ag-ui": "bearer"
+}
+
 /** The environment that signs a run in to the stand-in (`EVAL_COOKIE`, or `EVAL_AUTH_HEADER`). */
 export const sessionEnv = (s: StandIn, how: SignIn): NodeJS.ProcessEnv => {
   const token = Redacted.value(s.token())
