@@ -22,6 +22,8 @@ export interface HoldingProxy {
   readonly seen: () => ReadonlyArray<Seen>
   /** How many answers are held back now. */
   readonly held: () => number
+  /** Holds back the answers to the requests `hold` selects from now on (answers held already stay held). */
+  readonly setHold: (hold: (method: string, path: string) => boolean) => void
   readonly close: () => Promise<void>
 }
 
@@ -43,8 +45,9 @@ const hopHeaders = new Set(["host", "connection", "content-length", "transfer-en
 /** Starts a proxy to `target` (an origin) that holds back the answers to requests `hold` selects. */
 export const startHoldingProxy = async (
   target: string,
-  hold: (method: string, path: string) => boolean = isAsk
+  initially: (method: string, path: string) => boolean = isAsk
 ): Promise<HoldingProxy> => {
+  let hold = initially
   const seen: Array<Seen> = []
   const sockets = new Set<Socket>()
   let held = 0
@@ -85,6 +88,7 @@ export const startHoldingProxy = async (
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     seen: () => [...seen],
     held: () => held,
+    setHold: (next) => void (hold = next),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy()
