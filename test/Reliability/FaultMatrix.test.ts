@@ -28,6 +28,7 @@ import {
   allProtocols,
   protocolSet,
   type ProtocolSet,
+  routesOf,
   secretOf,
   sessionEnv,
   type SignIn,
@@ -62,14 +63,6 @@ const signInWords: { readonly [S in SignIn]: string } = {
   cookie: "a session cookie (`EVAL_COOKIE`)",
   bearer: "`EVAL_AUTH_HEADER='authorization: Bearer …'`",
   "api-key": "`EVAL_AUTH_HEADER='x-api-key: …'`"
-}
-
-/** The routes each protocol has (Faults.ts): AI SDK chats are only asked and deleted, an AG-UI agent only asked. */
-const routesOf: { readonly [P in ProtocolName]: ReadonlyArray<Route> } = {
-  "turn-eval": ["ask", "conversation", "trace", "delete"],
-  "ai-sdk": ["ask", "delete"],
-  langgraph: ["ask", "conversation", "trace", "delete"],
-  "ag-ui": ["ask"]
 }
 
 const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
+import type { Route } from "../../src/Schema/Protocol.js"
 import { type ProtocolName, protocols } from "../../src/Schema/Surface.js"
 import { type StandIn, start, type StandInOptions } from "../../src/StandIn/Server.js"
 
@@ -26,6 +27,18 @@ export const deleteRouteOf: { readonly [P in ProtocolName]: string | null } = {
   langgraph: "/threads/{conversationId}",
   "ag-ui": null
 }
+
+/** The routes each protocol has, as faults name them: AI SDK chats are only asked and deleted, an AG-UI agent only asked. */
+export const routesOf: { readonly [P in ProtocolName]: ReadonlyArray<Route> } = {
+  "turn-eval": ["ask", "conversation", "trace", "delete"],
+  "ai-sdk": ["ask", "delete"],
+  langgraph: ["ask", "conversation", "trace", "delete"],
+  "ag-ui": ["ask"]
+}
+
+/** The name a route's failures go by on a protocol: LangGraph's reads are of the thread and its state. */
+export const shownRouteOf = (protocol: ProtocolName, route: Route): string =>
+  protocol === "langgraph" && route === "conversation" ? "thread" : protocol === "langgraph" && route === "trace" ? "state" : route
 
 /** The committed catalog with every surface speaking `protocol`: its own delete route, LangGraph without an endpoint. */
 const catalogJson = (protocol: ProtocolName): unknown => {
