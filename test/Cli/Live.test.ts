@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted, Schema } from "effect"
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { fillRoute, type Route } from "../../src/Schema/Protocol.js"
@@ -288,8 +288,9 @@ describe("an interrupted live run, per protocol", () => {
           const proxy = await startHoldingProxy(s.url)
           try {
             const state = scratch()
+            const results = join(scratch(), "r.json")
             const cli = startCli(
-              ["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", "6", "--json", join(scratch(), "r.json")],
+              ["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", "6", "--json", results],
               { env: { ...sessionEnv(s, headerSignInOf[protocol]), XDG_STATE_HOME: state } }
             )
             while (proxy.held() < 6) await new Promise((resolve) => setTimeout(resolve, 20))
@@ -306,6 +307,8 @@ describe("an interrupted live run, per protocol", () => {
             expect(run.code).toBe(code)
             expect(run.stderr).toBe(`\n${word}: cleaning up (send it again to quit at once)\n`)
             expect(run.stdout).toBe("")
+            // No results file claims a pass for a run that was stopped.
+            expect(existsSync(results)).toBe(false)
             const route = deleteRouteOf[protocol]
             const deletes = proxy.seen().filter((r) => r.method === "DELETE").map((r) => r.path).sort()
             expect(deletes).toEqual(route === null ? [] : open.map((id) => fillRoute(route, { conversationId: id })).sort())
