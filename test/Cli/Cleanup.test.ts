@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fillRoute } from "../../src/Schema/Protocol.js"
@@ -159,9 +159,12 @@ describe("a run stopped from outside", () => {
 const heldInFlight = async (s: StandIn, p: ProtocolSet, state: string) => {
   const proxy = await startHoldingProxy(s.url)
   const env = { ...sessionEnv(s, headerSignInOf[p.protocol]), XDG_STATE_HOME: state }
-  const cli = startCli(["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", "6", "--timeout", "60"], { env })
+  const results = join(scratch(), "r.json")
+  const cli = startCli(["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", "6", "--timeout", "60", "--json", results], {
+    env
+  })
   await until(() => proxy.held() >= 6)
-  return { proxy, cli, env }
+  return { proxy, cli, env, results }
 }
 
 /** The conversations a journal holds open, each with the delete route it records (the file's own when it names none). */
@@ -182,13 +185,16 @@ describe("a run stopped from outside, per protocol", () => {
     it(`${protocol}: cleans up on SIGHUP and exits 129`, () =>
       withProtocolStandIn(protocol, {}, async (s, p) => {
         const state = scratch()
-        const { cli, proxy } = await heldInFlight(s, p, state)
+        const { cli, proxy, results } = await heldInFlight(s, p, state)
         try {
           const open = s.conversations().map((c) => c.id).sort()
           expect(open).toHaveLength(6)
+          const signalled = Date.now()
           cli.signal("SIGHUP")
           const run = await cli.done
+          expect(Date.now() - signalled).toBeLessThan(2_500)
           expect(run.code).toBe(129)
+          expect(existsSync(results)).toBe(false)
           expect(run.stderr).toBe("\nhung up: cleaning up (send it again to quit at once)\n")
           expect(proxy.seen().filter((r) => r.method === "DELETE").map((r) => r.path).sort()).toEqual(open.map(deletePath).sort())
           expect(s.conversations()).toEqual([])
@@ -294,6 +300,7 @@ describe("a run stopped from outside, per protocol", () => {
         const run = await hungUp.cli.done
         expect(run.code).toBe(129)
         expect(Date.now() - signalled).toBeLessThan(2_500)
+        expect(existsSync(hungUp.results)).toBe(false)
         expect(run.stderr).toBe("\nhung up: cleaning up (send it again to quit at once)\n")
       } finally {
         await hungUp.proxy.close()
