@@ -26,6 +26,7 @@ import { type Fault, type FaultKind, stableFraction } from "../../src/StandIn/Se
 import { evalCliAsync } from "../support/cli.js"
 import {
   allProtocols,
+  headerSignInOf,
   protocolSet,
   type ProtocolSet,
   routesOf,
@@ -52,13 +53,9 @@ type Expected =
   | { readonly case: "clean" }
   | { readonly case: "undeleted"; readonly reason: RegExp }
 
-/** How each protocol signs in here, and the words a table says it with. */
-const signInOf: { readonly [P in ProtocolName]: SignIn } = {
-  "turn-eval": "cookie",
-  "ai-sdk": "bearer",
-  langgraph: "api-key",
-  "ag-ui": "bearer"
-}
+/** How each protocol signs in here: this product's by cookie, as it always has; the others by a header. */
+const signInOf = (protocol: ProtocolName): SignIn => protocol === "turn-eval" ? "cookie" : headerSignInOf[protocol]
+/** How a table says it. */
 const signInWords: { readonly [S in SignIn]: string } = {
   cookie: "a session cookie (`EVAL_COOKIE`)",
   bearer: "`EVAL_AUTH_HEADER='authorization: Bearer …'`",
@@ -317,7 +314,7 @@ describe.runIf(enabled)("the fault matrix", () => {
     cases = (await protocolSet("turn-eval")).set.cases
     await Promise.all(allProtocols.map((protocol) =>
       withProtocolStandIn(protocol, {}, async (s, p) => {
-        const { result, run } = await liveRun(p, s.url, sessionEnv(s, signInOf[protocol]))
+        const { result, run } = await liveRun(p, s.url, sessionEnv(s, signInOf(protocol)))
         expect(run.code).toBe(0)
         // The wires other than this product's have no refused or handed-off outcome: those cases fail there.
         const unreadable = cases.filter((c) => c.expect.some((e) => e.kind === "outcome" && ["refused", "handed-off"].includes(e.is)))
@@ -352,7 +349,7 @@ describe.runIf(enabled)("the fault matrix", () => {
     withProtocolStandIn(protocol, {}, async (s, p) => {
       const other = await recordingOrigin()
       try {
-        const signIn = planned.signIn ?? signInOf[protocol]
+        const signIn = planned.signIn ?? signInOf(protocol)
         const injected = planned.fault.kind === "redirect" ? { ...planned.fault, to: other.origin } : planned.fault
         const renamesThreads = protocol === "langgraph" && injected.kind === "id"
         const fault: Fault = renamesThreads ? { route, times: renamedThreads, ...injected } : { route, rate, ...injected }
@@ -480,7 +477,7 @@ const renderTables = (all: ReadonlyArray<Row>): string => {
     return [
       `### ${protocol}`,
       "",
-      `Signed in by ${signInWords[signInOf[protocol]]}${byCookie}. ${legendOf[protocol]}.`,
+      `Signed in by ${signInWords[signInOf(protocol)]}${byCookie}. ${legendOf[protocol]}.`,
       "",
       line(columns),
       line(columns.map(() => "---")).replace(/ /g, ""),
