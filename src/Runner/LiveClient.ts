@@ -187,11 +187,13 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           stopping: yield* Deferred.make<void>()
         }
         const askUrl = transport.urlOf(surface.endpoint ?? "").href
-        // Where the case is: the route, and the request it is making, which every failure names.
-        const stage = yield* Ref.make<{ readonly route: RouteName; readonly request: string }>({
-          route: "ask",
-          request: `POST ${askUrl}`
-        })
+        // Where the case is: the route, and the request it is making, which every failure names; a request
+        // read alongside another has retries of its own, and a timeout says what that one was retrying.
+        const stage = yield* Ref.make<{
+          readonly route: RouteName
+          readonly request: string
+          readonly retrying?: Ref.Ref<Option.Option<string>>
+        }>({ route: "ask", request: `POST ${askUrl}` })
         const asking: Asking = {
           testCase,
           surface,
@@ -211,7 +213,8 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                 journal !== undefined && !config.keep ? journal.gone(id) : Effect.void
               )
             ),
-          at: (route, method, path) => Ref.set(stage, { route, request: `${method} ${transport.urlOf(path).href}` }),
+          at: (route, method, path, retrying) =>
+            Ref.set(stage, { route, request: `${method} ${transport.urlOf(path).href}`, ...(retrying === undefined ? {} : { retrying }) }),
           newId: () => crypto.randomUUID()
         }
         // The turn runs in a fiber of its own. When the case is cut short mid-ask (a timeout, Ctrl-C, a
@@ -230,7 +233,9 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                   const inFlight = phase === "sending" || phase === "reading"
                   const remaining = deadline - (yield* Clock.currentTimeMillis)
                   const grace = Duration.min(askGrace, Duration.millis(Math.max(0, remaining)))
-                  if ((yield* Ref.get(state.opened)).length === 0 && inFlight) yield* detached(Fiber.await(fiber), grace)
+                  // An app that keeps no conversations (no delete route) can hold none: there is nothing to wait for.
+                  const mayOpen = inFlight && deleteRoute !== null
+                  if ((yield* Ref.get(state.opened)).length === 0 && mayOpen) yield* detached(Fiber.await(fiber), grace)
                   const cut = yield* Fiber.poll(fiber)
                   yield* Fiber.interrupt(fiber)
                   if (inFlight && Option.isNone(cut)) {
@@ -253,7 +258,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                   }))
                 }
                 const unsure = yield* Ref.get(state.unsure)
-                if (opened.length === 0 && refused.length === 0 && Option.isSome(unsure)) {
+                if (deleteRoute !== null && opened.length === 0 && refused.length === 0 && Option.isSome(unsure)) {
                   yield* Ref.update(left, (l) => ({
                     ...l,
                     unknown: [...l.unknown, {
@@ -275,8 +280,8 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         return yield* Fiber.join(turning).pipe(
           Effect.timeout(config.timeout),
           Effect.catchTag("TimeoutException", () =>
-            Effect.flatMap(Effect.zip(Ref.get(stage), Ref.get(state.retrying)), ([{ route }, why]) =>
-              Effect.fail(timedOut(route, config.timeout, why)))),
+            Effect.flatMap(Ref.get(stage), ({ retrying, route }) =>
+              Effect.flatMap(Ref.get(retrying ?? state.retrying), (why) => Effect.fail(timedOut(route, config.timeout, why))))),
           // Every route error names its request (method and URL, never the session).
           Effect.catchTag("TurnError", (error) =>
             Effect.flatMap(Ref.get(stage), ({ request }) =>

@@ -1,17 +1,33 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted, Schema } from "effect"
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
+import { fillRoute, type Route } from "../../src/Schema/Protocol.js"
 import { RunResult } from "../../src/Schema/Result.js"
-import type { StandIn } from "../../src/StandIn/Server.js"
+import { type StandIn, stableFraction } from "../../src/StandIn/Server.js"
 import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
+import { isAsk, startHoldingProxy } from "../support/holdingProxy.js"
 import { withStandIn } from "../support/live.js"
+import {
+  allProtocols,
+  deleteRouteOf,
+  headerSignInOf,
+  secretOf,
+  sessionEnv,
+  surfacesArgs,
+  withProtocolStandIn
+} from "../support/protocols.js"
 import { untimed } from "../support/untimed.js"
 
 const cookieOf = (s: StandIn) => Redacted.value(s.cookie())
 const tokenOf = (s: StandIn) => cookieOf(s).split("=")[1]!
 const scratch = () => mkdtempSync(join(tmpdir(), "eval-live-"))
+const loopback = "http://127\\.0\\.0\\.1:\\d+"
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+/** Every file under a folder, by its path. */
+const filesIn = (folder: string) =>
+  readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name))
 
 describe("eval run --base-url", () => {
   it("runs the golden set live with the cookie from EVAL_COOKIE, holds the floor, and leaves nothing behind", () =>
@@ -61,6 +77,70 @@ describe("eval run --base-url", () => {
         expect(everything).not.toContain(tokenOf(s))
       }
     }))
+
+  // The same for the session in EVAL_AUTH_HEADER, on every protocol: each run writes every output there
+  // is (results, recordings, JUnit, Markdown, GitHub annotations and step summary, the journal) while its
+  // routes fail where the protocol has them (a read, or the ask where there is none; a delete).
+  for (const protocol of allProtocols) {
+    it(`${protocol}: never shows the header's value, in any output, report, recording, journal or error, when routes fail`, () =>
+      withProtocolStandIn(protocol, {}, async (s, p) => {
+        const failing: Route = protocol === "turn-eval" || protocol === "langgraph" ? "trace" : "ask"
+        // The delete fails for a case the other fault misses, so that its conversation is opened, then kept.
+        const kept = p.set.cases.find((c) => c.surface === "docs" && stableFraction(`${failing}\u0000${c.question}`) >= 0.3)!
+        const route = deleteRouteOf[protocol]
+        s.setFaults([
+          { route: failing, kind: "status", status: 500, rate: 0.3 },
+          ...(route === null ? [] : [{ route: "delete", kind: "status", status: 500, match: kept.question } as const])
+        ])
+        const state = scratch()
+        const env = { ...sessionEnv(s, headerSignInOf[protocol]), XDG_STATE_HOME: state, GITHUB_ACTIONS: "true" }
+        const shownAs = protocol === "langgraph" ? "state" : failing
+        const method = failing === "trace" ? "GET" : "POST"
+        const failed = new RegExp(`✗ .*\\n {4}turn error {2}${shownAs}: HTTP 500 — ${method} ${loopback}/\\S+`)
+        const cleanupHint = `\`turn-eval cleanup --base-url ${loopback}/\``
+        const undeleted = route === null ? "" : [
+          `1 conversation could not be deleted; ${cleanupHint} tries again, or delete it by hand:\\n`,
+          ` {2}\\S+ +${escapeRe(kept.id)}: delete: HTTP 500 — `,
+          `DELETE ${loopback}${escapeRe(route).replace("\\{conversationId\\}", "\\S+")}\\n`
+        ].join("")
+        for (const i of [0, 1]) {
+          const dir = scratch()
+          const reports = ["junit=j.xml", "markdown=m.md", "json=r.json"].flatMap((r) => ["--reporter", r.replace("=", `=${dir}/`)])
+          const run = await evalCliAsync([
+            "run",
+            "--base-url",
+            s.url,
+            ...surfacesArgs(p),
+            "--record",
+            join(dir, "rec"),
+            ...["--reporter", "pretty", "--reporter", "github", ...reports]
+          ], { env: { ...env, GITHUB_STEP_SUMMARY: join(dir, "summary.md") } })
+          expect(run.code).toBe(0)
+          expect(run.stdout).toMatch(failed)
+          expect(run.stdout).toMatch(/^::error file=cases\/golden-cases\.json,line=\d+,title=failed%3A [^:]+::turn error: /m)
+          // The second run is told first of the conversation the first one could not delete.
+          const note = i === 0 || route === null
+            ? ""
+            : `note: earlier runs left 1 conversation undeleted in this account at ${loopback}/; ${cleanupHint} deletes them\\n`
+          expect(run.notes).toMatch(new RegExp(`^${note}${undeleted}$`))
+          const journal = filesIn(state).filter((f) => f.endsWith(".jsonl"))
+          expect(journal).toHaveLength(route === null ? 0 : i + 1)
+          const written = filesIn(dir)
+          const recorded = written.filter((f) => f.startsWith(join(dir, "rec")))
+          const reported = written.filter((f) => !recorded.includes(f)).map((f) => basename(f))
+          expect(reported.sort()).toEqual(["j.xml", "m.md", "r.json", "summary.md"])
+          expect(recorded.length).toBeGreaterThan(10)
+          const everything = [run.stdout, run.stderr, ...[...written, ...journal].map((f) => `${f}\n${readFileSync(f, "utf8")}`)]
+          expect(everything.join("\n")).not.toContain(secretOf(s))
+        }
+        // Cleanup's failures name their request too, never the session.
+        const cleanup = await evalCliAsync(["cleanup", "--base-url", s.url, "--timeout", "2"], { env })
+        expect(cleanup.code).toBe(route === null ? 0 : 1)
+        const notDeleted = new RegExp(`^not deleted +\\S+ .*: delete: HTTP 500 — DELETE ${loopback}/\\S+$`, "m")
+        if (route !== null) expect(cleanup.stdout).toMatch(notDeleted)
+        expect(cleanup.stdout + cleanup.stderr).not.toContain(secretOf(s))
+      }))
+  }
 
   it.each([
     [["--fixtures", "cases/fixtures"], { EVAL_COOKIE: "s=1" }, "error: --fixtures and --base-url cannot be used together: pick one source of turns"],
@@ -194,6 +274,52 @@ describe("an interrupted live run", () => {
         expect(s.conversations()).toEqual([])
         expect(s.stats().deleted).toBe(6)
       }))
+  }
+})
+
+describe("an interrupted live run, per protocol", () => {
+  // Each ask is held in flight by a proxy that passes it on and withholds the answer: the AI SDK's chat
+  // and LangGraph's thread are open in the app, as while a long answer streams; an AG-UI agent keeps none.
+  for (const protocol of ["ai-sdk", "langgraph", "ag-ui"] as const) {
+    for (const [signal, code, word] of [["SIGINT", 130, "interrupted"], ["SIGTERM", 143, "terminated"]] as const) {
+      const what = protocol === "ag-ui" ? "has nothing to delete" : "deletes the conversations in flight through its delete route"
+      it(`${protocol}: ${what} on ${signal}, at once, and exits ${code}`, () =>
+        withProtocolStandIn(protocol, {}, async (s, p) => {
+          const proxy = await startHoldingProxy(s.url)
+          try {
+            const state = scratch()
+            const results = join(scratch(), "r.json")
+            const cli = startCli(
+              ["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", "6", "--json", results],
+              { env: { ...sessionEnv(s, headerSignInOf[protocol]), XDG_STATE_HOME: state } }
+            )
+            while (proxy.held() < 6) await new Promise((resolve) => setTimeout(resolve, 20))
+            const open = s.conversations().map((c) => c.id).sort()
+            // The AI SDK's chats are named by the run before it asks: the ids the held asks posted.
+            const asked = proxy.seen().filter((r) => isAsk(r.method, r.path))
+            if (protocol === "ai-sdk") expect(asked.map((r) => (JSON.parse(r.body) as { id: string }).id).sort()).toEqual(open)
+            expect(open).toHaveLength(protocol === "ag-ui" ? 0 : 6)
+            const signalled = Date.now()
+            cli.signal(signal)
+            const run = await cli.done
+            // Nothing waits for an ask that named its conversation before it was sent, or for an app that keeps none.
+            expect(Date.now() - signalled).toBeLessThan(2_500)
+            expect(run.code).toBe(code)
+            expect(run.stderr).toBe(`\n${word}: cleaning up (send it again to quit at once)\n`)
+            expect(run.stdout).toBe("")
+            // No results file claims a pass for a run that was stopped.
+            expect(existsSync(results)).toBe(false)
+            const route = deleteRouteOf[protocol]
+            const deletes = proxy.seen().filter((r) => r.method === "DELETE").map((r) => r.path).sort()
+            expect(deletes).toEqual(route === null ? [] : open.map((id) => fillRoute(route, { conversationId: id })).sort())
+            expect(s.conversations()).toEqual([])
+            expect(s.stats()).toMatchObject({ created: open.length, deleted: open.length })
+            expect(readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.name.endsWith(".jsonl"))).toEqual([])
+          } finally {
+            await proxy.close()
+          }
+        }))
+    }
   }
 })
 

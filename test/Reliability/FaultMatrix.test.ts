@@ -1,14 +1,19 @@
 /**
- * The fault matrix: for every route of the protocol and every fault, a live run of the committed
- * golden set through the real CLI, with the fault injected into a fraction of the cases. The faulted
- * cases fail naming the route and the fault, every other case grades exactly as in a clean run, every
- * conversation created is deleted or reported by id, the results file is whole, and the cookie
- * appears nowhere. Long: runs when RELIABILITY=1 (CI sets it); RELIABILITY_REPORT=DIR also writes
- * the figures there as a Markdown table.
+ * The fault matrix: for every protocol, every route it has and every fault that route takes, a live
+ * run of the committed golden set through the real CLI, with the fault injected into a fraction of
+ * the cases. The faulted cases fail naming the route and the fault (and the request: method and URL),
+ * every other case grades exactly as in a clean run of the same protocol, every conversation created
+ * is deleted or reported by id (the stand-in's counts: created = deleted + reported), the results file
+ * is whole, and the session appears nowhere: not in any output, and not at the other origin a redirect
+ * points to, which no request reaches. This product's protocol signs in by cookie, as it always has;
+ * the others by the header in EVAL_AUTH_HEADER (a bearer token, or LangGraph's API key), and the AI
+ * SDK's redirects once more by cookie. Long: runs when RELIABILITY=1 (CI sets it), two runs at a time
+ * (each is mostly waiting on its timeouts); RELIABILITY_REPORT=DIR also writes the figures there as
+ * Markdown tables.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted, Schema } from "effect"
-import { createServer, type Server } from "node:http"
+import { Schema } from "effect"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -16,71 +21,173 @@ import { join } from "node:path"
 import type { Case } from "../../src/Schema/Case.js"
 import type { Route } from "../../src/Schema/Protocol.js"
 import { type CaseResult, RunResult } from "../../src/Schema/Result.js"
-import { type FaultKind, stableFraction } from "../../src/StandIn/Server.js"
+import type { ProtocolName } from "../../src/Schema/Surface.js"
+import { type Fault, type FaultKind, stableFraction } from "../../src/StandIn/Server.js"
 import { evalCliAsync } from "../support/cli.js"
-import { goldenSet, withStandIn } from "../support/live.js"
+import {
+  allProtocols,
+  headerSignInOf,
+  protocolSet,
+  type ProtocolSet,
+  routesOf,
+  secretOf,
+  sessionEnv,
+  type SignIn,
+  surfacesArgs,
+  withProtocolStandIn
+} from "../support/protocols.js"
 
 const enabled = process.env["RELIABILITY"] === "1"
 const rate = 0.3
 const timeout = 2
+/** LangGraph names a thread when it is created, which carries no question: its `id=` fault hits the first creations. */
+const renamedThreads = 4
 
 type Expected =
-  | { readonly case: "fails"; readonly reason: RegExp; readonly mayHold?: boolean; readonly refusedId?: string }
+  | {
+    readonly case: "fails"
+    readonly reason: RegExp
+    readonly mayHold?: boolean
+    readonly refusedId?: string
+  }
   | { readonly case: "clean" }
   | { readonly case: "undeleted"; readonly reason: RegExp }
 
-const routes: ReadonlyArray<Route> = ["ask", "conversation", "trace", "delete"]
+/** How each protocol signs in here: this product's by cookie, as it always has; the others by a header. */
+const signInOf = (protocol: ProtocolName): SignIn => protocol === "turn-eval" ? "cookie" : headerSignInOf[protocol]
+/** How a table says it. */
+const signInWords: { readonly [S in SignIn]: string } = {
+  cookie: "a session cookie (`EVAL_COOKIE`)",
+  bearer: "`EVAL_AUTH_HEADER='authorization: Bearer …'`",
+  "api-key": "`EVAL_AUTH_HEADER='x-api-key: …'`"
+}
 
-/** Faults only the ask route takes: a failed answer that names its conversation, an id no route may hold. */
-const askFaults: ReadonlyArray<[string, FaultKind]> = [
-  ["HTTP 500 naming its conversation", { kind: "opened", status: 500 }],
-  ["conversation id ..", { kind: "id", id: ".." }],
-  ["conversation id %2e%2e", { kind: "id", id: "%2e%2e" }]
+const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+
+/** A request as a failure names it: the name its reason starts with, the method, and its path as a pattern. */
+interface Request {
+  readonly name: string
+  readonly method: "GET" | "POST" | "DELETE"
+  readonly path: string
+}
+
+/** The request of each route, per protocol: what its failures must name. */
+const requestOf = (protocol: ProtocolName, route: Route): Request => {
+  const ask: Request = { name: "ask", method: "POST", path: "/api/ai/(docs|agent)/ask" }
+  switch (protocol) {
+    case "turn-eval":
+      return route === "ask"
+        ? ask
+        : route === "trace"
+        ? { name: "trace", method: "GET", path: "/api/ai/turns/turn_\\w+/trace" }
+        : { name: route, method: route === "delete" ? "DELETE" : "GET", path: "/api/ai/conversations/conv_\\w+" }
+    case "ai-sdk":
+      return route === "delete" ? { name: "delete", method: "DELETE", path: `/api/ai/chats/${uuid}` } : ask
+    case "langgraph":
+      return route === "ask"
+        ? { name: "ask", method: "POST", path: `/threads/${uuid}/runs/wait` }
+        : route === "conversation"
+        ? { name: "thread", method: "GET", path: `/threads/${uuid}` }
+        : route === "trace"
+        ? { name: "state", method: "GET", path: `/threads/${uuid}/state` }
+        : { name: "delete", method: "DELETE", path: `/threads/${uuid}` }
+    case "ag-ui":
+      return ask
+  }
+}
+
+/** What each route is on each protocol, for the tables. */
+const legendOf: { readonly [P in ProtocolName]: string } = {
+  "turn-eval": "ask = `POST /api/ai/{surface}/ask`, conversation = `GET /api/ai/conversations/{id}`, trace = " +
+    "`GET /api/ai/turns/{turnId}/trace`, delete = `DELETE /api/ai/conversations/{id}`",
+  "ai-sdk": "ask = the chat route, `POST /api/ai/{surface}/ask` (the chat id is the run's own, named before it asks), " +
+    "delete = the surface's `routes.delete`, `DELETE /api/ai/chats/{id}`",
+  langgraph: "ask = the run, `POST /threads/{id}/runs/wait` (`id=` hits the thread's creation, `POST /threads`), " +
+    "conversation = `GET /threads/{id}` (failures say `thread:`), trace = `GET /threads/{id}/state` (`state:`), " +
+    "delete = `DELETE /threads/{id}`",
+  "ag-ui": "ask = the agent, `POST /api/ai/{surface}/ask`; the agent keeps no thread, so there is nothing to read back or delete"
+}
+
+/** A fault of the matrix: its name in the table, the fault, and the sign-in when it is not the protocol's own. */
+interface Planned {
+  readonly name: string
+  readonly fault: FaultKind
+  readonly signIn?: SignIn
+}
+
+const faults: ReadonlyArray<Planned> = [
+  { name: "HTTP 500", fault: { kind: "status", status: 500 } },
+  { name: "HTTP 502", fault: { kind: "status", status: 502 } },
+  { name: "HTTP 503", fault: { kind: "status", status: 503 } },
+  { name: "HTTP 503 + Retry-After", fault: { kind: "status", status: 503, retryAfter: "1" } },
+  { name: "HTTP 429", fault: { kind: "status", status: 429 } },
+  { name: "HTTP 429 + Retry-After", fault: { kind: "status", status: 429, retryAfter: "1" } },
+  { name: "HTTP 404", fault: { kind: "status", status: 404 } },
+  { name: "hang past the timeout", fault: { kind: "hang" } },
+  { name: "connection reset mid-answer", fault: { kind: "reset" } },
+  { name: "body not JSON", fault: { kind: "not-json" } },
+  { name: "JSON of the wrong shape", fault: { kind: "wrong-shape" } },
+  { name: "5 MB body", fault: { kind: "huge" } },
+  { name: "redirect to another origin", fault: { kind: "redirect", to: "ORIGIN" } }
 ]
 
-const faults = (otherOrigin: string): ReadonlyArray<[string, FaultKind]> => [
-  ["HTTP 500", { kind: "status", status: 500 }],
-  ["HTTP 502", { kind: "status", status: 502 }],
-  ["HTTP 503", { kind: "status", status: 503 }],
-  ["HTTP 503 + Retry-After", { kind: "status", status: 503, retryAfter: "1" }],
-  ["HTTP 429", { kind: "status", status: 429 }],
-  ["HTTP 429 + Retry-After", { kind: "status", status: 429, retryAfter: "1" }],
-  ["HTTP 404", { kind: "status", status: 404 }],
-  ["hang past the timeout", { kind: "hang" }],
-  ["connection reset mid-answer", { kind: "reset" }],
-  ["body not JSON", { kind: "not-json" }],
-  ["JSON of the wrong shape", { kind: "wrong-shape" }],
-  ["5 MB body", { kind: "huge" }],
-  ["redirect to another origin", { kind: "redirect", to: otherOrigin }]
+/** The faults of one protocol's route: every route's, the ask's own where the protocol takes them, and redirects by cookie. */
+const faultsOf = (protocol: ProtocolName, route: Route): ReadonlyArray<Planned> => [
+  ...faults,
+  ...(route === "ask" && protocol !== "ag-ui"
+    ? [{ name: "HTTP 500 naming its conversation", fault: { kind: "opened", status: 500 } } as const]
+    : []),
+  ...(route === "ask" && (protocol === "turn-eval" || protocol === "langgraph")
+    ? [
+      { name: "conversation id ..", fault: { kind: "id", id: ".." } } as const,
+      { name: "conversation id %2e%2e", fault: { kind: "id", id: "%2e%2e" } } as const
+    ]
+    : []),
+  // One protocol's redirects are also run signed in by cookie: neither kind of session may leave the origin.
+  ...(protocol === "ai-sdk"
+    ? [{ name: "redirect to another origin, by cookie", fault: { kind: "redirect", to: "ORIGIN" }, signIn: "cookie" } as const]
+    : [])
 ]
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+const host = "http://127\\.0\\.0\\.1:\\d+"
 
-/** What a faulted case should show, by route and fault. */
-const expected = (route: Route, fault: FaultKind): Expected => {
+/** What a faulted case should show, by protocol, route and fault. */
+const expected = (protocol: ProtocolName, route: Route, fault: FaultKind): Expected => {
   // A fault that is retried may outlast the timeout: the reason then says so after the fault.
   const retried = ` \\(retried until the ${timeout}s timeout\\)`
-  // An ask that reached the app and failed before naming its conversation may have left one: the run says so.
-  const because = (reason: string, mayHold = false): Expected => {
-    // Every route error names its request: the method and the URL, never the cookie.
-    const pattern = new RegExp(`^${route}: ${reason}(${retried})? — (GET|POST|DELETE) http://127\\.0\\.0\\.1:\\d+/\\S+$`)
+  const own = requestOf(protocol, route)
+  // Only this product's ask names its conversation in its answer: one that failed first may have left one.
+  const mayHoldOne = protocol === "turn-eval" && route === "ask"
+  const because = (reason: string, options: { readonly mayHold?: boolean; readonly at?: Request } = {}): Expected => {
+    const at = options.at ?? own
+    // Every route error names its request: the method and the URL, never the session.
+    const pattern = new RegExp(`^${at.name}: ${reason}(${retried})? — ${at.method} ${host}${at.path}$`)
     return route === "delete"
       ? { case: "undeleted", reason: pattern }
-      : { case: "fails", reason: pattern, mayHold: route === "ask" && mayHold }
+      : { case: "fails", reason: pattern, mayHold: mayHoldOne && options.mayHold === true }
   }
   switch (fault.kind) {
     case "status":
-      return route === "delete" && fault.status === 404 ? { case: "clean" } : because(`HTTP ${fault.status}`, fault.status >= 500)
+      return route === "delete" && fault.status === 404
+        ? { case: "clean" }
+        : because(`HTTP ${fault.status}`, { mayHold: fault.status >= 500 })
     case "opened":
       return because(`HTTP ${fault.status}`)
-    case "id":
+    case "id": {
+      const refused = `^ask: refused the conversation id ${escape(JSON.stringify(fault.id))}`
+      const unsafe = "it would change the route.s path"
       return {
         case: "fails",
-        reason: new RegExp(`^ask: refused the conversation id ${escape(JSON.stringify(fault.id))} \\([^)]*\\): it would change the route.s path`),
+        // A LangGraph thread is named by its creation, which the failure names.
+        reason: protocol === "langgraph"
+          ? new RegExp(`${refused} \\(POST /threads\\): ${unsafe}; no request is made with it — POST ${host}/threads$`)
+          : new RegExp(`${refused} \\([^)]*\\): ${unsafe}`),
         refusedId: fault.id
       }
+    }
     case "hang":
-      return because(`timed out after ${timeout}s`, true)
+      return because(`timed out after ${timeout}s`, { mayHold: true })
     case "reset":
       return route === "delete" ? because("connection reset") : because("connection reset while reading the answer")
     case "not-json":
@@ -90,16 +197,13 @@ const expected = (route: Route, fault: FaultKind): Expected => {
         : {
           case: "fails",
           reason: new RegExp(
-            `^${route}: the app answered a web page \\(HTTP 200 text/html from http://127\\.0\\.0\\.1:\\d+/\\S+\\), not the protocol — is the route right and the session signed in\\?$`
+            `^${own.name}: the app answered a web page \\(HTTP 200 text/html from ${host}${own.path}\\), not the protocol — ` +
+              "is the route right and the session signed in\\?$"
           ),
-          mayHold: route === "ask"
+          mayHold: mayHoldOne
         }
     case "wrong-shape":
-      return route === "delete"
-        ? { case: "clean" }
-        : route === "ask"
-        ? because("the answer carries no conversationId", true)
-        : because("\\$\\..*")
+      return wrongShape(protocol, route, because)
     case "huge":
       return { case: "clean" }
     case "redirect":
@@ -107,7 +211,37 @@ const expected = (route: Route, fault: FaultKind): Expected => {
   }
 }
 
+/** What a body of the wrong shape shows, by protocol: each reader says what it could not read. */
+const wrongShape = (
+  protocol: ProtocolName,
+  route: Route,
+  because: (reason: string, options?: { readonly mayHold?: boolean; readonly at?: Request }) => Expected
+): Expected => {
+  // A delete answered 200 with any body is done.
+  if (route === "delete") return { case: "clean" }
+  switch (protocol) {
+    case "turn-eval":
+      return route === "ask" ? because("the answer carries no conversationId", { mayHold: true }) : because("\\$\\..*")
+    case "ai-sdk":
+      return because("chunk 1 of the stream is not a UI message chunk \\(an object with a string type\\)")
+    case "ag-ui":
+      return because("event 0: not an AG-UI event \\(expected an object with a string \"type\"\\)")
+    case "langgraph": {
+      // A run's values are the graph's own state, so any object is one; the turn is read from the thread's
+      // state, which holds no messages when the run was not taken (the ask's fault) or is itself garbage.
+      // The thread's own body adds only its status and interrupts, which the state and the run carry too.
+      const state = because("thread state: values\\.messages: expected a list of messages, got undefined", {
+        at: requestOf("langgraph", "trace")
+      })
+      return route === "conversation" ? { case: "clean" } : state
+    }
+  }
+}
+
 interface Row {
+  readonly order: number
+  readonly protocol: ProtocolName
+  readonly signIn: SignIn
   readonly route: Route
   readonly fault: string
   readonly faulted: number
@@ -116,9 +250,11 @@ interface Row {
   readonly others: number
   readonly reported: number
   readonly mayHold: number
+  readonly created: number
+  readonly deleted: number
   readonly leaked: number
-  readonly cookieLeaks: number
-  readonly completed: boolean
+  readonly elsewhere: number
+  readonly sessionLeaks: number
   readonly seconds: number
 }
 
@@ -126,138 +262,244 @@ const rows: Array<Row> = []
 // What a clean run and a faulted one agree on for a case: its verdicts, without its turn id and wall time.
 const withoutTurnId = ({ durationMs: _d, turnId: _, ...rest }: CaseResult) => rest
 
+/** Runs at most `n` bodies at once. */
+const limiter = (n: number) => {
+  let running = 0
+  const waiting: Array<() => void> = []
+  return async <A>(body: () => Promise<A>): Promise<A> => {
+    if (running >= n) await new Promise<void>((resolve) => waiting.push(resolve))
+    running++
+    try {
+      return await body()
+    } finally {
+      running--
+      waiting.shift()?.()
+    }
+  }
+}
+const slot = limiter(2)
+
+/** A server on another origin that records every request it gets, with its headers. */
+const recordingOrigin = async () => {
+  const seen: Array<IncomingHttpHeaders> = []
+  const server: Server = createServer((request, response) => {
+    seen.push(request.headers)
+    response.end("{}")
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+/** Runs the golden set live over a protocol's catalog; the results file is decoded whole. */
+const liveRun = async (p: ProtocolSet, url: string, env: NodeJS.ProcessEnv) => {
+  const dir = mkdtempSync(join(tmpdir(), "eval-fault-"))
+  const file = join(dir, "r.json")
+  const run = await evalCliAsync(
+    ["run", "--base-url", url, ...surfacesArgs(p), "--json", file, "--timeout", String(timeout), "--concurrency", "8"],
+    { env: { XDG_STATE_HOME: join(dir, "state"), ...env } }
+  )
+  const text = readFileSync(file, "utf8")
+  return { run, text, result: Schema.decodeUnknownSync(RunResult)(JSON.parse(text)) }
+}
+
 describe.runIf(enabled)("the fault matrix", () => {
-  let other: Server
-  let otherOrigin = ""
-  const cookiesSeenElsewhere: Array<string> = []
   let cases: ReadonlyArray<Case> = []
-  const clean = new Map<string, ReturnType<typeof withoutTurnId>>()
+  const clean = new Map<ProtocolName, Map<string, ReturnType<typeof withoutTurnId>>>()
 
   beforeAll(async () => {
-    other = createServer((request, response) => {
-      cookiesSeenElsewhere.push(request.headers.cookie ?? "")
-      response.end("{}")
-    })
-    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve))
-    otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
-    cases = (await Effect.runPromise(goldenSet)).cases
-    await withStandIn({}, async (s) => {
-      const out = join(mkdtempSync(join(tmpdir(), "eval-clean-")), "r.json")
-      const run = await evalCliAsync(["run", "--base-url", s.url, "--json", out], { env: { EVAL_COOKIE: Redacted.value(s.cookie()) } })
-      expect(run.code).toBe(0)
-      for (const c of Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(out, "utf8"))).cases) {
-        clean.set(c.id, withoutTurnId(c))
-      }
-    })
-  })
+    cases = (await protocolSet("turn-eval")).set.cases
+    await Promise.all(allProtocols.map((protocol) =>
+      withProtocolStandIn(protocol, {}, async (s, p) => {
+        const { result, run } = await liveRun(p, s.url, sessionEnv(s, signInOf(protocol)))
+        expect(run.code).toBe(0)
+        // The wires other than this product's have no refused or handed-off outcome: those cases fail there.
+        const unreadable = cases.filter((c) => c.expect.some((e) => e.kind === "outcome" && ["refused", "handed-off"].includes(e.is)))
+        expect(unreadable.length).toBeGreaterThan(0)
+        expect(result.cases.filter((c) => !c.passed).map((c) => c.id)).toEqual(protocol === "turn-eval" ? [] : unreadable.map((c) => c.id))
+        clean.set(protocol, new Map(result.cases.map((c) => [c.id, withoutTurnId(c)])))
+      })
+    ))
+  }, 120_000)
 
   afterAll(() => {
-    other?.close()
     const report = process.env["RELIABILITY_REPORT"]
     if (report !== undefined && rows.length > 0) {
       mkdirSync(report, { recursive: true })
-      writeFileSync(join(report, "fault-matrix.md"), renderTable(rows))
+      writeFileSync(join(report, "fault-matrix.md"), renderTables(rows))
     }
   })
 
-  for (const route of routes) {
-    for (const [name, fault] of [...faults("ORIGIN"), ...(route === "ask" ? askFaults : [])]) {
-      it(`${route}: ${name}`, () =>
-        withStandIn({}, async (s) => {
-          const injected = fault.kind === "redirect" ? { ...fault, to: otherOrigin } : fault
-          s.setFaults([{ route, rate, ...injected }])
-          const want = expected(route, injected)
-          const hit = new Set(cases.filter((c) => stableFraction(`${route}\u0000${c.question}`) < rate).map((c) => c.id))
-          expect(hit.size).toBeGreaterThan(0)
-          const dir = mkdtempSync(join(tmpdir(), "eval-fault-"))
-          const cookie = Redacted.value(s.cookie())
-          const started = Date.now()
-          const run = await evalCliAsync(
-            ["run", "--base-url", s.url, "--json", join(dir, "r.json"), "--timeout", String(timeout), "--concurrency", "8"],
-            { env: { EVAL_COOKIE: cookie } }
-          )
-          const seconds = (Date.now() - started) / 1000
-          expect(run.code).toBe(0)
-          const result = Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(dir, "r.json"), "utf8")))
-          expect(result.cases.map((c) => c.id)).toEqual(cases.map((c) => c.id))
-
-          let asExpected = 0
-          let othersClean = 0
-          for (const c of result.cases) {
-            if (hit.has(c.id) && want.case === "fails") {
-              expect(c.passed, c.id).toBe(false)
-              expect(c.error, c.id).toMatch(want.reason)
-              asExpected++
-            } else {
-              expect(withoutTurnId(c), c.id).toEqual(clean.get(c.id))
-              if (hit.has(c.id)) asExpected++
-              else othersClean++
-            }
-          }
-
-          const reported = [...run.stderr.matchAll(/^ {2}(conv_\S+|\S+) +(\S+): (.*)$/gm)].filter((m) => !m[1]!.endsWith(":"))
-          const mayHold = [...run.stderr.matchAll(/^ {2}(\S+): the ask \(POST .*\) (.*) before naming its conversation: the app may hold one$/gm)]
-          if (want.case === "undeleted") {
-            expect(reported.map((m) => m[2]).sort()).toEqual([...hit].sort())
-            for (const m of reported) expect(m[3]).toMatch(want.reason)
-          } else if (want.case === "fails" && want.refusedId !== undefined) {
-            // The conversation is named by an id no route may hold: reported by it, and no request made with it.
-            expect(reported.map((m) => [m[1], m[2]]).sort()).toEqual([...hit].map((id) => [want.refusedId, id]).sort())
-            expect(s.stats().requests.delete).toBe(cases.length - hit.size)
-          } else if (want.case === "fails" && want.mayHold === true) {
-            expect(mayHold.map((m) => m[1]).sort()).toEqual([...hit].sort())
-            expect(run.stderr).toMatch(new RegExp(`^${hit.size} cases? may have left a conversation the run never learned of`, "m"))
-          } else {
-            expect(run.notes).toBe("")
-          }
-          const reportedIds = new Set(reported.map((m) => m[1]))
-          // A conversation reported under an id no route may hold is the stand-in's one for that case.
-          const reportedCases = new Set(reported.map((m) => m[2]))
-          const leaked = s.conversations().filter((c) =>
-            !reportedIds.has(c.id) && !(want.case === "fails" && want.refusedId !== undefined && reportedCases.has(cases.find((k) => k.question === c.question)?.id ?? ""))
-          ).length
-          expect(leaked).toBe(0)
-          const everywhere = [run.stdout, run.stderr, readFileSync(join(dir, "r.json"), "utf8")].join("\n")
-          const cookieLeaks = everywhere.split(cookie.split("=")[1]!).length - 1 +
-            cookiesSeenElsewhere.filter((c) => c !== "").length
-          expect(cookieLeaks).toBe(0)
-          rows.push({
-            route,
-            fault: name,
-            faulted: hit.size,
-            asExpected,
-            othersClean,
-            others: cases.length - hit.size,
-            reported: reported.length,
-            mayHold: mayHold.length,
-            leaked,
-            cookieLeaks,
-            completed: true,
-            seconds
-          })
-        }), 60_000)
-    }
+  let order = 0
+  for (const protocol of allProtocols) {
+    describe.concurrent(protocol, () => {
+      for (const route of routesOf[protocol]) {
+        for (const planned of faultsOf(protocol, route)) {
+          const at = order++
+          it(`${protocol} ${route}: ${planned.name}`, () => slot(() => faultedRun(protocol, route, planned, at)), 60_000)
+        }
+      }
+    })
   }
+
+  const faultedRun = (protocol: ProtocolName, route: Route, planned: Planned, at: number) =>
+    withProtocolStandIn(protocol, {}, async (s, p) => {
+      const other = await recordingOrigin()
+      try {
+        const signIn = planned.signIn ?? signInOf(protocol)
+        const injected = planned.fault.kind === "redirect" ? { ...planned.fault, to: other.origin } : planned.fault
+        const renamesThreads = protocol === "langgraph" && injected.kind === "id"
+        const fault: Fault = renamesThreads ? { route, times: renamedThreads, ...injected } : { route, rate, ...injected }
+        s.setFaults([fault])
+        const want = expected(protocol, route, injected)
+        const started = Date.now()
+        const { result, run, text } = await liveRun(p, s.url, sessionEnv(s, signIn))
+        const seconds = (Date.now() - started) / 1000
+        expect(run.code).toBe(0)
+        expect(result.cases.map((c) => c.id)).toEqual(cases.map((c) => c.id))
+        // The cases hit: chosen by a hash of the question, or, for a thread's creation, whichever came first.
+        const hit = renamesThreads
+          ? new Set(result.cases.filter((c) => want.case === "fails" && want.reason.test(c.error ?? "")).map((c) => c.id))
+          : new Set(cases.filter((c) => stableFraction(`${route}\u0000${c.question}`) < rate).map((c) => c.id))
+        if (renamesThreads) expect(hit.size).toBe(renamedThreads)
+        expect(hit.size).toBeGreaterThan(0)
+
+        let asExpected = 0
+        let othersClean = 0
+        for (const c of result.cases) {
+          if (hit.has(c.id) && want.case === "fails") {
+            expect(c.passed, c.id).toBe(false)
+            expect(c.error, c.id).toMatch(want.reason)
+            asExpected++
+          } else {
+            expect(withoutTurnId(c), c.id).toEqual(clean.get(protocol)!.get(c.id))
+            if (hit.has(c.id)) asExpected++
+            else othersClean++
+          }
+        }
+
+        const reported = [...run.stderr.matchAll(/^ {2}(\S+) +(\S+): (.*)$/gm)].filter((m) => !m[1]!.endsWith(":"))
+        const mayHold = [
+          ...run.stderr.matchAll(/^ {2}(\S+): the ask \(POST .*\) (.*) before naming its conversation: the app may hold one$/gm)
+        ]
+        const stats = s.stats()
+        if (want.case === "undeleted") {
+          expect(reported.map((m) => m[2]).sort()).toEqual([...hit].sort())
+          for (const m of reported) expect(m[3]).toMatch(want.reason)
+        } else if (want.case === "fails" && want.refusedId !== undefined) {
+          // The conversation is named by an id no route may hold: reported by it, and no request made with it.
+          expect(reported.map((m) => [m[1], m[2]]).sort()).toEqual([...hit].map((id) => [want.refusedId, id]).sort())
+          expect(stats.requests.delete).toBe(cases.length - hit.size)
+        } else if (want.case === "fails" && want.mayHold === true) {
+          expect(mayHold.map((m) => m[1]).sort()).toEqual([...hit].sort())
+          expect(run.stderr).toMatch(new RegExp(`^${hit.size} cases? may have left a conversation the run never learned of`, "m"))
+        } else {
+          expect(run.notes).toBe("")
+        }
+        // Every conversation created is deleted or reported: what the stand-in still holds is what was reported.
+        const held = s.conversations()
+        const refused = want.case === "fails" && want.refusedId !== undefined
+        if (!refused) expect(reported.map((m) => m[1]).sort()).toEqual(held.map((c) => c.id).sort())
+        const leaked = stats.created - stats.deleted - reported.length
+        expect([leaked, held.length]).toEqual([0, reported.length])
+        if (protocol === "ag-ui") expect([stats.created, stats.requests.delete]).toEqual([0, 0])
+
+        // No request reaches the other origin, so no session does; nor does the session show in any output.
+        const secret = secretOf(s)
+        const carried = other.seen.filter((headers) => JSON.stringify(headers).includes(secret)).length
+        const sessionLeaks = [run.stdout, run.stderr, text].join("\n").split(secret).length - 1 + carried
+        expect([other.seen.length, sessionLeaks]).toEqual([0, 0])
+        rows.push({
+          order: at,
+          protocol,
+          signIn,
+          route,
+          fault: planned.name,
+          faulted: hit.size,
+          asExpected,
+          othersClean,
+          others: cases.length - hit.size,
+          reported: reported.length,
+          mayHold: mayHold.length,
+          created: stats.created,
+          deleted: stats.deleted,
+          leaked,
+          elsewhere: other.seen.length,
+          sessionLeaks,
+          seconds
+        })
+      } finally {
+        await other.close()
+      }
+    })
 })
 
-const renderTable = (all: ReadonlyArray<Row>): string => {
-  const sum = (f: (r: Row) => number) => all.reduce((n, r) => n + f(r), 0)
-  return [
-    "| route | fault | cases faulted | faulted as expected | other cases graded as in a clean run | conversations reported undeleted | cases listed as maybe holding one | conversations leaked | cookie leaks | run time (s) |",
-    "|---|---|---|---|---|---|---|---|---|---|",
-    ...all.map((r) =>
-      `| ${r.route} | ${r.fault} | ${r.faulted} | ${r.asExpected}/${r.faulted} | ${r.othersClean}/${r.others} | ${r.reported} | ${r.mayHold} | ${r.leaked} | ${r.cookieLeaks} | ${
-        r.seconds.toFixed(1)
-      } |`
-    ),
-    "",
-    `Totals: ${all.length} runs completed, ${sum((r) => r.faulted)} faults injected, ${
-      sum((r) => r.asExpected)
-    } faulted cases as expected, ${sum((r) => r.reported)} conversations reported by id (their delete was the faulted route, or the ask named them by an id no route may hold), ${
-      sum((r) => r.mayHold)
-    } cases listed as maybe holding a conversation they never named, ${sum((r) => r.leaked)} conversations leaked, ${
-      sum((r) => r.cookieLeaks)
-    } cookie leaks.`,
-    ""
-  ].join("\n")
+const renderTables = (all: ReadonlyArray<Row>): string => {
+  const sorted = [...all].sort((a, b) => a.order - b.order)
+  const sum = (rows: ReadonlyArray<Row>, f: (r: Row) => number) => rows.reduce((n, r) => n + f(r), 0)
+  const totals = (rows: ReadonlyArray<Row>) =>
+    [
+      `${rows.length} runs completed`,
+      `${sum(rows, (r) => r.faulted)} faults injected`,
+      `${sum(rows, (r) => r.asExpected)} faulted cases as expected`,
+      `${sum(rows, (r) => r.othersClean)} of ${sum(rows, (r) => r.others)} other cases graded as in a clean run`,
+      `${sum(rows, (r) => r.created)} conversations created, ${sum(rows, (r) => r.deleted)} deleted`,
+      `${sum(rows, (r) => r.reported)} reported by id (their delete was the faulted route, or the app named them by an id ` +
+      "no route may hold)",
+      `${sum(rows, (r) => r.mayHold)} cases listed as maybe holding a conversation they never named`,
+      `${sum(rows, (r) => r.leaked)} conversations leaked`,
+      `${sum(rows, (r) => r.elsewhere)} requests at the other origin`,
+      `${sum(rows, (r) => r.sessionLeaks)} session leaks.`
+    ].join(", ")
+  const columns = [
+    "route",
+    "fault",
+    "cases faulted",
+    "faulted as expected",
+    "other cases graded as in a clean run",
+    "conversations created / deleted",
+    "reported undeleted",
+    "cases listed as maybe holding one",
+    "conversations leaked",
+    "session leaks",
+    "run time (s)"
+  ]
+  const line = (cells: ReadonlyArray<string | number>) => `| ${cells.join(" | ")} |`
+  const sections = allProtocols.flatMap((protocol) => {
+    const mine = sorted.filter((r) => r.protocol === protocol)
+    if (mine.length === 0) return []
+    const byCookie = protocol !== "turn-eval" && mine.some((r) => r.signIn === "cookie")
+      ? "; the rows that say “by cookie”, by a session cookie"
+      : ""
+    return [
+      `### ${protocol}`,
+      "",
+      `Signed in by ${signInWords[signInOf(protocol)]}${byCookie}. ${legendOf[protocol]}.`,
+      "",
+      line(columns),
+      line(columns.map(() => "---")).replace(/ /g, ""),
+      ...mine.map((r) =>
+        line([
+          r.route,
+          r.fault,
+          r.faulted,
+          `${r.asExpected}/${r.faulted}`,
+          `${r.othersClean}/${r.others}`,
+          `${r.created} / ${r.deleted}`,
+          r.reported,
+          r.mayHold,
+          r.leaked,
+          r.sessionLeaks,
+          r.seconds.toFixed(1)
+        ])
+      ),
+      "",
+      `Totals (${protocol}): ${totals(mine)}`,
+      ""
+    ]
+  })
+  return [...sections, `Totals (every protocol): ${totals(sorted)}`, ""].join("\n")
 }

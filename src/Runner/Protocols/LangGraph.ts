@@ -13,7 +13,7 @@ import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import type { Surface } from "../../Schema/Surface.js"
-import { failure, type RouteName } from "../Transport.js"
+import { type Answered, failure, isWebPage, type RouteName, webPage } from "../Transport.js"
 import { type Asking, fillTemplate, type LiveProtocol, postQuestion, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
@@ -289,6 +289,18 @@ const OpenedThread = Schema.Struct({ thread_id: Schema.String })
 const parsedBody = (route: RouteName, text: string): Effect.Effect<unknown, TurnError> =>
   Effect.try({ try: (): unknown => JSON.parse(text.trimStart()), catch: () => failure(route, "not JSON") })
 
+/** Fails on a web page where JSON was expected, saying what that usually means, as every read does. */
+const refuseWebPage = (
+  asking: Asking,
+  route: RouteName,
+  path: string,
+  answered: Answered,
+  text: string
+): Effect.Effect<void, TurnError> =>
+  isWebPage(answered.headers["content-type"] ?? "") && !text.trimStart().startsWith("{")
+    ? Effect.fail(webPage(route, answered.status, asking.transport.urlOf(path).href))
+    : Effect.void
+
 /**
  * Opens the thread; the thread id is noted the moment it is known. The request is not retried after a
  * connection that may have reached the server: that could open a second thread.
@@ -308,6 +320,7 @@ const openThread = (asking: Asking) =>
     const text = yield* transport.readText("thread", sent.response).pipe(
       Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("thread", error.reason)))
     )
+    yield* refuseWebPage(asking, "thread", path, sent, text)
     const thread = yield* transport.decodeBody("thread", text, OpenedThread)
     yield* named(thread.thread_id, "POST /threads")
     yield* Ref.set(state.unsure, Option.none())
@@ -319,7 +332,7 @@ export const langGraphProtocol: LiveProtocol = {
   deleteRoute: (surface) => surface.routes?.delete ?? `${threadsOf(surface)}/{conversationId}`,
   turn: (asking) =>
     Effect.gen(function*() {
-      const { at, surface, testCase, transport, state } = asking
+      const { at, surface, testCase, transport } = asking
       const threadId = yield* openThread(asking)
       const threadPath = `${threadsOf(surface)}/${encodeURIComponent(threadId)}`
       const runPath = `${threadPath}/runs/wait`
@@ -334,20 +347,31 @@ export const langGraphProtocol: LiveProtocol = {
       const runText = yield* transport.readText("ask", sent.response).pipe(
         Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))
       )
+      yield* refuseWebPage(asking, "ask", runPath, sent, runText)
       const run = yield* parsedBody("ask", runText)
       const runId = runIdFromLocation(sent.headers["content-location"])
-      // The thread and its state need nothing of each other: they are read together.
-      yield* at("thread", "GET", threadPath)
+      // The thread and its state need nothing of each other: they are read together, each retrying on its
+      // own. The stage names the thread until it is read, then the state if that is still awaited, so a
+      // failure or a timeout names the request it came from and what that request was retrying.
+      const statePath = `${threadPath}/state`
+      const retrying = { thread: yield* Ref.make(Option.none<string>()), state: yield* Ref.make(Option.none<string>()) }
+      const stateRead = yield* Ref.make(false)
+      const atState = at("state", "GET", statePath, retrying.state)
+      yield* at("thread", "GET", threadPath, retrying.thread)
       const [thread, threadState] = yield* Effect.all([
-        transport.readJson("thread", threadPath, Schema.Unknown, state.retrying),
-        Effect.tapError(
-          transport.readJson("state", `${threadPath}/state`, Schema.Unknown, state.retrying),
-          () => at("state", "GET", `${threadPath}/state`)
+        Effect.tap(
+          transport.readJson("thread", threadPath, Schema.Unknown, retrying.thread),
+          () => Effect.unlessEffect(atState, Ref.get(stateRead))
+        ),
+        transport.readJson("state", statePath, Schema.Unknown, retrying.state).pipe(
+          Effect.tap(() => Ref.set(stateRead, true)),
+          Effect.tapError(() => atState)
         )
       ], { concurrency: 2 })
       const wire: LangGraphWire = { question: testCase.question, runId, run, thread, state: threadState }
       return yield* Either.match(readLangGraphTurn(wire, { ...asking.context, conversationId: threadId }), {
-        onLeft: (why) => Effect.fail(failure("state", why)),
+        // What the turn lacks is read from the state: the failure names that request.
+        onLeft: (why) => Effect.zipRight(atState, Effect.fail(failure("state", why))),
         onRight: Effect.succeed
       })
     })

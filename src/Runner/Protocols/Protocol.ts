@@ -68,8 +68,11 @@ export interface Asking {
    * opened it (the session was rejected, or the app was never reached): nothing is left to delete.
    */
   readonly forget: (id: string) => Effect.Effect<void>
-  /** Says which request the case is making: every failure from now names it (method and URL). */
-  readonly at: (route: RouteName, method: string, path: string) => Effect.Effect<void>
+  /**
+   * Says which request the case is making: every failure from now names it (method and URL), and a
+   * timeout what `retrying` (default `state.retrying`) says that request was retrying.
+   */
+  readonly at: (route: RouteName, method: string, path: string, retrying?: Ref.Ref<Option.Option<string>>) => Effect.Effect<void>
   /** A fresh random id (a UUID), for protocols whose client names the conversation. */
   readonly newId: () => string
 }

@@ -1,0 +1,98 @@
+/**
+ * A proxy in front of an app on loopback that passes every request on, records what it saw, and can
+ * hold answers back: a held request reaches the app (which opens its conversation and answers), but
+ * its answer never reaches the client, as an app still streaming a long answer would. That keeps asks
+ * in flight with their conversations open on every protocol, whose asks are one request.
+ */
+import { createServer, type IncomingMessage } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
+
+/** A request the proxy saw: its method, its path and query, and its body. */
+export interface Seen {
+  readonly method: string
+  readonly path: string
+  readonly body: string
+}
+
+/** A running proxy. */
+export interface HoldingProxy {
+  /** The base URL to point a run at instead of the app's. */
+  readonly url: string
+  /** Every request passed on so far, in order. */
+  readonly seen: () => ReadonlyArray<Seen>
+  /** How many answers are held back now. */
+  readonly held: () => number
+  /** Holds back the answers to the requests `hold` selects from now on (answers held already stay held). */
+  readonly setHold: (hold: (method: string, path: string) => boolean) => void
+  readonly close: () => Promise<void>
+}
+
+/** Whether a request is an ask on any protocol: a POST to a surface's endpoint, or a LangGraph run. */
+export const isAsk = (method: string, path: string): boolean =>
+  method === "POST" && (/\/ask$/.test(path) || /\/runs\/wait$/.test(path))
+
+const bodyOf = (request: IncomingMessage): Promise<string> =>
+  new Promise((resolve) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+    request.on("error", () => resolve(""))
+  })
+
+// Headers that belong to one hop, which the proxy makes anew.
+const hopHeaders = new Set(["host", "connection", "content-length", "transfer-encoding", "keep-alive"])
+
+/** Starts a proxy to `target` (an origin) that holds back the answers to requests `hold` selects. */
+export const startHoldingProxy = async (
+  target: string,
+  initially: (method: string, path: string) => boolean = isAsk
+): Promise<HoldingProxy> => {
+  let hold = initially
+  const seen: Array<Seen> = []
+  const sockets = new Set<Socket>()
+  let held = 0
+  const server = createServer(async (request, response) => {
+    const method = request.method ?? "GET"
+    const path = request.url ?? "/"
+    const body = await bodyOf(request)
+    seen.push({ method, path, body })
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(([name, value]) => !hopHeaders.has(name) && typeof value === "string")
+    ) as Record<string, string>
+    const answered = await fetch(`${target}${path}`, {
+      method,
+      headers,
+      redirect: "manual",
+      ...(body === "" ? {} : { body })
+    }).catch(() => undefined)
+    if (answered === undefined) return void response.destroy()
+    const text = Buffer.from(await answered.arrayBuffer())
+    if (hold(method, path)) {
+      held++
+      response.on("close", () => held--)
+      return
+    }
+    const passed: Record<string, string> = {}
+    answered.headers.forEach((value, name) => {
+      if (!hopHeaders.has(name)) passed[name] = value
+    })
+    response.writeHead(answered.status, passed)
+    response.end(text)
+  })
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen: () => [...seen],
+    held: () => held,
+    setHold: (next) => void (hold = next),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      })
+  }
+}
