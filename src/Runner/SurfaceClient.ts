@@ -112,10 +112,7 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
   static readonly Live = (config: LiveConfig): Layer.Layer<SurfaceClient, never, HttpClient.HttpClient> =>
     Layer.effect(
       SurfaceClient,
-      Effect.map(makeLive(config), (live) => ({
-        ...scopedClient((testCase, surface) => live.obtain(testCase, surface)),
-        leftBehind: live.leftBehind
-      }))
+      Effect.map(makeLive(config), (live) => ({ withTurn: live.withTurn, leftBehind: live.leftBehind }))
     )
 
   /**

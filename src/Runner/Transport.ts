@@ -6,7 +6,7 @@
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
-import { Data, Deferred, Duration, Effect, Either, Fiber, Option, Redacted, Ref, type Schema, Stream } from "effect"
+import { Data, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, Option, Redacted, Ref, type Schema, Stream } from "effect"
 import { boundedLines } from "../Files.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
@@ -166,9 +166,28 @@ export const headerText = (value: string | undefined): string | undefined => {
 /**
  * Runs cleanup to its end in a fiber of its own, bounded by `limit`: the interruption that closes a
  * case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the limit can.
+ * The limit is a timer that interrupts the fiber, where `Effect.timeout` would race two more fibers.
  */
 export const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Duration): Effect.Effect<Option.Option<A>, E> =>
-  Effect.flatMap(Effect.forkDaemon(Effect.timeoutOption(Effect.interruptible(effect), limit)), Fiber.join)
+  Effect.flatMap(
+    Effect.uninterruptible(Effect.map(Effect.forkDaemon(Effect.interruptible(effect)), (fiber) => {
+      const late = { now: false }
+      const timer = setTimeout(() => {
+        late.now = true
+        fiber.unsafeInterruptAsFork(FiberId.none)
+      }, Duration.toMillis(limit))
+      fiber.addObserver(() => clearTimeout(timer))
+      return { fiber, late }
+    })),
+    ({ fiber, late }) =>
+      Effect.flatMap(Fiber.await(fiber), (exit) =>
+        Exit.isSuccess(exit)
+          ? Effect.succeed(Option.some(exit.value))
+          : late.now && Exit.isInterrupted(exit)
+          ? Effect.succeed(Option.none())
+          : Effect.failCause(exit.cause))
+  )
+
 
 /** A failure of a case at a route: `route: reason`. */
 export const failure = (route: RouteName, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
