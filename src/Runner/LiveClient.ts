@@ -2,7 +2,8 @@
  * Obtaining turns from a live app over HTTP, as a signed-in user, whichever wire format each surface
  * speaks: its protocol (`Protocols/*.ts`) asks the question and reads the turn through the transport
  * (`Transport.ts`), and every conversation it opens is deleted as the case ends — after grading, after a
- * failure, or when the run is interrupted.
+ * failure, or when the run is interrupted. Deletes run in the background, so a case's delete never holds
+ * the next case back; `leftBehind` and the client's layer wait for every one, so none is left unsaid.
  *
  * The session is sent only to the app's own origin: a redirect elsewhere is not followed. An id the
  * app answers with is put in a route only when it is safe there (`idProblem`): `.` or `..` would send
@@ -67,6 +68,11 @@ export interface LiveConfig {
   readonly maxLineBytes?: number
   /** Where conversations are recorded until deleted, so that a run that cannot delete them leaves a trace. */
   readonly journal?: Journal
+  /**
+   * The most cases whose deletes may be under way at once, in the background (default 16); a case
+   * past it waits for the oldest. The run passes its concurrency.
+   */
+  readonly maxDeleting?: number
 }
 
 /** A conversation left in the account: kept on request, or one whose delete failed (with why). */
@@ -134,7 +140,7 @@ const awaitWithin = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, millis: number): Eff
 interface Started {
   /** The turn, within the case's timeout; a failure names the request it was making. */
   readonly result: Effect.Effect<Turn, Failure>
-  /** Ends the case however it went: the ask cut short if still running, its conversations deleted. */
+  /** Ends the case however it went: the ask cut short if still running, its conversations handed to deletion. */
   readonly finish: (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
 }
 
@@ -151,11 +157,42 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
     })
     const askGrace = config.askGrace ?? Duration.seconds(5)
     const timeoutMillis = Duration.toMillis(config.timeout)
+    const maxDeleting = Math.max(1, config.maxDeleting ?? 16)
     // What the run leaves behind, appended as it happens; `leftBehind` hands out a copy.
     const kept: Array<LeftConversation> = []
     const undeleted: Array<LeftConversation> = []
     const unknown: Array<MaybeLeft> = []
     const journal = config.journal
+    // The deletes under way. A case hands its conversations over and is done: its delete does not
+    // hold the next case back. `settled` waits for every one, and `leftBehind` waits for it.
+    const deleting = new Set<Fiber.RuntimeFiber<void>>()
+
+    const settled: Effect.Effect<void> = Effect.suspend(() =>
+      deleting.size === 0 ? Effect.void : Effect.zipRight(Fiber.awaitAll([...deleting]), settled)
+    )
+
+    /**
+     * Runs deletes in a fiber of their own, tracked until they end. The case then yields once, so that
+     * the delete is made before whatever the case's worker asks next: the app sees a conversation's
+     * delete before the next question, and only the wait for its answer is dropped. When `maxDeleting`
+     * are already under way (an app slow to delete), the case waits for the oldest to end, as it would
+     * have waited for its own: the conversations open at once stay bounded.
+     */
+    const inBackground = (deletes: Effect.Effect<void>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (deleting.size >= maxDeleting) {
+          return Effect.zipRight(Fiber.await(deleting.values().next().value!), inBackground(deletes))
+        }
+        return Effect.flatMap(Effect.forkDaemon(deletes), (fiber) =>
+          Effect.zipRight(
+            Effect.sync(() => {
+              deleting.add(fiber)
+              fiber.addObserver(() => deleting.delete(fiber))
+            }),
+            Effect.yieldNow()
+          ))
+      })
+
     /**
      * Deletes a conversation through a delete route template (which may carry a query); 2xx means
      * deleted, 404 already gone. Never fails: how it ended is the answer. The journal is told when it is gone.
@@ -295,7 +332,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                 for (const id of opened) kept.push({ caseId: testCase.id, conversationId: id })
                 return
               }
-              for (const id of opened) yield* remove(testCase, deleteRoute, id)
+              yield* inBackground(Effect.forEach(opened, (id) => remove(testCase, deleteRoute, id), { discard: true }))
             })
         }))
       })
@@ -313,23 +350,26 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         ),
       get: (route: Route, path: string) => transport.get(route, path, config.timeout),
       deleteConversation,
-      leftBehind: Effect.sync(() => ({ kept: [...kept], undeleted: [...undeleted], unknown: [...unknown] }))
+      settled,
+      leftBehind: Effect.zipRight(settled, Effect.sync(() => ({ kept: [...kept], undeleted: [...undeleted], unknown: [...unknown] })))
     }
   })
 
 /** The live client's operations. */
 export interface Live {
-  /** Obtains a case's turn in the scope; its conversations are deleted when the scope closes. */
+  /** Obtains a case's turn in the scope; its conversations are handed to deletion when the scope closes. */
   readonly obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, Failure, Scope.Scope>
   /**
-   * Obtains a case's turn and runs `use` on it; its conversations are deleted as the effect ends,
-   * however it ends. No scope is opened: this is the run's hot path.
+   * Obtains a case's turn and runs `use` on it; its conversations are handed to deletion as the effect
+   * ends, however it ends. No scope is opened: this is the run's hot path.
    */
   readonly withTurn: <A>(testCase: Case, surface: Surface, use: (turn: Turn) => A) => Effect.Effect<A, Failure>
   /** Reads a route's body as text, bounded by the timeout: for commands that read without asking. */
   readonly get: (route: Route, path: string) => Effect.Effect<string, Failure>
   /** Deletes a conversation through a delete route template; never fails but for a rejected session. */
   readonly deleteConversation: (template: string, conversationId: string) => Effect.Effect<Deleted, RunStopped>
-  /** The conversations left in the account so far. */
+  /** Waits for every delete under way (each bounded by the delete timeout). */
+  readonly settled: Effect.Effect<void>
+  /** The conversations left in the account, once every delete under way has ended. */
   readonly leftBehind: Effect.Effect<LeftBehind>
 }
