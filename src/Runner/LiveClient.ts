@@ -183,7 +183,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         if (deleting.size >= maxDeleting) {
           return Effect.zipRight(Fiber.await(deleting.values().next().value!), inBackground(deletes))
         }
-        return Effect.flatMap(Effect.forkDaemon(deletes), (fiber) =>
+        return Effect.flatMap(Effect.forkDaemon(Effect.withTracerEnabled(deletes, false)), (fiber) =>
           Effect.zipRight(
             Effect.sync(() => {
               deleting.add(fiber)
@@ -280,7 +280,9 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           at: (route, method, path) => Effect.sync(() => (stage = { route, request: `${method} ${transport.urlOf(path).href}` })),
           newId: () => crypto.randomUUID()
         }
-        return Effect.map(Effect.forkDaemon(Effect.interruptible(protocol.turn(asking))), (fiber): Started => ({
+        // Tracing is off in the turn's fiber, once, rather than around each of its requests (`withoutSpans`).
+        const turn = Effect.withTracerEnabled(Effect.interruptible(protocol.turn(asking)), false)
+        return Effect.map(Effect.forkDaemon(turn), (fiber): Started => ({
           result: Effect.flatMap(awaitWithin(fiber, deadline - Date.now()), (outcome): Effect.Effect<Turn, Failure> =>
             Option.isSome(outcome)
               ? outcome.value

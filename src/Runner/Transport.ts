@@ -6,7 +6,7 @@
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
-import { Data, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, Option, Redacted, Ref, type Schema, Stream } from "effect"
+import { Data, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, FiberRef, Option, Redacted, Ref, type Schema, Stream } from "effect"
 import { boundedLines } from "../Files.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
@@ -188,6 +188,13 @@ export const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Dura
           : Effect.failCause(exit.cause))
   )
 
+/**
+ * An effect run with tracing off: no span per request (nothing here reads them, and making one costs
+ * more than the request) and so no trace headers sent. The live client's fibers run with tracing off
+ * already, and pay one check here; any other caller pays for turning it off.
+ */
+export const withoutSpans = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) => fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withTracerEnabled(effect, false) : effect)
 
 /** A failure of a case at a route: `route: reason`. */
 export const failure = (route: RouteName, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
@@ -222,11 +229,7 @@ export type Transport = Effect.Effect.Success<ReturnType<typeof makeTransport>>
 /** Builds the transport over an HttpClient. */
 export const makeTransport = (config: TransportConfig) =>
   Effect.gen(function*() {
-    // No spans: nothing here reads them, and making one per request costs more than the request.
-    const client = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.withTracerPropagation(false),
-      HttpClient.withTracerDisabledWhen(() => true)
-    )
+    const client = yield* HttpClient.HttpClient
     const origin = config.baseUrl.origin
     const prefix = config.baseUrl.pathname.replace(/\/+$/, "")
     const retries = config.retries ?? 4
@@ -337,7 +340,7 @@ export const makeTransport = (config: TransportConfig) =>
             HttpClientRequest.setHeader("accept", options.accept ?? "application/json")
           )
           if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
-          const response = yield* client.execute(request).pipe(
+          const response = yield* withoutSpans(client.execute(request)).pipe(
             Effect.tap(() => Effect.sync(() => (connected = true))),
             Effect.mapError((error) =>
               new TransportFailure({ reason: describeTransport(error), reached: !isUnreached(codeOf(error.cause)) })
