@@ -289,8 +289,7 @@ export const makeTransport = (config: TransportConfig) =>
     ): Stream.Stream<string, TurnError | TransportFailure> =>
       bodyBytes(route, response).pipe(
         boundedLines(maxLine, () => failure(route, `an event-stream line over ${mib(maxLine)}`)),
-        Stream.filter((line) => line.startsWith("data:")),
-        Stream.map((line) => line.slice(5).trim())
+        Stream.filterMap((line) => line.startsWith("data:") ? Option.some(line.slice(5).trim()) : Option.none())
       )
 
     /**

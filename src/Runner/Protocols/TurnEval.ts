@@ -5,8 +5,8 @@
  * the conversation. Route templates come from the catalog (docs/contract.md).
  */
 import { Effect, Either, Option, Ref, Stream } from "effect"
-import { decodeValue } from "../../Schema/Decode.js"
-import { RunStopped } from "../../Schema/Errors.js"
+import { decodeValue, isRecord, tooDeep } from "../../Schema/Decode.js"
+import { RunStopped, type TurnError } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
 import { fastTurnTrace, TurnTrace } from "../../Schema/Trace.js"
 import {
@@ -20,14 +20,43 @@ import {
 } from "../Transport.js"
 import type { Asking, LiveProtocol } from "./Protocol.js"
 
+/**
+ * `AskIds` checked without the schema, giving what `decodeValue` would (an event of a stream is read
+ * this way, a dozen times an ask): an object, not nested too deep, whose ids are strings where present.
+ * Anything else is left to the schema.
+ */
+export const fastAskIds = (value: unknown): typeof AskIds.Type | undefined => {
+  if (!isRecord(value) || tooDeep(value) !== undefined) return undefined
+  const hasConversation = Object.hasOwn(value, "conversationId")
+  const hasTurn = Object.hasOwn(value, "turnId")
+  const conversationId = value["conversationId"]
+  const turnId = value["turnId"]
+  if ((hasConversation && typeof conversationId !== "string") || (hasTurn && typeof turnId !== "string")) return undefined
+  return {
+    ...(hasConversation ? { conversationId: conversationId as string } : {}),
+    ...(hasTurn ? { turnId: turnId as string } : {})
+  }
+}
+
+const isMessage = (value: unknown): boolean =>
+  isRecord(value) && typeof value["role"] === "string" && typeof value["content"] === "string" &&
+  (!Object.hasOwn(value, "turnId") || value["turnId"] === null || typeof value["turnId"] === "string")
+
+/** `Conversation` checked without the schema, as `fastTurnTrace` checks a trace: a conversation is used as it is. */
+export const fastConversation = (value: unknown): Conversation | undefined =>
+  isRecord(value) && typeof value["id"] === "string" && Array.isArray(value["messages"]) && value["messages"].every(isMessage)
+    ? value as unknown as Conversation
+    : undefined
+
 /** The ids in a JSON text, if it is JSON of that shape. */
 const idsIn = (text: string): typeof AskIds.Type | undefined => {
+  let value: unknown
   try {
-    const value: unknown = JSON.parse(text)
-    return Either.getOrUndefined(decodeValue(AskIds, "ask", value, "lenient"))
+    value = JSON.parse(text)
   } catch {
     return undefined
   }
+  return fastAskIds(value) ?? Either.getOrUndefined(decodeValue(AskIds, "ask", value, "lenient"))
 }
 
 /** Asks the question; every conversation the app names is noted the moment it is known. */
@@ -62,35 +91,40 @@ const ask = ({ named, state, surface, testCase, transport }: Asking) =>
           ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(endpoint).href, why: error.reason }))
           : Effect.fail(error))
     )
-    const response = yield* transport.withRetries("ask", [429, 503], attempt, false, state.retrying, {
+    const sent = yield* transport.withRetries("ask", [429, 503], attempt, false, state.retrying, {
       stopping: state.stopping,
       phase: state.phase
-    }).pipe(
-      Effect.flatMap((sent) =>
-        sent.response === undefined ? Effect.fail(failure("ask", `HTTP ${sent.status}`)) : Effect.succeed(sent.response)
-      )
-    )
+    })
+    const { headers, response } = sent
+    if (response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
     yield* Ref.set(state.phase, "reading")
     yield* Ref.set(state.unsure, Option.some("ended"))
-    let turnId = headerText(response.headers["x-turn-id"])
+    let turnId = headerText(headers["x-turn-id"])
     // The conversations this answer names: one, in its headers, body or events (earlier answers that
     // failed may have named others, which are deleted all the same).
     const answerIds: Array<string> = []
     const learnConversation = (id: string, where: string) =>
       Effect.zipRight(named(id, where), Effect.sync(() => answerIds.includes(id) || answerIds.push(id)))
-    const headerId = headerText(response.headers["x-conversation-id"])
+    const headerId = headerText(headers["x-conversation-id"])
     if (headerId !== undefined) yield* learnConversation(headerId, "x-conversation-id")
-    const learn = (ids: typeof AskIds.Type, where: string) =>
-      Effect.gen(function*() {
-        if (ids.conversationId !== undefined) yield* learnConversation(ids.conversationId, where)
-        if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
-      })
+    /** Takes the turn id at once, and gives the effect that notes the conversation, if the ids name one. */
+    const learn = (ids: typeof AskIds.Type, where: string): Effect.Effect<void, TurnError> => {
+      if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
+      return ids.conversationId === undefined ? Effect.void : learnConversation(ids.conversationId, where)
+    }
     // The question is not re-asked when its answer breaks off: that would open a second conversation.
-    const body = isEventStream(response)
+    // A stream's events are read a chunk at a time; only an event that names the conversation costs an
+    // effect (the journal is written before the next event is read).
+    const body = isEventStream(sent)
       ? transport.eventData("ask", response).pipe(
-        Stream.runForEach((data) => {
-          const ids = idsIn(data)
-          return ids === undefined ? Effect.void : learn(ids, "the event stream")
+        Stream.runForEachChunk((chunk) => {
+          let learnt: Effect.Effect<void, TurnError> = Effect.void
+          for (const data of chunk) {
+            const ids = idsIn(data)
+            const noting = ids === undefined ? Effect.void : learn(ids, "the event stream")
+            if (noting !== Effect.void) learnt = learnt === Effect.void ? noting : Effect.zipRight(learnt, noting)
+          }
+          return learnt
         })
       )
       : Effect.flatMap(transport.readText("ask", response), (text) => {
@@ -99,7 +133,7 @@ const ask = ({ named, state, surface, testCase, transport }: Asking) =>
         // Ids in headers make any body acceptable (plain text, say); without them it had to be JSON.
         if (headerId !== undefined) return Effect.void
         return Effect.fail(
-          isWebPage(response.headers["content-type"] ?? "")
+          isWebPage(headers["content-type"] ?? "")
             ? webPage("ask", response.status, transport.urlOf(endpoint).href)
             : failure("ask", "not JSON")
         )
@@ -134,7 +168,7 @@ export const turnEvalProtocol: LiveProtocol = {
       yield* at("conversation", "GET", conversationPath)
       const [conversation, trace] = yield* Effect.all([
         Effect.tap(
-          transport.readJson("conversation", conversationPath, Conversation, state.retrying),
+          transport.readJson("conversation", conversationPath, Conversation, state.retrying, fastConversation),
           () => traceRead ? Effect.void : at("trace", "GET", tracePath)
         ),
         transport.readJson("trace", tracePath, TurnTrace, state.retrying, fastTurnTrace).pipe(
