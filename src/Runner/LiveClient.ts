@@ -12,7 +12,7 @@
  * nothing is left without a word.
  */
 import { type HttpClient } from "@effect/platform"
-import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, type Redacted, Ref, type Scope } from "effect"
+import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, type Redacted, Ref } from "effect"
 import { resolveEvidence } from "../Evidence/Rules.js"
 import type { Case } from "../Schema/Case.js"
 import { type RunStopped, TurnError } from "../Schema/Errors.js"
@@ -340,11 +340,6 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       })
 
     return {
-      obtain: (testCase, surface) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(start(testCase, surface), (started) =>
-            Effect.zipRight(Effect.addFinalizer(started.finish), restore(started.result)))
-        ),
       withTurn: (testCase, surface, use) =>
         Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(start(testCase, surface), (started) =>
@@ -359,8 +354,6 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
 
 /** The live client's operations. */
 export interface Live {
-  /** Obtains a case's turn in the scope; its conversations are handed to deletion when the scope closes. */
-  readonly obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, Failure, Scope.Scope>
   /**
    * Obtains a case's turn and runs `use` on it; its conversations are handed to deletion as the effect
    * ends, however it ends. No scope is opened: this is the run's hot path.
