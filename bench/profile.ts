@@ -50,12 +50,11 @@ const file = goldenSet(join(work, "cases"), cases)
 const wall = await withStandIn({ latency: { ask: latency }, maxConversations: 64 }, async (standIn) => {
   const started = performance.now()
   // Spawned, not run synchronously: the stand-in answers from this process's event loop.
-  const child = spawn(
-    process.execPath,
-    ["--cpu-prof", "--cpu-prof-dir", profiles, join(work, "dist", "eval.js"), "run", "--base-url", standIn.url, "--cases", file, "--concurrency",
-      String(concurrency), "--silent"],
-    { env: { ...process.env, EVAL_COOKIE: Redacted.value(standIn.cookie()), NO_COLOR: "1" }, stdio: ["ignore", "ignore", "pipe"] }
-  )
+  const run = ["run", "--base-url", standIn.url, "--cases", file, "--concurrency", String(concurrency), "--silent"]
+  const child = spawn(process.execPath, ["--cpu-prof", "--cpu-prof-dir", profiles, join(work, "dist", "eval.js"), ...run], {
+    env: { ...process.env, EVAL_COOKIE: Redacted.value(standIn.cookie()), NO_COLOR: "1" },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
   let stderr = ""
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
   const code = await new Promise<number | null>((done) => child.on("close", done))
@@ -85,7 +84,9 @@ const moduleAt = (url: string, line: number): string => {
 }
 const partOf = (node: ProfileNode): string => {
   const { functionName, lineNumber, url } = node.callFrame
-  if (url === "") return functionName === "(garbage collector)" ? "garbage collection" : functionName.startsWith("(") ? functionName : "V8 built-ins"
+  if (url === "") {
+    return functionName === "(garbage collector)" ? "garbage collection" : functionName.startsWith("(") ? functionName : "V8 built-ins"
+  }
   if (url.startsWith("node:")) return "Node's own modules (net, http, streams, timers)"
   const module = moduleAt(url, lineNumber)
   if (module.includes("node_modules/effect/")) return "Effect's runtime (effect)"
@@ -110,9 +111,8 @@ profile.samples.forEach((id, i) => {
 })
 const busy = [...selfByPart].filter(([part]) => part !== "(idle)").reduce((sum, [, ms]) => sum + ms, 0)
 const lines = [
-  `${cases} cases, concurrency ${concurrency}, ${latency} ms ask: ${(wall / 1000).toFixed(2)} s wall, ${busy.toFixed(0)} ms on the main thread (${
-    (busy / cases).toFixed(2)
-  } ms a case)`,
+  `${cases} cases, concurrency ${concurrency}, ${latency} ms ask: ${(wall / 1000).toFixed(2)} s wall, ` +
+  `${busy.toFixed(0)} ms on the main thread (${(busy / cases).toFixed(2)} ms a case)`,
   "",
   ...[...selfByPart].filter(([part]) => part !== "(idle)").sort((a, b) => b[1] - a[1]).map(([part, ms]) =>
     `${(100 * ms / busy).toFixed(1).padStart(5)}%  ${ms.toFixed(0).padStart(6)} ms  ${part}`

@@ -384,7 +384,8 @@ const growthLive = async () => {
   rows.push({
     benchmark: "5. growth: live, 10 ms ask, concurrency 16: 100 → 1,000 → 10,000 cases",
     figure: `${
-      figures.map((f) => `${f.cases}: ${f.seconds.toFixed(1)} s, ${(perCase(f) * 1000).toFixed(1)} ms/case, ${f.peak.toFixed(0)} MiB`).join("; ")
+      figures.map((f) => `${f.cases}: ${f.seconds.toFixed(1)} s, ${(perCase(f) * 1000).toFixed(1)} ms/case, ${f.peak.toFixed(0)} MiB`)
+        .join("; ")
     }; heap kept ${figures.map((f) => f.kept.toFixed(1)).join(" → ")} MiB`,
     target: "linear time; flat memory (peak resident at 10,000 within 1.2× that at 100)",
     met: perCase(large) <= perCase(middle) * 1.2 && large.peak <= small.peak * 1.2

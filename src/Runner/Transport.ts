@@ -6,7 +6,22 @@
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
-import { Data, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, FiberRef, Option, Redacted, Ref, type Schema, Stream } from "effect"
+import {
+  Data,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  Fiber,
+  FiberId,
+  FiberRef,
+  Option,
+  Redacted,
+  Ref,
+  type Schema,
+  Stream
+} from "effect"
 import { boundedLines } from "../Files.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
@@ -194,7 +209,9 @@ export const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Dura
  * already, and pay one check here; any other caller pays for turning it off.
  */
 export const withoutSpans = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) => fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withTracerEnabled(effect, false) : effect)
+  Effect.withFiberRuntime((fiber) =>
+    fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withTracerEnabled(effect, false) : effect
+  )
 
 /** A failure of a case at a route: `route: reason`. */
 export const failure = (route: RouteName, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
