@@ -67,6 +67,9 @@ export type Source =
 /** The most attempts per case: enough to measure any flakiness worth gating on, without flooding the app. */
 const maxRepeat = 100
 
+/** Cases in flight at once against a live app when `--concurrency` is not given. */
+const defaultLiveConcurrency = 4
+
 /** The longest a delete may take, whatever `--timeout` says: cleanup must not hold a stopping run for long. */
 const maxDeleteSeconds = 30
 
@@ -217,7 +220,7 @@ export const sourceOf = (args: RunArgs): Effect.Effect<Source, UsageError, FileS
 export const clientFor = (
   source: Exclude<Source, { readonly _tag: "Otel" }>,
   set: GoldenSet,
-  args: Pick<RunArgs, "keep" | "timeout">,
+  args: Pick<RunArgs, "keep" | "timeout"> & Partial<Pick<RunArgs, "concurrency">>,
   options: { readonly journal: boolean } = { journal: true }
 ): Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path> =>
   source._tag === "Fixtures"
@@ -238,6 +241,9 @@ export const clientFor = (
         timeout: Duration.seconds(args.timeout),
         deleteTimeout: Duration.seconds(Math.min(args.timeout, maxDeleteSeconds)),
         keep: args.keep,
+        // As many cases' deletes under way as cases asking: the conversations open at once stay within
+        // twice the concurrency, however slow the app is to delete.
+        maxDeleting: Option.getOrElse(args.concurrency ?? Option.none(), () => defaultLiveConcurrency),
         ...(journal === undefined ? {} : { journal })
       }).pipe(Layer.provide(Layer.unwrapEffect(Effect.promise(() => import("../Runner/Http.js")).pipe(Effect.map((m) => m.HttpLive)))))
     }))
@@ -247,7 +253,7 @@ export const clientFor = (
  * which are read without waiting, so more would only add scheduling.
  */
 const concurrencyOf = (args: RunArgs): number =>
-  Option.getOrElse(args.concurrency, () => Option.isSome(args.baseUrl) ? 4 : 1)
+  Option.getOrElse(args.concurrency, () => Option.isSome(args.baseUrl) ? defaultLiveConcurrency : 1)
 
 /** The `eval cleanup` command line for a base URL. */
 export const cleanupCommand = (baseUrl: URL): string => `${programName} cleanup --base-url ${inert(baseUrl.href)}`

@@ -1,8 +1,9 @@
 /**
  * Obtaining turns from a live app over HTTP, as a signed-in user, whichever wire format each surface
  * speaks: its protocol (`Protocols/*.ts`) asks the question and reads the turn through the transport
- * (`Transport.ts`), and every conversation it opens is deleted when the case's scope closes — after
- * grading, after a failure, or when the run is interrupted.
+ * (`Transport.ts`), and every conversation it opens is deleted as the case ends — after grading, after a
+ * failure, or when the run is interrupted. Deletes run in the background, so a case's delete never holds
+ * the next case back; `leftBehind` and the client's layer wait for every one, so none is left unsaid.
  *
  * The session is sent only to the app's own origin: a redirect elsewhere is not followed. An id the
  * app answers with is put in a route only when it is safe there (`idProblem`): `.` or `..` would send
@@ -11,7 +12,7 @@
  * nothing is left without a word.
  */
 import { type HttpClient } from "@effect/platform"
-import { Clock, Deferred, Duration, Effect, Either, Exit, Fiber, Option, type Redacted, Ref, type Scope } from "effect"
+import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, type Redacted, Ref } from "effect"
 import { resolveEvidence } from "../Evidence/Rules.js"
 import type { Case } from "../Schema/Case.js"
 import { type RunStopped, TurnError } from "../Schema/Errors.js"
@@ -29,7 +30,6 @@ import {
   type Auth,
   cookieAuth,
   type Deleted,
-  detached,
   type Failure,
   makeTransport,
   quoteId,
@@ -71,6 +71,11 @@ export interface LiveConfig {
   readonly maxLineBytes?: number
   /** Where conversations are recorded until deleted, so that a run that cannot delete them leaves a trace. */
   readonly journal?: Journal
+  /**
+   * The most cases whose deletes may be under way at once, in the background (default 16); a case
+   * past it waits for the oldest. The run passes its concurrency.
+   */
+  readonly maxDeleting?: number
 }
 
 /** A conversation left in the account: kept on request, or one whose delete failed (with why). */
@@ -108,6 +113,35 @@ const authOf = (config: Pick<LiveConfig, "auth" | "cookie">): Auth => {
   throw new Error("a live client needs auth or a cookie")
 }
 
+/**
+ * A fiber's exit, or none once `millis` have passed: a timer and an observer, where `Effect.timeout`
+ * would fork two fibers of its own and race them (a case pays for this once, on every turn).
+ */
+const awaitWithin = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, millis: number): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
+  Effect.async((resume) => {
+    const observer = (exit: Exit.Exit<A, E>) => {
+      clearTimeout(timer)
+      resume(Effect.succeed(Option.some(exit)))
+    }
+    const timer = setTimeout(() => {
+      fiber.removeObserver(observer)
+      resume(Effect.succeed(Option.none()))
+    }, Math.max(0, millis))
+    fiber.addObserver(observer)
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      fiber.removeObserver(observer)
+    })
+  })
+
+/** A case's turn under way: its result, and what ends it — deleting (or listing) what it opened. */
+interface Started {
+  /** The turn, within the case's timeout; a failure names the request it was making. */
+  readonly result: Effect.Effect<Turn, Failure>
+  /** Ends the case however it went: the ask cut short if still running, its conversations handed to deletion. */
+  readonly finish: (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
+}
+
 /** Builds the live client's operations over an HttpClient. */
 export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
@@ -120,31 +154,64 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       ...(config.maxLineBytes === undefined ? {} : { maxLineBytes: config.maxLineBytes })
     })
     const askGrace = config.askGrace ?? Duration.seconds(5)
-    const left = yield* Ref.make<LeftBehind>({ kept: [], undeleted: [], unknown: [] })
+    const timeoutMillis = Duration.toMillis(config.timeout)
+    const maxDeleting = Math.max(1, config.maxDeleting ?? 16)
+    // What the run leaves behind, appended as it happens; `leftBehind` hands out a copy.
+    const kept: Array<LeftConversation> = []
+    const undeleted: Array<LeftConversation> = []
+    const unknown: Array<MaybeLeft> = []
     const journal = config.journal
+    // The deletes under way. A case hands its conversations over and is done: its delete does not
+    // hold the next case back. `settled` waits for every one, and `leftBehind` waits for it.
+    const deleting = new Set<Fiber.RuntimeFiber<void>>()
+
+    const settled: Effect.Effect<void> = Effect.suspend(() =>
+      deleting.size === 0 ? Effect.void : Effect.zipRight(Fiber.awaitAll([...deleting]), settled)
+    )
+
+    /**
+     * Runs deletes in a fiber of their own, tracked until they end. The case then yields once, so that
+     * the delete is made before whatever the case's worker asks next: the app sees a conversation's
+     * delete before the next question, and only the wait for its answer is dropped. When `maxDeleting`
+     * are already under way (an app slow to delete), the case waits for the oldest to end, as it would
+     * have waited for its own: the conversations open at once stay bounded.
+     */
+    const inBackground = (deletes: Effect.Effect<void>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (deleting.size >= maxDeleting) {
+          return Effect.zipRight(Fiber.await(deleting.values().next().value!), inBackground(deletes))
+        }
+        return Effect.flatMap(Effect.forkDaemon(Effect.withTracerEnabled(deletes, false)), (fiber) =>
+          Effect.zipRight(
+            Effect.sync(() => {
+              deleting.add(fiber)
+              fiber.addObserver(() => deleting.delete(fiber))
+            }),
+            Effect.yieldNow()
+          ))
+      })
 
     /**
      * Deletes a conversation through a delete route template (which may carry a query); 2xx means
      * deleted, 404 already gone. Never fails: how it ended is the answer. The journal is told when it is gone.
      */
     const deleteConversation = (template: string, conversationId: string): Effect.Effect<Deleted, RunStopped> =>
-      Effect.gen(function*() {
+      Effect.suspend(() => {
         const problem = idProblem(conversationId)
-        if (problem !== undefined) return Either.left(`the id ${problem}; no request is made with it`)
-        const outcome = yield* transport.deleteAt(fillRoute(template, { conversationId }), config.deleteTimeout)
-        if (Either.isRight(outcome) && journal !== undefined) yield* journal.gone(conversationId)
-        return outcome
+        if (problem !== undefined) return Effect.succeed(Either.left(`the id ${problem}; no request is made with it`))
+        return Effect.tap(
+          transport.deleteAt(fillRoute(template, { conversationId }), config.deleteTimeout),
+          (outcome) => Either.isRight(outcome) && journal !== undefined ? journal.gone(conversationId) : Effect.void
+        )
       })
 
     /** Deletes a case's conversation; one that cannot be deleted is recorded with why. */
     const remove = (testCase: Case, template: string, conversationId: string): Effect.Effect<void> =>
       deleteConversation(template, conversationId).pipe(
         Effect.catchTag("RunStopped", (): Effect.Effect<Deleted> => Effect.succeed(Either.left("delete: HTTP 401 (session rejected)"))),
-        Effect.flatMap(Either.match({
-          onRight: () => Effect.void,
-          onLeft: (reason) =>
-            Ref.update(left, (l) => ({ ...l, undeleted: [...l.undeleted, { caseId: testCase.id, conversationId, reason }] }))
-        }))
+        Effect.map((outcome) => {
+          if (Either.isLeft(outcome)) undeleted.push({ caseId: testCase.id, conversationId, reason: outcome.left })
+        })
       )
 
     /** Notes a conversation (`where` says how it was named): journalled when safe, refused otherwise. */
@@ -172,28 +239,35 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         )
       })
 
-    const obtain = (testCase: Case, surface: Surface): Effect.Effect<Turn, Failure, Scope.Scope> =>
-      Effect.gen(function*() {
+    /**
+     * Starts a case's turn in a fiber of its own. When the case is cut short mid-ask (a timeout, Ctrl-C,
+     * a rejected session), the app may already have opened the conversation: an ask still sending or
+     * reading gets a short grace, within the case's timeout, to say which, so that it can be deleted
+     * too; one sleeping before a retry has opened nothing and stops at once. To be run uninterruptibly,
+     * so that `finish` is always given what was started.
+     */
+    const start = (testCase: Case, surface: Surface): Effect.Effect<Started> =>
+      Effect.withFiberRuntime((parent) => {
         const protocol = liveProtocols[protocolOf(surface)]
         const routes: Required<Routes> = { ...config.routes, ...surface.routes }
         const deleteRoute = protocol.deleteRoute(surface, routes)
-        const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(config.timeout)
+        const deadline = Date.now() + timeoutMillis
         const state: AskState = {
-          opened: yield* Ref.make<ReadonlyArray<string>>([]),
-          refused: yield* Ref.make<ReadonlyArray<RefusedId>>([]),
-          phase: yield* Ref.make<AskPhase>("waiting"),
-          unsure: yield* Ref.make<Option.Option<string>>(Option.none()),
-          retrying: yield* Ref.make<Option.Option<string>>(Option.none()),
-          stopping: yield* Deferred.make<void>()
+          opened: Ref.unsafeMake<ReadonlyArray<string>>([]),
+          refused: Ref.unsafeMake<ReadonlyArray<RefusedId>>([]),
+          phase: Ref.unsafeMake<AskPhase>("waiting"),
+          unsure: Ref.unsafeMake<Option.Option<string>>(Option.none()),
+          retrying: Ref.unsafeMake<Option.Option<string>>(Option.none()),
+          stopping: Deferred.unsafeMake<void>(parent.id())
         }
         const askUrl = transport.urlOf(surface.endpoint ?? "").href
         // Where the case is: the route, and the request it is making, which every failure names; a request
         // read alongside another has retries of its own, and a timeout says what that one was retrying.
-        const stage = yield* Ref.make<{
+        let stage: {
           readonly route: RouteName
           readonly request: string
           readonly retrying?: Ref.Ref<Option.Option<string>>
-        }>({ route: "ask", request: `POST ${askUrl}` })
+        } = { route: "ask", request: `POST ${askUrl}` }
         const asking: Asking = {
           testCase,
           surface,
@@ -214,99 +288,100 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
               )
             ),
           at: (route, method, path, retrying) =>
-            Ref.set(stage, { route, request: `${method} ${transport.urlOf(path).href}`, ...(retrying === undefined ? {} : { retrying }) }),
+            Effect.sync(() => (stage = {
+              route,
+              request: `${method} ${transport.urlOf(path).href}`,
+              ...(retrying === undefined ? {} : { retrying })
+            })),
           newId: () => crypto.randomUUID()
         }
-        // The turn runs in a fiber of its own. When the case is cut short mid-ask (a timeout, Ctrl-C, a
-        // rejected session), the app may already have opened the conversation: an ask still sending or
-        // reading gets a short grace, within the case's timeout, to say which, so that it can be deleted
-        // too; one sleeping before a retry has opened nothing and stops at once.
-        const turning = yield* Effect.uninterruptible(
-          Effect.gen(function*() {
-            const fiber = yield* Effect.forkDaemon(Effect.interruptible(protocol.turn(asking)))
-            yield* Effect.addFinalizer((exit) =>
-              Effect.gen(function*() {
-                if (Option.isNone(yield* Fiber.poll(fiber))) {
-                  yield* Deferred.succeed(state.stopping, undefined)
-                  // Only an ask sending or reading may have opened something; a sleeping or waiting one has not.
-                  const phase = yield* Ref.get(state.phase)
-                  const inFlight = phase === "sending" || phase === "reading"
-                  const remaining = deadline - (yield* Clock.currentTimeMillis)
-                  const grace = Duration.min(askGrace, Duration.millis(Math.max(0, remaining)))
-                  // An app that keeps no conversations (no delete route) can hold none: there is nothing to wait for.
-                  const mayOpen = inFlight && deleteRoute !== null
-                  if ((yield* Ref.get(state.opened)).length === 0 && mayOpen) yield* detached(Fiber.await(fiber), grace)
-                  const cut = yield* Fiber.poll(fiber)
-                  yield* Fiber.interrupt(fiber)
-                  if (inFlight && Option.isNone(cut)) {
-                    yield* Ref.set(
-                      state.unsure,
-                      Option.some(Exit.isInterrupted(exit) ? "was interrupted" : `timed out after ${showDuration(config.timeout)}`)
-                    )
-                  }
+        // Tracing is off in the turn's fiber, once, rather than around each of its requests (`withoutSpans`).
+        const turn = Effect.withTracerEnabled(Effect.interruptible(protocol.turn(asking)), false)
+        return Effect.map(Effect.forkDaemon(turn), (fiber): Started => ({
+          result: Effect.flatMap(awaitWithin(fiber, deadline - Date.now()), (outcome): Effect.Effect<Turn, Failure> =>
+            Option.isSome(outcome)
+              ? outcome.value
+              : Effect.flatMap(Ref.get(stage.retrying ?? state.retrying), (why) => Effect.fail(timedOut(stage.route, config.timeout, why)))).pipe(
+              // Every route error names its request (method and URL, never the session).
+              Effect.catchTag("TurnError", (error) =>
+                Effect.fail(
+                  error.reason.includes(stage.request.replace(/^\S+ /, ""))
+                    ? error
+                    : new TurnError({ reason: `${error.reason} — ${stage.request}` })
+                ))
+            ),
+          finish: (exit) =>
+            Effect.gen(function*() {
+              if (fiber.unsafePoll() === null) {
+                yield* Deferred.succeed(state.stopping, undefined)
+                // Only an ask sending or reading may have opened something; a sleeping or waiting one has not.
+                const phase = yield* Ref.get(state.phase)
+                const inFlight = phase === "sending" || phase === "reading"
+                const grace = Math.min(Duration.toMillis(askGrace), deadline - Date.now())
+                // An app that keeps no conversations (no delete route) can hold none: there is nothing to wait for.
+                const mayOpen = inFlight && deleteRoute !== null
+                if ((yield* Ref.get(state.opened)).length === 0 && mayOpen) yield* awaitWithin(fiber, grace)
+                const cut = fiber.unsafePoll()
+                yield* Fiber.interrupt(fiber)
+                if (inFlight && cut === null) {
+                  yield* Ref.set(
+                    state.unsure,
+                    Option.some(Exit.isInterrupted(exit) ? "was interrupted" : `timed out after ${showDuration(config.timeout)}`)
+                  )
                 }
-                const opened = yield* Ref.get(state.opened)
-                const refused = yield* Ref.get(state.refused)
-                for (const r of refused) {
-                  yield* Ref.update(left, (l) => ({
-                    ...l,
-                    undeleted: [...l.undeleted, {
-                      caseId: testCase.id,
-                      conversationId: r.id,
-                      reason: `the app named it, but the id ${r.why}: no request is made with it`
-                    }]
-                  }))
-                }
-                const unsure = yield* Ref.get(state.unsure)
-                if (deleteRoute !== null && opened.length === 0 && refused.length === 0 && Option.isSome(unsure)) {
-                  yield* Ref.update(left, (l) => ({
-                    ...l,
-                    unknown: [...l.unknown, {
-                      caseId: testCase.id,
-                      reason: `the ask (POST ${askUrl}) ${unsure.value} before naming its conversation: the app may hold one`
-                    }]
-                  }))
-                }
-                for (const id of opened) {
-                  yield* config.keep || deleteRoute === null
-                    ? Ref.update(left, (l) => ({ ...l, kept: [...l.kept, { caseId: testCase.id, conversationId: id }] }))
-                    : remove(testCase, deleteRoute, id)
-                }
-              })
-            )
-            return fiber
-          })
-        )
-        return yield* Fiber.join(turning).pipe(
-          Effect.timeout(config.timeout),
-          Effect.catchTag("TimeoutException", () =>
-            Effect.flatMap(Ref.get(stage), ({ retrying, route }) =>
-              Effect.flatMap(Ref.get(retrying ?? state.retrying), (why) => Effect.fail(timedOut(route, config.timeout, why))))),
-          // Every route error names its request (method and URL, never the session).
-          Effect.catchTag("TurnError", (error) =>
-            Effect.flatMap(Ref.get(stage), ({ request }) =>
-              Effect.fail(
-                error.reason.includes(request.replace(/^\S+ /, "")) ? error : new TurnError({ reason: `${error.reason} — ${request}` })
-              )))
-        )
+              }
+              const opened = yield* Ref.get(state.opened)
+              const refused = yield* Ref.get(state.refused)
+              for (const r of refused) {
+                undeleted.push({
+                  caseId: testCase.id,
+                  conversationId: r.id,
+                  reason: `the app named it, but the id ${r.why}: no request is made with it`
+                })
+              }
+              const unsure = yield* Ref.get(state.unsure)
+              if (deleteRoute !== null && opened.length === 0 && refused.length === 0 && Option.isSome(unsure)) {
+                unknown.push({
+                  caseId: testCase.id,
+                  reason: `the ask (POST ${askUrl}) ${unsure.value} before naming its conversation: the app may hold one`
+                })
+              }
+              if (opened.length === 0) return
+              if (config.keep || deleteRoute === null) {
+                for (const id of opened) kept.push({ caseId: testCase.id, conversationId: id })
+                return
+              }
+              yield* inBackground(Effect.forEach(opened, (id) => remove(testCase, deleteRoute, id), { discard: true }))
+            })
+        }))
       })
 
     return {
-      obtain,
+      withTurn: (testCase, surface, use) =>
+        Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(start(testCase, surface), (started) =>
+            Effect.onExit(restore(Effect.map(started.result, use)), started.finish))
+        ),
       get: (route: Route, path: string) => transport.get(route, path, config.timeout),
       deleteConversation,
-      leftBehind: Ref.get(left)
+      settled,
+      leftBehind: Effect.zipRight(settled, Effect.sync(() => ({ kept: [...kept], undeleted: [...undeleted], unknown: [...unknown] })))
     }
   })
 
 /** The live client's operations. */
 export interface Live {
-  /** Obtains a case's turn in the scope; its conversations are deleted when the scope closes. */
-  readonly obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, Failure, Scope.Scope>
+  /**
+   * Obtains a case's turn and runs `use` on it; its conversations are handed to deletion as the effect
+   * ends, however it ends. No scope is opened: this is the run's hot path.
+   */
+  readonly withTurn: <A>(testCase: Case, surface: Surface, use: (turn: Turn) => A) => Effect.Effect<A, Failure>
   /** Reads a route's body as text, bounded by the timeout: for commands that read without asking. */
   readonly get: (route: Route, path: string) => Effect.Effect<string, Failure>
   /** Deletes a conversation through a delete route template; never fails but for a rejected session. */
   readonly deleteConversation: (template: string, conversationId: string) => Effect.Effect<Deleted, RunStopped>
-  /** The conversations left in the account so far. */
+  /** Waits for every delete under way (each bounded by the delete timeout). */
+  readonly settled: Effect.Effect<void>
+  /** The conversations left in the account, once every delete under way has ended. */
   readonly leftBehind: Effect.Effect<LeftBehind>
 }

@@ -131,35 +131,43 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
           if (remaining[index] !== 0) return Effect.void
           const result = combineAttempts(attempts[index]!, Math.max(0, ended[index]! - started[index]!))
           results[index] = result
+          // The result holds what it needs of its attempts.
+          attempts[index]!.length = 0
           if (!result.passed) failed++
           if (options.bail !== undefined && failed >= options.bail) bailed = true
           return options.onCaseDone === undefined ? Effect.void : options.onCaseDone(result)
         }
-        // No case fails inside forEach: a rejected session is signalled here instead, and the whole
-        // forEach is interrupted and awaited, so every in-flight case's scope has closed (its
-        // conversation deleted) before the run ends. (forEach's own fail-fast path can return
-        // while a sibling is still running its finalizers.)
+        // No case fails inside a worker: a rejected session is signalled here instead, and every
+        // worker is interrupted and awaited, so every in-flight case's scope has closed (its
+        // conversation handed to deletion) before the run ends. (forEach's own fail-fast path can
+        // return while a sibling is still running its finalizers.)
         const rejected = yield* Deferred.make<never, RunStopped>()
-        const all = Effect.forEach(
-          units,
-          ({ attempt, index, testCase }) =>
-            // Once the run has bailed, no further attempt starts: its case is left out of the results.
-            bailed ? Effect.void : Effect.gen(function*() {
-              const from = yield* Clock.currentTimeMillis
-              const result = yield* runCase(catalog, testCase)
-              const to = yield* Clock.currentTimeMillis
-              started[index] = Math.min(started[index]!, from)
-              ended[index] = Math.max(ended[index]!, to)
-              attempts[index]![attempt] = { ...result, durationMs: to - from }
-              return yield* caseDone(index)
-            }).pipe(
-              Effect.catchTag("RunStopped", (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never))
-            ),
-          { concurrency: options.concurrency ?? 4, discard: true }
-        ).pipe(Effect.map((): RunOutcome => {
-          const finished = results.filter((r): r is CaseResult => r !== undefined)
-          return { results: finished, bailed: bailed && finished.length < cases.length }
-        }))
+        const runUnit = ({ attempt, index, testCase }: (typeof units)[number]): Effect.Effect<void> =>
+          Effect.gen(function*() {
+            const from = yield* Clock.currentTimeMillis
+            const result = yield* runCase(catalog, testCase)
+            const to = yield* Clock.currentTimeMillis
+            started[index] = Math.min(started[index]!, from)
+            ended[index] = Math.max(ended[index]!, to)
+            attempts[index]![attempt] = { ...result, durationMs: to - from }
+            return yield* caseDone(index)
+          }).pipe(
+            Effect.catchTag("RunStopped", (error) => Effect.zipRight(Deferred.fail(rejected, error), Effect.never))
+          )
+        // `concurrency` workers, each taking the next unit when it is done with one: `forEach` over the
+        // units would keep every unit's exit until the end, memory that grows with the golden set.
+        let next = 0
+        const worker: Effect.Effect<void> = Effect.suspend(() =>
+          // Once the run has bailed, no further attempt starts: its case is left out of the results.
+          bailed || next >= units.length ? Effect.void : Effect.flatMap(runUnit(units[next++]!), () => worker)
+        )
+        const workers = Math.max(1, Math.min(options.concurrency ?? 4, units.length))
+        const all = Effect.forEach(Array.from({ length: workers }), () => worker, { concurrency: "unbounded", discard: true }).pipe(
+          Effect.map((): RunOutcome => {
+            const finished = results.filter((r): r is CaseResult => r !== undefined)
+            return { results: finished, bailed: bailed && finished.length < cases.length }
+          })
+        )
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(Effect.fork(Effect.interruptible(all)), (running) =>
             restore(Effect.raceFirst(Fiber.join(running), Deferred.await(rejected))).pipe(

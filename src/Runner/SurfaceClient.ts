@@ -108,14 +108,18 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
   static readonly Fixture = (dir: string): Layer.Layer<SurfaceClient, never, Path.Path> =>
     Layer.effect(SurfaceClient, makeFixture(dir))
 
-  /** Turns from a live app over HTTP, as a signed-in user; needs an `HttpClient`. */
+  /**
+   * Turns from a live app over HTTP, as a signed-in user; needs an `HttpClient`. Conversations are
+   * deleted in the background; the layer, as it closes, waits for every delete under way.
+   */
   static readonly Live = (config: LiveConfig): Layer.Layer<SurfaceClient, never, HttpClient.HttpClient> =>
-    Layer.effect(
+    Layer.scoped(
       SurfaceClient,
-      Effect.map(makeLive(config), (live) => ({
-        ...scopedClient((testCase, surface) => live.obtain(testCase, surface)),
-        leftBehind: live.leftBehind
-      }))
+      Effect.flatMap(makeLive(config), (live) =>
+        Effect.as(Effect.addFinalizer(() => live.settled), {
+          withTurn: live.withTurn,
+          leftBehind: live.leftBehind
+        }))
     )
 
   /**

@@ -6,7 +6,22 @@
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
-import { Data, Deferred, Duration, Effect, Either, Fiber, Option, Redacted, Ref, type Schema, Stream } from "effect"
+import {
+  Data,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  Fiber,
+  FiberId,
+  FiberRef,
+  Option,
+  Redacted,
+  Ref,
+  type Schema,
+  Stream
+} from "effect"
 import { boundedLines } from "../Files.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
@@ -166,9 +181,37 @@ export const headerText = (value: string | undefined): string | undefined => {
 /**
  * Runs cleanup to its end in a fiber of its own, bounded by `limit`: the interruption that closes a
  * case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the limit can.
+ * The limit is a timer that interrupts the fiber, where `Effect.timeout` would race two more fibers.
  */
 export const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Duration): Effect.Effect<Option.Option<A>, E> =>
-  Effect.flatMap(Effect.forkDaemon(Effect.timeoutOption(Effect.interruptible(effect), limit)), Fiber.join)
+  Effect.flatMap(
+    Effect.uninterruptible(Effect.map(Effect.forkDaemon(Effect.interruptible(effect)), (fiber) => {
+      const late = { now: false }
+      const timer = setTimeout(() => {
+        late.now = true
+        fiber.unsafeInterruptAsFork(FiberId.none)
+      }, Duration.toMillis(limit))
+      fiber.addObserver(() => clearTimeout(timer))
+      return { fiber, late }
+    })),
+    ({ fiber, late }) =>
+      Effect.flatMap(Fiber.await(fiber), (exit) =>
+        Exit.isSuccess(exit)
+          ? Effect.succeed(Option.some(exit.value))
+          : late.now && Exit.isInterrupted(exit)
+          ? Effect.succeed(Option.none())
+          : Effect.failCause(exit.cause))
+  )
+
+/**
+ * An effect run with tracing off: no span per request (nothing here reads them, and making one costs
+ * more than the request) and so no trace headers sent. The live client's fibers run with tracing off
+ * already, and pay one check here; any other caller pays for turning it off.
+ */
+export const withoutSpans = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) =>
+    fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withTracerEnabled(effect, false) : effect
+  )
 
 /** A failure of a case at a route: `route: reason`. */
 export const failure = (route: RouteName, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
@@ -203,11 +246,7 @@ export type Transport = Effect.Effect.Success<ReturnType<typeof makeTransport>>
 /** Builds the transport over an HttpClient. */
 export const makeTransport = (config: TransportConfig) =>
   Effect.gen(function*() {
-    // No spans: nothing here reads them, and making one per request costs more than the request.
-    const client = (yield* HttpClient.HttpClient).pipe(
-      HttpClient.withTracerPropagation(false),
-      HttpClient.withTracerDisabledWhen(() => true)
-    )
+    const client = yield* HttpClient.HttpClient
     const origin = config.baseUrl.origin
     const prefix = config.baseUrl.pathname.replace(/\/+$/, "")
     const retries = config.retries ?? 4
@@ -267,8 +306,7 @@ export const makeTransport = (config: TransportConfig) =>
     ): Stream.Stream<string, TurnError | TransportFailure> =>
       bodyBytes(route, response).pipe(
         boundedLines(maxLine, () => failure(route, `an event-stream line over ${mib(maxLine)}`)),
-        Stream.filter((line) => line.startsWith("data:")),
-        Stream.map((line) => line.slice(5).trim())
+        Stream.filterMap((line) => line.startsWith("data:") ? Option.some(line.slice(5).trim()) : Option.none())
       )
 
     /**
@@ -302,52 +340,60 @@ export const makeTransport = (config: TransportConfig) =>
     /**
      * One request, following same-origin redirects; the session goes to the app's origin only. An answer
      * other than 2xx has its body read away — or, when `keepErrorBody`, read (up to a bound) into `text`.
-     * A 401 stops the run: the session is not signed in.
+     * A 401 stops the run: the session is not signed in. Written as a chain of steps, not a generator:
+     * every request of a run comes through here.
      */
     const send = (
       route: RouteName,
       method: "GET" | "POST" | "DELETE",
       path: string,
       options: SendOptions = {}
-    ): Effect.Effect<Sent, Failure | TransportFailure> =>
-      Effect.gen(function*() {
-        let url = urlOf(path)
-        for (let hop = 0;; hop++) {
-          let request = HttpClientRequest.make(method)(url).pipe(
-            HttpClientRequest.setHeader(authHeader, Redacted.value(config.auth.value)),
-            HttpClientRequest.setHeader("accept", options.accept ?? "application/json")
-          )
-          if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
-          const response = yield* client.execute(request).pipe(
-            Effect.tap(() => Effect.sync(() => (connected = true))),
-            Effect.mapError((error) =>
-              new TransportFailure({ reason: describeTransport(error), reached: !isUnreached(codeOf(error.cause)) })
-            )
-          )
-          const { headers, status } = response
-          if (status >= 200 && status < 300) return { status, headers, response }
-          const location = headers["location"]
-          const redirect = status >= 300 && status < 400 && location !== undefined
-          // A body nobody reads would hold its connection open: every other answer is read away.
-          const text = options.keepErrorBody === true && !redirect && status !== 401
-            ? yield* readText(route, response, maxErrorBody).pipe(Effect.orElseSucceed(() => ""))
-            : yield* Effect.as(discard(route, response), undefined)
-          if (status === 401) return yield* new RunStopped({ reason: "session-rejected" })
-          if (!redirect) return text === undefined ? { status, headers, response: undefined } : { status, headers, response: undefined, text }
-          const target = yield* Effect.try({
-            try: () => new URL(location, url),
-            catch: () => failure(route, `HTTP ${response.status} to an unreadable location`)
-          })
-          if (target.origin !== origin) {
-            return yield* failure(route, `redirected to another origin (${target.origin}); not followed`)
+    ): Effect.Effect<Sent, Failure | TransportFailure> => {
+      const hop = (url: URL, hops: number): Effect.Effect<Sent, Failure | TransportFailure> => {
+        let request = HttpClientRequest.make(method)(url, {
+          headers: { [authHeader]: Redacted.value(config.auth.value), accept: options.accept ?? "application/json" }
+        })
+        if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
+        return Effect.matchEffect(withoutSpans(client.execute(request)), {
+          onFailure: (error) =>
+            Effect.fail(new TransportFailure({ reason: describeTransport(error), reached: !isUnreached(codeOf(error.cause)) })),
+          onSuccess: (response): Effect.Effect<Sent, Failure | TransportFailure> => {
+            connected = true
+            const { headers, status } = response
+            if (status >= 200 && status < 300) return Effect.succeed({ status, headers, response })
+            const location = headers["location"]
+            const redirect = status >= 300 && status < 400 && location !== undefined
+            // A body nobody reads would hold its connection open: every other answer is read away.
+            const read: Effect.Effect<string | undefined> = options.keepErrorBody === true && !redirect && status !== 401
+              ? readText(route, response, maxErrorBody).pipe(Effect.orElseSucceed(() => ""))
+              : Effect.as(discard(route, response), undefined)
+            return Effect.flatMap(read, (text): Effect.Effect<Sent, Failure | TransportFailure> => {
+              if (status === 401) return Effect.fail(new RunStopped({ reason: "session-rejected" }))
+              if (!redirect) {
+                return Effect.succeed(
+                  text === undefined ? { status, headers, response: undefined } : { status, headers, response: undefined, text }
+                )
+              }
+              let target: URL
+              try {
+                target = new URL(location, url)
+              } catch {
+                return Effect.fail(failure(route, `HTTP ${status} to an unreadable location`))
+              }
+              if (target.origin !== origin) {
+                return Effect.fail(failure(route, `redirected to another origin (${target.origin}); not followed`))
+              }
+              if (method === "POST" && status !== 307 && status !== 308) {
+                return Effect.fail(failure(route, `HTTP ${status} redirect; a question is not re-posted`))
+              }
+              if (hops >= maxRedirects) return Effect.fail(failure(route, `more than ${maxRedirects} redirects`))
+              return hop(target, hops + 1)
+            })
           }
-          if (method === "POST" && response.status !== 307 && response.status !== 308) {
-            return yield* failure(route, `HTTP ${response.status} redirect; a question is not re-posted`)
-          }
-          if (hop >= maxRedirects) return yield* failure(route, `more than ${maxRedirects} redirects`)
-          url = target
-        }
-      })
+        })
+      }
+      return Effect.suspend(() => hop(urlOf(path), 0))
+    }
 
     /**
      * Retries retryable answers with exponential backoff, honouring `Retry-After`, and — when
@@ -362,10 +408,10 @@ export const makeTransport = (config: TransportConfig) =>
       retrying: Ref.Ref<Option.Option<string>>,
       sleeping?: Sleeping
     ): Effect.Effect<A, E | TurnError> => {
-      const once = attempt.pipe(
-        Effect.map(Either.right),
-        Effect.catchTag("TransportFailure", (error) => Effect.succeed(Either.left(error)))
-      )
+      const once: Effect.Effect<Either.Either<A, TransportFailure>, E> = Effect.matchEffect(attempt, {
+        onFailure: (error) => error._tag === "TransportFailure" ? Effect.succeed(Either.left(error)) : Effect.fail(error as E),
+        onSuccess: (answered) => Effect.succeed(Either.right(answered))
+      })
       const sleep = (duration: Duration.Duration): Effect.Effect<void, TurnError> =>
         sleeping === undefined
           ? Effect.sleep(duration)
@@ -377,26 +423,29 @@ export const makeTransport = (config: TransportConfig) =>
             )
           )
       const loop = (n: number): Effect.Effect<A, E | TurnError> =>
-        Effect.flatMap(once, (outcome) =>
-          Effect.gen(function*() {
-            const backoff = Duration.times(retryDelay, 2 ** n)
-            if (n < retries && Either.isLeft(outcome) && retryTransport) {
-              yield* Ref.set(retrying, Option.some(outcome.left.reason))
-              yield* sleep(backoff)
-              return yield* loop(n + 1)
-            }
-            if (n < retries && Either.isRight(outcome) && retryable.includes(outcome.right.status)) {
-              yield* Ref.set(retrying, Option.some(`HTTP ${outcome.right.status}`))
-              const now = yield* Effect.clockWith((clock) => clock.currentTimeMillis)
-              const asked = retryAfter(outcome.right.headers["retry-after"], now)
-              yield* sleep(Option.match(asked, { onNone: () => backoff, onSome: (d) => Duration.max(d, backoff) }))
-              return yield* loop(n + 1)
-            }
-            return yield* Either.match(outcome, {
-              onLeft: (error) => Effect.fail(failure(route, error.reason)),
-              onRight: Effect.succeed
-            })
-          }))
+        Effect.flatMap(once, (outcome): Effect.Effect<A, E | TurnError> => {
+          const again = Effect.suspend(() => loop(n + 1))
+          const backoff = Duration.times(retryDelay, 2 ** n)
+          if (n < retries && Either.isLeft(outcome) && retryTransport) {
+            return Effect.zipRight(Ref.set(retrying, Option.some(outcome.left.reason)), Effect.zipRight(sleep(backoff), again))
+          }
+          if (n < retries && Either.isRight(outcome) && retryable.includes(outcome.right.status)) {
+            const { headers, status } = outcome.right
+            return Effect.zipRight(
+              Ref.set(retrying, Option.some(`HTTP ${status}`)),
+              Effect.clockWith((clock) => clock.currentTimeMillis).pipe(
+                Effect.flatMap((now) =>
+                  sleep(Option.match(retryAfter(headers["retry-after"], now), {
+                    onNone: () => backoff,
+                    onSome: (d) => Duration.max(d, backoff)
+                  }))
+                ),
+                Effect.zipRight(again)
+              )
+            )
+          }
+          return Either.isLeft(outcome) ? Effect.fail(failure(route, outcome.left.reason)) : Effect.succeed(outcome.right)
+        })
       return Effect.zipRight(Ref.set(retrying, Option.none()), loop(0))
     }
 
@@ -469,8 +518,8 @@ export const makeTransport = (config: TransportConfig) =>
      * bounded by `limit`.
      */
     const deleteAt = (path: string, limit: Duration.Duration): Effect.Effect<Deleted, RunStopped> =>
-      Effect.gen(function*() {
-        const retrying = yield* Ref.make<Option.Option<string>>(Option.none())
+      Effect.suspend(() => {
+        const retrying = Ref.unsafeMake<Option.Option<string>>(Option.none())
         const attempt = withRetries("delete", safeRetry, send("delete", "DELETE", path), true, retrying).pipe(
           Effect.flatMap(({ response, status }): Effect.Effect<"deleted" | "already gone", TurnError> =>
             response !== undefined
@@ -480,7 +529,7 @@ export const makeTransport = (config: TransportConfig) =>
               : Effect.fail(failure("delete", `HTTP ${status}`))
           )
         )
-        return yield* detached(attempt, limit).pipe(
+        return detached(attempt, limit).pipe(
           Effect.flatMap(Option.match({
             onSome: (how) => Effect.succeed(Either.right(how)),
             onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", limit, why)))

@@ -5,7 +5,8 @@
  * the conversation. Route templates come from the catalog (docs/contract.md).
  */
 import { Effect, Either, Option, Ref, Stream } from "effect"
-import { decodeValue } from "../../Schema/Decode.js"
+import { decodeValue, isRecord, tooDeep } from "../../Schema/Decode.js"
+import type { TurnError } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
 import { fastTurnTrace, TurnTrace } from "../../Schema/Trace.js"
 import {
@@ -18,14 +19,43 @@ import {
 } from "../Transport.js"
 import { type Asking, type LiveProtocol, postQuestion } from "./Protocol.js"
 
+/**
+ * `AskIds` checked without the schema, giving what `decodeValue` would (an event of a stream is read
+ * this way, a dozen times an ask): an object, not nested too deep, whose ids are strings where present.
+ * Anything else is left to the schema.
+ */
+export const fastAskIds = (value: unknown): typeof AskIds.Type | undefined => {
+  if (!isRecord(value) || tooDeep(value) !== undefined) return undefined
+  const hasConversation = Object.hasOwn(value, "conversationId")
+  const hasTurn = Object.hasOwn(value, "turnId")
+  const conversationId = value["conversationId"]
+  const turnId = value["turnId"]
+  if ((hasConversation && typeof conversationId !== "string") || (hasTurn && typeof turnId !== "string")) return undefined
+  return {
+    ...(hasConversation ? { conversationId: conversationId as string } : {}),
+    ...(hasTurn ? { turnId: turnId as string } : {})
+  }
+}
+
+const isMessage = (value: unknown): boolean =>
+  isRecord(value) && typeof value["role"] === "string" && typeof value["content"] === "string" &&
+  (!Object.hasOwn(value, "turnId") || value["turnId"] === null || typeof value["turnId"] === "string")
+
+/** `Conversation` checked without the schema, as `fastTurnTrace` checks a trace: a conversation is used as it is. */
+export const fastConversation = (value: unknown): Conversation | undefined =>
+  isRecord(value) && typeof value["id"] === "string" && Array.isArray(value["messages"]) && value["messages"].every(isMessage)
+    ? value as unknown as Conversation
+    : undefined
+
 /** The ids in a JSON text, if it is JSON of that shape. */
 const idsIn = (text: string): typeof AskIds.Type | undefined => {
+  let value: unknown
   try {
-    const value: unknown = JSON.parse(text)
-    return Either.getOrUndefined(decodeValue(AskIds, "ask", value, "lenient"))
+    value = JSON.parse(text)
   } catch {
     return undefined
   }
+  return fastAskIds(value) ?? Either.getOrUndefined(decodeValue(AskIds, "ask", value, "lenient"))
 }
 
 /** Asks the question; every conversation the app names is noted the moment it is known. */
@@ -33,7 +63,7 @@ const ask = (asking: Asking) =>
   Effect.gen(function*() {
     const { named, state, surface, testCase, transport } = asking
     const endpoint = surface.endpoint ?? ""
-    const response = yield* postQuestion(
+    const sent = yield* postQuestion(
       asking,
       "ask",
       endpoint,
@@ -47,32 +77,37 @@ const ask = (asking: Asking) =>
             if (id !== undefined) yield* Effect.ignore(named(id, `in an HTTP ${sent.status} answer`))
           }
         })
-    ).pipe(
-      Effect.flatMap((sent) =>
-        sent.response === undefined ? Effect.fail(failure("ask", `HTTP ${sent.status}`)) : Effect.succeed(sent.response)
-      )
     )
+    const { headers, response } = sent
+    if (response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
     yield* Ref.set(state.phase, "reading")
     yield* Ref.set(state.unsure, Option.some("ended"))
-    let turnId = headerText(response.headers["x-turn-id"])
+    let turnId = headerText(headers["x-turn-id"])
     // The conversations this answer names: one, in its headers, body or events (earlier answers that
     // failed may have named others, which are deleted all the same).
     const answerIds: Array<string> = []
     const learnConversation = (id: string, where: string) =>
       Effect.zipRight(named(id, where), Effect.sync(() => answerIds.includes(id) || answerIds.push(id)))
-    const headerId = headerText(response.headers["x-conversation-id"])
+    const headerId = headerText(headers["x-conversation-id"])
     if (headerId !== undefined) yield* learnConversation(headerId, "x-conversation-id")
-    const learn = (ids: typeof AskIds.Type, where: string) =>
-      Effect.gen(function*() {
-        if (ids.conversationId !== undefined) yield* learnConversation(ids.conversationId, where)
-        if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
-      })
+    /** Takes the turn id at once, and gives the effect that notes the conversation, if the ids name one. */
+    const learn = (ids: typeof AskIds.Type, where: string): Effect.Effect<void, TurnError> => {
+      if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
+      return ids.conversationId === undefined ? Effect.void : learnConversation(ids.conversationId, where)
+    }
     // The question is not re-asked when its answer breaks off: that would open a second conversation.
-    const body = isEventStream(response)
+    // A stream's events are read a chunk at a time; only an event that names the conversation costs an
+    // effect (the journal is written before the next event is read).
+    const body = isEventStream(sent)
       ? transport.eventData("ask", response).pipe(
-        Stream.runForEach((data) => {
-          const ids = idsIn(data)
-          return ids === undefined ? Effect.void : learn(ids, "the event stream")
+        Stream.runForEachChunk((chunk) => {
+          let learnt: Effect.Effect<void, TurnError> = Effect.void
+          for (const data of chunk) {
+            const ids = idsIn(data)
+            const noting = ids === undefined ? Effect.void : learn(ids, "the event stream")
+            if (noting !== Effect.void) learnt = learnt === Effect.void ? noting : Effect.zipRight(learnt, noting)
+          }
+          return learnt
         })
       )
       : Effect.flatMap(transport.readText("ask", response), (text) => {
@@ -81,7 +116,7 @@ const ask = (asking: Asking) =>
         // Ids in headers make any body acceptable (plain text, say); without them it had to be JSON.
         if (headerId !== undefined) return Effect.void
         return Effect.fail(
-          isWebPage(response.headers["content-type"] ?? "")
+          isWebPage(headers["content-type"] ?? "")
             ? webPage("ask", response.status, transport.urlOf(endpoint).href)
             : failure("ask", "not JSON")
         )
@@ -116,7 +151,7 @@ export const turnEvalProtocol: LiveProtocol = {
       yield* at("conversation", "GET", conversationPath)
       const [conversation, trace] = yield* Effect.all([
         Effect.tap(
-          transport.readJson("conversation", conversationPath, Conversation, state.retrying),
+          transport.readJson("conversation", conversationPath, Conversation, state.retrying, fastConversation),
           () => traceRead ? Effect.void : at("trace", "GET", tracePath)
         ),
         transport.readJson("trace", tracePath, TurnTrace, state.retrying, fastTurnTrace).pipe(
