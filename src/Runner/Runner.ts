@@ -138,9 +138,9 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
           return options.onCaseDone === undefined ? Effect.void : options.onCaseDone(result)
         }
         // No case fails inside a worker: a rejected session is signalled here instead, and every
-        // worker is interrupted and awaited, so every in-flight case's scope has closed (its
-        // conversation handed to deletion) before the run ends. (forEach's own fail-fast path can
-        // return while a sibling is still running its finalizers.)
+        // worker is interrupted and awaited, so every in-flight case has ended (its conversation handed
+        // to deletion) before the run ends. (forEach's own fail-fast path can return while a sibling is
+        // still running its finalizers.)
         const rejected = yield* Deferred.make<never, RunStopped>()
         const runUnit = ({ attempt, index, testCase }: (typeof units)[number]): Effect.Effect<void> =>
           Effect.gen(function*() {
