@@ -6,8 +6,7 @@
  * `cleanup`.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Effect, Exit } from "effect"
-import { main } from "./Cli.js"
+import { Effect, Exit, type Fiber } from "effect"
 import { programName } from "./ProgramName.js"
 import { openConversations } from "./Runner/Journal.js"
 
@@ -18,7 +17,8 @@ type Stop = keyof typeof signalCodes
 process.stdout.on("error", () => undefined)
 process.stderr.on("error", () => undefined)
 
-const fiber = Effect.runFork(main(process.argv).pipe(Effect.provide(NodeContext.layer)))
+// The command runs once its module has loaded; a signal before that finds nothing started.
+let fiber: Fiber.RuntimeFiber<number, unknown> | undefined
 
 const words: Record<Stop, string> = { SIGINT: "interrupted", SIGTERM: "terminated", SIGHUP: "hung up" }
 
@@ -37,6 +37,10 @@ const stop = (signal: Stop) => {
     process.exit(signalCodes[signal])
   }
   stoppedBy = signal
+  if (fiber === undefined) {
+    process.stderr.write(`\n${words[signal]}\n`)
+    process.exit(signalCodes[signal])
+  }
   process.stderr.write(`\n${words[signal]}: cleaning up (send it again to quit at once)\n`)
   fiber.unsafeInterruptAsFork(fiber.id())
 }
@@ -44,6 +48,10 @@ process.on("SIGINT", () => stop("SIGINT"))
 process.on("SIGTERM", () => stop("SIGTERM"))
 process.on("SIGHUP", () => stop("SIGHUP"))
 
+// The handlers are in place before the command tree loads (most of the bin's start-up), so a signal
+// during start-up ends the process with its code rather than killing it before any handler runs.
+const { main } = await import("./Cli.js")
+fiber = Effect.runFork(main(process.argv).pipe(Effect.provide(NodeContext.layer)))
 fiber.addObserver((exit) => {
   process.exit(stoppedBy !== undefined ? signalCodes[stoppedBy] : Exit.isSuccess(exit) ? exit.value : 70)
 })
