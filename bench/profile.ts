@@ -14,26 +14,13 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Redacted } from "effect"
 import { withStandIn } from "../test/support/live.js"
+import { binOptions } from "../scripts/binOptions.mjs"
 import { goldenSet } from "./generate.js"
 
 const [cases = 200, concurrency = 16, latency = 100] = process.argv.slice(2).map(Number)
 const work = mkdtempSync(join(tmpdir(), "eval-profile-"))
-const stubs = "./scripts/stubs/config-parsers.mjs"
-await build({
-  entryPoints: ["src/Main.ts"],
-  outdir: join(work, "dist"),
-  entryNames: "eval",
-  chunkNames: "chunks/[name]-[hash]",
-  splitting: true,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  legalComments: "none",
-  logLevel: "warning",
-  alias: { yaml: stubs, toml: stubs, ini: stubs },
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" }
-})
+// The bin as the build makes it, but with its syntax unminified, so esbuild's module comments stay.
+await build({ ...binOptions, outdir: join(work, "dist") })
 
 interface ProfileNode {
   readonly id: number

@@ -22,6 +22,7 @@ import { execFileSync } from "node:child_process"
 import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
+import { binOptions } from "./binOptions.mjs"
 
 const flags = new Set(process.argv.slice(2))
 const ifStale = flags.has("--if-stale")
@@ -55,28 +56,7 @@ try {
 // The stamp is dated from before the build reads its inputs, so an edit made meanwhile is built next time.
 const started = new Date()
 rmSync("dist", { recursive: true, force: true })
-const bin = build({
-  entryPoints: ["src/Main.ts"],
-  outdir: "dist",
-  entryNames: "eval",
-  chunkNames: "chunks/[name]-[hash]",
-  splitting: true,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  minifySyntax: true,
-  legalComments: "none",
-  logLevel: "warning",
-  alias: {
-    yaml: "./scripts/stubs/config-parsers.mjs",
-    toml: "./scripts/stubs/config-parsers.mjs",
-    ini: "./scripts/stubs/config-parsers.mjs"
-  },
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
-  }
-})
+const bin = build({ ...binOptions, outdir: "dist", minifySyntax: true })
 const library = build({
   entryPoints: { index: "src/index.ts", vitest: "src/Vitest.ts" },
   outdir: "dist",
