@@ -5,7 +5,7 @@
  * in flight with their conversations open on every protocol, whose asks are one request.
  */
 import { createServer, type IncomingMessage } from "node:http"
-import type { AddressInfo, Socket } from "node:net"
+import { listenOnLoopback } from "./loopback.js"
 
 /** A request the proxy saw: its method, its path and query, and its body. */
 export interface Seen {
@@ -49,7 +49,6 @@ export const startHoldingProxy = async (
 ): Promise<HoldingProxy> => {
   let hold = initially
   const seen: Array<Seen> = []
-  const sockets = new Set<Socket>()
   let held = 0
   const server = createServer(async (request, response) => {
     const method = request.method ?? "GET"
@@ -79,20 +78,12 @@ export const startHoldingProxy = async (
     response.writeHead(answered.status, passed)
     response.end(text)
   })
-  server.on("connection", (socket) => {
-    sockets.add(socket)
-    socket.on("close", () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const listening = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: listening.url,
     seen: () => [...seen],
     held: () => held,
     setHold: (next) => void (hold = next),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      })
+    close: listening.close
   }
 }

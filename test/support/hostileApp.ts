@@ -7,8 +7,8 @@
 import { randomBytes } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo, Socket } from "node:net"
 import { join } from "node:path"
+import { listenOnLoopback } from "./loopback.js"
 
 /** How the app answers one ask, given the conversation and turn it really opened. */
 export interface AskAnswer {
@@ -184,22 +184,13 @@ export const startHostileApp = async (
     }
     return json(response, 404, { error: "no such route" })
   })
-  const sockets = new Set<Socket>()
-  server.on("connection", (socket) => {
-    sockets.add(socket)
-    socket.on("close", () => sockets.delete(socket))
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const listening = await listenOnLoopback(server)
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: listening.url,
     cookie: `session=${token}`,
     requests: () => [...requests],
     open: () => [...conversations.keys()],
     endlessWritten: () => endless,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy()
-        server.close(() => resolve())
-      })
+    close: listening.close
   }
 }
