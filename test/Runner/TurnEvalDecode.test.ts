@@ -53,6 +53,14 @@ describe("fastConversation", () => {
     )
   })
 
+  it("leaves an object naming __proto__ to the schema, which gives it another prototype in place of the key", () => {
+    for (const text of ['{"id":"","messages":[],"__proto__":[]}', '{"id":"c","messages":[{"role":"user","content":"","__proto__":{}}]}']) {
+      const value: unknown = JSON.parse(text)
+      expect(fastConversation(value)).toBeUndefined()
+      expect(Either.isRight(decode(value))).toBe(true)
+    }
+  })
+
   it("accepts every valid conversation, so the hot path is the common one", () => {
     fc.assert(fc.property(Arbitrary.make(Conversation), (value) => {
       expect(fastConversation(value)).toBeDefined()

@@ -37,13 +37,19 @@ export const fastAskIds = (value: unknown): typeof AskIds.Type | undefined => {
   }
 }
 
+/**
+ * An object whose own keys include `__proto__` (JSON can name it) is left to the schema: decoding
+ * gives such an object another prototype in place of the key, and the fast path must give what it gives.
+ */
+const isPlain = (value: unknown): value is Record<string, unknown> => isRecord(value) && !Object.hasOwn(value, "__proto__")
+
 const isMessage = (value: unknown): boolean =>
-  isRecord(value) && typeof value["role"] === "string" && typeof value["content"] === "string" &&
+  isPlain(value) && typeof value["role"] === "string" && typeof value["content"] === "string" &&
   (!Object.hasOwn(value, "turnId") || value["turnId"] === null || typeof value["turnId"] === "string")
 
 /** `Conversation` checked without the schema, as `fastTurnTrace` checks a trace: a conversation is used as it is. */
 export const fastConversation = (value: unknown): Conversation | undefined =>
-  isRecord(value) && typeof value["id"] === "string" && Array.isArray(value["messages"]) && value["messages"].every(isMessage)
+  isPlain(value) && typeof value["id"] === "string" && Array.isArray(value["messages"]) && value["messages"].every(isMessage)
     ? value as unknown as Conversation
     : undefined
 
