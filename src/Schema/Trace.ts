@@ -35,6 +35,16 @@ export const Proposal = Schema.Struct({
 /** A change the agent proposed and left for a person to approve. */
 export type Proposal = typeof Proposal.Type
 
+/** A token count: a whole number, zero or more. */
+const TokenCount = Schema.Number.pipe(
+  Schema.filter((n) => Number.isSafeInteger(n) && n >= 0, { message: () => "expected a whole number of tokens, 0 or more" })
+)
+
+/** The tokens a turn's model calls used, summed over the turn: what `within-budget` grades. */
+export const Usage = Schema.Struct({ inputTokens: TokenCount, outputTokens: TokenCount })
+/** The tokens a turn's model calls used. */
+export type Usage = typeof Usage.Type
+
 /** The trace one turn recorded. */
 export const TurnTrace = Schema.Struct({
   turnId: Schema.String,
@@ -42,7 +52,8 @@ export const TurnTrace = Schema.Struct({
   outcome: Schema.String,
   citations: Schema.Array(Citation),
   toolExecutions: Schema.Array(ToolExecution),
-  proposal: Schema.NullOr(Proposal)
+  proposal: Schema.NullOr(Proposal),
+  usage: Schema.optionalWith(Usage, { exact: true })
 })
 /** The trace one turn recorded. */
 export type TurnTrace = typeof TurnTrace.Type
@@ -92,10 +103,16 @@ const isProposal = (value: unknown): boolean =>
   (isRecord(value) && typeof value["id"] === "string" && optionalString(value, "summary") &&
     optionalString(value, "status") && (!("actions" in value) || Array.isArray(value["actions"])))
 
+const isTokenCount = (value: unknown): boolean => typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+
+const isUsage = (value: unknown): boolean =>
+  isRecord(value) && isTokenCount(value["inputTokens"]) && isTokenCount(value["outputTokens"])
+
 /** Whether a value is a TurnTrace, checked without the schema. */
 export const isTurnTrace = (value: unknown): value is TurnTrace =>
   isRecord(value) && typeof value["turnId"] === "string" && typeof value["surface"] === "string" &&
   typeof value["outcome"] === "string" && "proposal" in value && isProposal(value["proposal"]) &&
+  (!("usage" in value) || isUsage(value["usage"])) &&
   Array.isArray(value["citations"]) && value["citations"].every(isCitation) &&
   Array.isArray(value["toolExecutions"]) && value["toolExecutions"].every(isToolExecution)
 
