@@ -11,7 +11,7 @@
  * or a release tag picked out by pattern, so nothing else the asker typed is echoed back as advice.
  */
 import { fnv1a } from "../Runner/Shard.js"
-import type { Citation, Proposal, ToolExecution } from "../Schema/Trace.js"
+import type { Citation, Proposal, ToolExecution, Usage } from "../Schema/Trace.js"
 import {
   canonical,
   contentWords,
@@ -34,6 +34,8 @@ export interface AssistantTurn {
   readonly citations: ReadonlyArray<Citation>
   readonly toolExecutions: ReadonlyArray<ToolExecution>
   readonly proposal: Proposal | null
+  /** The tokens its model calls used, as a trace records them. */
+  readonly usage?: Usage
 }
 
 /** Answers `question` as the stand-in's surface `surface` would. */
@@ -41,12 +43,30 @@ export const respond = (surface: string, question: string): AssistantTurn => {
   const asked = parse(surface, question)
   switch (surface) {
     case "docs":
-      return docsTurn(asked)
+      return withUsage(question, docsTurn(asked))
     case "ops-agent":
-      return agentTurn(asked)
+      return withUsage(question, agentTurn(asked))
     default:
       return refused("This assistant has no surface by that name, so nothing was run.")
   }
+}
+
+/** Tokens as a model would count them, near enough: one for every four characters. */
+const tokensIn = (text: string): number => Math.ceil(text.length / 4)
+
+/** The instructions every model call of the stand-in starts with, in tokens. */
+const instructionTokens = 420
+
+/**
+ * The usage of a turn as a model would report it: one call to choose the tools and one more after
+ * they ran, each reading the instructions, the question and what the tools returned so far; the last
+ * writes the answer.
+ */
+const withUsage = (question: string, turn: AssistantTurn): AssistantTurn => {
+  const results = turn.toolExecutions.map((e) => tokensIn(JSON.stringify(e.output ?? e.error ?? null)))
+  const calls = turn.toolExecutions.length === 0 ? 1 : 2
+  const inputTokens = calls * (instructionTokens + tokensIn(question)) + results.reduce((a, b) => a + b, 0)
+  return { ...turn, usage: { inputTokens, outputTokens: tokensIn(turn.answer) } }
 }
 
 // ---------------------------------------------------------------------------------------------
