@@ -22,7 +22,7 @@ export const jsonPath = (segments: ReadonlyArray<PropertyKey>): string =>
     return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${acc}.${key}` : `${acc}[${inert(JSON.stringify(clip(key)))}]`
   }, "$")
 
-const clip = (text: string): string => text.length > maxMessage ? `${text.slice(0, maxMessage)}…` : text
+const clip = (text: string, limit = maxMessage): string => text.length > limit ? `${text.slice(0, limit)}…` : text
 
 // What a terminal or a log reader would act on, or hide, instead of showing: every control character
 // (C0 with CR, LF and TAB, DEL, C1 with NEL), the line and paragraph separators, every format character
@@ -70,9 +70,13 @@ const reword = (issue: ParseResult.ArrayFormatterIssue): string => {
     case "Missing":
       return "missing"
     case "Unexpected":
-      return issue.message.replace(/^is unexpected, expected: /, "unknown key; expected one of ")
-    default:
-      return issue.message.replace(/^Expected (.*), actual (.*)$/s, "expected $1, got $2")
+      return clip(issue.message.replace(/^is unexpected, expected: /, "unknown key; expected one of "), 4 * maxMessage)
+    default: {
+      // What was expected comes from the schema and is shown whole (every kind's name, say); what
+      // the file held is clipped, so a huge value cannot hide it.
+      const found = /^Expected (.*), actual (.*)$/s.exec(issue.message)
+      return found === null ? clip(issue.message) : `expected ${clip(found[1]!, 4 * maxMessage)}, got ${clip(found[2]!)}`
+    }
   }
 }
 
@@ -80,7 +84,7 @@ const reword = (issue: ParseResult.ArrayFormatterIssue): string => {
 export const problemsOf = (error: ParseResult.ParseError): ReadonlyArray<Problem> =>
   ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
     path: jsonPath(issue.path),
-    message: inert(clip(reword(issue)))
+    message: inert(reword(issue))
   }))
 
 /** Parses JSON text, naming the line and column of a syntax error. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { CasesFile } from "../../src/Schema/Case.js"
+import { CasesFile, expectationKinds } from "../../src/Schema/Case.js"
 import { decodeJson, decodeValue } from "../../src/Schema/Decode.js"
 
 const valid = {
@@ -47,8 +47,8 @@ describe("the cases file", () => {
       { path: "$.cases[1].expect[0].tool", message: "missing" },
       {
         path: "$.cases[1].expect[1].kind",
-        message:
-          "expected \"cites-only-surfaced\" | \"cites\" | \"no-citations\" | \"calls-tool\" | \"calls-any-tool\" | \"never-calls\" | \"answer-includes\" | \"answer-excludes\" | \"stops-at-approval\" | \"outcome\", got \"nope\""
+        // Every kind the registry has, in its order.
+        message: `expected ${expectationKinds.map((kind) => JSON.stringify(kind)).join(" | ")}, got "nope"`
       },
       { path: "$.cases[1].expect[2].pth", message: "unknown key; expected one of \"kind\" | \"path\" | \"drafted\"" }
     ])
