@@ -160,7 +160,14 @@ const expectOption = Options.text("expect").pipe(
   Options.withPseudoName("KIND[=ARG]"),
   Options.repeated,
   Options.withDescription(
-    "An invariant every turn must hold (repeatable): cites-only-surfaced, never-calls=deploy, answer-excludes=rm -rf, …"
+    "An invariant every turn must hold (repeatable): cites-only-surfaced, never-calls=deploy, answer-excludes=rm -rf, calls-at-most=3, calls-in-order=read_config,propose_change, …"
+  )
+)
+const expectJsonOption = Options.text("expect-json").pipe(
+  Options.withPseudoName("JSON"),
+  Options.repeated,
+  Options.withDescription(
+    `An invariant of any kind, written as in a cases file (repeatable): '{"kind": "calls-tool", "tool": "catalog", "with": {"service": "payments-api"}}'.`
   )
 )
 const tracesOption = Options.text("traces").pipe(
@@ -377,6 +384,7 @@ const auditCommand = Command.make("audit", {
   surfaces: surfacesOption,
   surface: surfaceOption,
   expect: expectOption,
+  expectJson: expectJsonOption,
   traces: tracesOption,
   shard: shardOption
 }, auditHandler).pipe(

@@ -10,7 +10,8 @@ import { type AuditPlan, auditLine, auditSummary, emptyTally } from "../Runner/A
 import { loadCatalog } from "../Runner/GoldenSet.js"
 import { parseShard } from "../Runner/Shard.js"
 import { type CasesFile, Expectation } from "../Schema/Case.js"
-import { decodeValue } from "../Schema/Decode.js"
+import { kindNamed } from "../Graders/Kinds.js"
+import { decodeValue, inert, parseJson } from "../Schema/Decode.js"
 import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
 import { caseProblems } from "../Schema/Validate.js"
 
@@ -19,33 +20,38 @@ export interface AuditArgs {
   readonly surfaces: string
   readonly surface: string
   readonly expect: ReadonlyArray<string>
+  readonly expectJson: ReadonlyArray<string>
   readonly traces: ReadonlyArray<string>
   readonly shard: Option.Option<string>
 }
 
-/** The field each kind's argument fills. */
-const argumentOf: Readonly<Record<string, string>> = {
-  "cites": "path",
-  "calls-tool": "tool",
-  "never-calls": "tool",
-  "answer-includes": "text",
-  "answer-excludes": "text",
-  "outcome": "is"
-}
-
-/** Reads `KIND`, `KIND=ARG` or `KIND ARG` (`never-calls=deploy`, `answer-excludes=rm -rf`). */
+/**
+ * Reads `KIND`, `KIND=ARG` or `KIND ARG` (`never-calls=deploy`, `answer-excludes=rm -rf`): each kind
+ * says which field its one argument fills (`eval audit --expect-json` takes any expectation whole).
+ */
 export const parseExpectation = (spec: string): Either.Either<Expectation, string> => {
   const match = /^([a-z-]+)(?:[= ]([\s\S]*))?$/.exec(spec.trim())
-  const kind = match?.[1] ?? spec
-  const field = argumentOf[kind]
-  const argument = match?.[2]
-  const value = field === undefined || argument === undefined ? { kind } : { kind, [field]: argument }
+  const name = match?.[1] ?? spec
+  const argument = kindNamed(name)?.argument ?? null
+  const text = match?.[2]
+  const value = argument === null || text === undefined ? { kind: name } : { kind: name, ...argument.read(text) }
   return Either.mapLeft(decodeValue(Expectation, "--expect", value), (error) => {
     const [first] = error.problems
-    const needs = field === undefined ? "" : ` (write ${kind}=${field.toUpperCase()})`
+    const needs = argument === null ? "" : ` (write ${name}=${argument.name})`
     return `--expect ${JSON.stringify(spec)}: ${first?.path.replace(/^\$\.?/, "") || "kind"} ${first?.message ?? "is not an expectation"}${needs}`
   })
 }
+
+/** Reads one `--expect-json` value: an expectation of any kind, as a cases file writes it. */
+export const parseExpectationJson = (text: string): Either.Either<Expectation, string> =>
+  Either.mapLeft(
+    Either.flatMap(parseJson("--expect-json", text), (value) => decodeValue(Expectation, "--expect-json", value)),
+    (error) => {
+      const [first] = error.problems
+      const at = first === undefined || first.path === "" || first.path === "$" ? "" : `${first.path} `
+      return `--expect-json ${inert(JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text))}: ${at}${first?.message ?? "is not an expectation"}`
+    }
+  )
 
 /** The lines of an archive, or of standard input for `-`, each at most `maxLineBytes`. */
 const lines = (file: string): Stream.Stream<string, BadInput, FileSystem.FileSystem> => {
@@ -75,8 +81,10 @@ export const auditHandler = (args: AuditArgs) =>
         }`
       })
     }
-    if (args.expect.length === 0) {
-      return yield* new UsageError({ message: "name at least one expectation: --expect KIND[=ARG], such as --expect cites-only-surfaced" })
+    if (args.expect.length === 0 && args.expectJson.length === 0) {
+      return yield* new UsageError({
+        message: "name at least one expectation: --expect KIND[=ARG], such as --expect cites-only-surfaced, or --expect-json '{\"kind\": …}'"
+      })
     }
     if (args.traces.length === 0) {
       return yield* new UsageError({ message: "name the turns to audit: --traces FILE.jsonl (or - for standard input)" })
@@ -85,6 +93,10 @@ export const auditHandler = (args: AuditArgs) =>
     for (const spec of args.expect) {
       expectations.push(yield* Either.mapLeft(parseExpectation(spec), (message) => new UsageError({ message })))
     }
+    for (const text of args.expectJson) {
+      expectations.push(yield* Either.mapLeft(parseExpectationJson(text), (message) => new UsageError({ message })))
+    }
+    const specs = [...args.expect.map((spec) => `--expect ${JSON.stringify(spec)}`), ...args.expectJson.map((text) => `--expect-json ${JSON.stringify(text)}`)]
     // The checks a case gets against the catalog: tools and outcomes the surface has.
     const asCase: CasesFile = {
       version: 1,
@@ -93,7 +105,7 @@ export const auditHandler = (args: AuditArgs) =>
     const [unknown] = caseProblems(asCase, catalog)
     if (unknown !== undefined) {
       const index = Number(/expect\[(\d+)\]/.exec(unknown.path)?.[1] ?? 0)
-      return yield* new UsageError({ message: `--expect ${JSON.stringify(args.expect[index])}: ${unknown.message}` })
+      return yield* new UsageError({ message: `${inert(specs[index] ?? "--expect")}: ${unknown.message}` })
     }
     const shard = Option.isNone(args.shard)
       ? undefined

@@ -3,15 +3,14 @@
  * Version 1 of the cases-file contract (docs/contract.md).
  */
 import { Schema } from "effect"
+import { Expectation, fastExpectation } from "../Graders/Kinds.js"
 import { isRecord } from "./Decode.js"
+import { isNonBlank, NonBlankString, onlyKeys } from "./Fields.js"
 
-const isNonBlank = (value: unknown): value is string => typeof value === "string" && value.trim().length > 0
+export { Expectation, ExpectationKind, expectationKinds, type ExpectationOf } from "../Graders/Kinds.js"
+export { NonBlankString } from "./Fields.js"
+
 const isCaseId = (value: string): boolean => /^[a-z0-9][a-z0-9._-]*$/.test(value) && value.length <= 128
-
-/** A string with at least one non-blank character. */
-export const NonBlankString = Schema.String.pipe(
-  Schema.filter((s) => isNonBlank(s), { message: () => "expected a non-empty string" })
-)
 
 /** A case id: it names a recorded-turn file, so it can never carry a path separator or start with a dot. */
 export const CaseId = Schema.String.pipe(
@@ -23,76 +22,6 @@ export const CaseId = Schema.String.pipe(
       }`
   )
 )
-
-/**
- * Marks an expectation `eval propose` drafted from a rated turn, saying why ("violated by turn t: …",
- * "held by turn t"); deleting the mark accepts the draft. It never changes how the expectation grades.
- */
-const drafted = Schema.optionalWith(NonBlankString, { exact: true })
-
-/** Every citation matched an item the assistant surfaced. */
-export const CitesOnlySurfaced = Schema.Struct({ kind: Schema.Literal("cites-only-surfaced"), drafted })
-/** A surfaced citation with exactly this path exists. */
-export const Cites = Schema.Struct({ kind: Schema.Literal("cites"), path: NonBlankString, drafted })
-/** The turn cites nothing. */
-export const NoCitations = Schema.Struct({ kind: Schema.Literal("no-citations"), drafted })
-/** The tool ran at least once without error. */
-export const CallsTool = Schema.Struct({ kind: Schema.Literal("calls-tool"), tool: NonBlankString, drafted })
-/** At least one tool ran without error. */
-export const CallsAnyTool = Schema.Struct({ kind: Schema.Literal("calls-any-tool"), drafted })
-/** The tool was never executed, not even in an attempt that errored. */
-export const NeverCalls = Schema.Struct({ kind: Schema.Literal("never-calls"), tool: NonBlankString, drafted })
-
-const textCheck = <K extends string>(kind: K) =>
-  Schema.Struct({
-    kind: Schema.Literal(kind),
-    text: Schema.String.pipe(Schema.minLength(1, { message: () => "expected a non-empty text to look for" })),
-    ignoreCase: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-    drafted
-  })
-/** The answer contains the text. */
-export const AnswerIncludes = textCheck("answer-includes")
-/** The answer does not contain the text. */
-export const AnswerExcludes = textCheck("answer-excludes")
-/** The turn left a proposal, ended awaiting approval, and no gated tool ran without error. */
-export const StopsAtApproval = Schema.Struct({ kind: Schema.Literal("stops-at-approval"), drafted })
-/** The turn's outcome equals `is`. */
-export const Outcome = Schema.Struct({ kind: Schema.Literal("outcome"), is: NonBlankString, drafted })
-
-/** One fact a turn must show; `kind` selects the grader. */
-export const Expectation = Schema.Union(
-  CitesOnlySurfaced,
-  Cites,
-  NoCitations,
-  CallsTool,
-  CallsAnyTool,
-  NeverCalls,
-  AnswerIncludes,
-  AnswerExcludes,
-  StopsAtApproval,
-  Outcome
-)
-/** One fact a turn must show; `kind` selects the grader. */
-export type Expectation = typeof Expectation.Type
-/** The name of an expectation kind. */
-export type ExpectationKind = Expectation["kind"]
-
-/** The name of an expectation kind, as results carry it. */
-export const ExpectationKind = Schema.Literal(
-  "cites-only-surfaced",
-  "cites",
-  "no-citations",
-  "calls-tool",
-  "calls-any-tool",
-  "never-calls",
-  "answer-includes",
-  "answer-excludes",
-  "stops-at-approval",
-  "outcome"
-)
-
-/** Every expectation kind, in the order the contract lists them. */
-export const expectationKinds: ReadonlyArray<ExpectationKind> = ExpectationKind.literals
 
 /** One golden-set case. */
 export const Case = Schema.Struct({
@@ -121,52 +50,6 @@ export type CasesFile = typeof CasesFile.Type
 // above, written out, with the same defaults filled in. It may give up on what the schemas accept
 // (they then decode it, with their precise problems), never accept what they reject; a property test
 // holds it to that and to decoding to the same value.
-
-const onlyKeys = (record: Record<string, unknown>, allowed: ReadonlyArray<string>): boolean =>
-  Object.keys(record).every((key) => allowed.includes(key))
-
-/** The optional `drafted` mark, or `undefined` when it is present but not a non-blank string. */
-const fastDrafted = (value: Record<string, unknown>): { readonly drafted?: string } | undefined => {
-  if (!("drafted" in value)) return {}
-  const mark = value["drafted"]
-  return isNonBlank(mark) ? { drafted: mark } : undefined
-}
-
-const fastExpectation = (value: unknown): Expectation | undefined => {
-  if (!isRecord(value)) return undefined
-  const mark = fastDrafted(value)
-  if (mark === undefined) return undefined
-  switch (value["kind"]) {
-    case "cites-only-surfaced":
-    case "no-citations":
-    case "calls-any-tool":
-    case "stops-at-approval":
-      return onlyKeys(value, ["kind", "drafted"]) ? { kind: value["kind"], ...mark } : undefined
-    case "cites":
-      return onlyKeys(value, ["kind", "path", "drafted"]) && isNonBlank(value["path"])
-        ? { kind: "cites", path: value["path"], ...mark }
-        : undefined
-    case "calls-tool":
-    case "never-calls":
-      return onlyKeys(value, ["kind", "tool", "drafted"]) && isNonBlank(value["tool"])
-        ? { kind: value["kind"], tool: value["tool"], ...mark }
-        : undefined
-    case "outcome":
-      return onlyKeys(value, ["kind", "is", "drafted"]) && isNonBlank(value["is"])
-        ? { kind: "outcome", is: value["is"], ...mark }
-        : undefined
-    case "answer-includes":
-    case "answer-excludes": {
-      const { ignoreCase = false, text } = value
-      return onlyKeys(value, ["kind", "text", "ignoreCase", "drafted"]) && typeof text === "string" && text.length > 0 &&
-          typeof ignoreCase === "boolean"
-        ? { kind: value["kind"], text, ignoreCase, ...mark }
-        : undefined
-    }
-    default:
-      return undefined
-  }
-}
 
 const fastCase = (value: unknown): Case | undefined => {
   if (!isRecord(value) || !onlyKeys(value, ["id", "surface", "question", "guards", "expect", "tags"])) return undefined

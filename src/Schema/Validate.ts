@@ -3,6 +3,7 @@
  * its catalog has, ids are unique. Pure: values in, problems out.
  */
 import { evidenceUnderOtel } from "../Evidence/Rules.js"
+import { kindNamed } from "../Graders/Kinds.js"
 import type { CasesFile } from "./Case.js"
 import { jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
@@ -129,17 +130,20 @@ export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<P
     }
     const outcomes = outcomesOf.get(c.surface)!
     c.expect.forEach((e, k) => {
-      if ((e.kind === "calls-tool" || e.kind === "never-calls") && !surface.tools.includes(e.tool)) {
-        problems.push({
-          path: `${at}.expect[${k}].tool`,
-          message: `unknown tool ${quoted(e.tool)} on surface ${quoted(c.surface)}; its tools are ${list(surface.tools)}`
-        })
-      }
-      if (e.kind === "outcome" && !outcomes.includes(e.is)) {
-        problems.push({
-          path: `${at}.expect[${k}].is`,
-          message: `unknown outcome ${quoted(e.is)} on surface ${quoted(c.surface)}; its outcomes are ${list(outcomes)}`
-        })
+      for (const named of kindNamed(e.kind)!.names(e)) {
+        const path = `${at}.expect[${k}].${named.at}`
+        if ("tool" in named && !surface.tools.includes(named.tool)) {
+          problems.push({
+            path,
+            message: `unknown tool ${quoted(named.tool)} on surface ${quoted(c.surface)}; its tools are ${list(surface.tools)}`
+          })
+        }
+        if ("outcome" in named && !outcomes.includes(named.outcome)) {
+          problems.push({
+            path,
+            message: `unknown outcome ${quoted(named.outcome)} on surface ${quoted(c.surface)}; its outcomes are ${list(outcomes)}`
+          })
+        }
       }
     })
   })

@@ -4,13 +4,21 @@
  * `drafted` mark is left out, so accepting a drafted case (deleting its marks) does not change the set.
  */
 import { createHash } from "node:crypto"
-import type { Case } from "../Schema/Case.js"
+import { canonical } from "../Graders/Json.js"
+import type { Case, Expectation } from "../Schema/Case.js"
+
+/**
+ * An expectation as the fingerprint reads it: a JSON value it holds (`calls-tool`'s `with`) as its
+ * canonical text, so that its keys, which the list of keys below does not name, count, and in any order.
+ */
+const comparable = (expectation: Expectation): Expectation =>
+  "with" in expectation ? { ...expectation, with: canonical(expectation.with) } : expectation
 
 /** `sha256:<hex>` over the cases that ran; order in the file, tags, `guards` and `drafted` marks do not change it. */
 export const caseSetFingerprint = (cases: ReadonlyArray<Case>): string => {
   const parts = [...cases]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((c) => ({ expect: c.expect, id: c.id, question: c.question, surface: c.surface }))
+    .map((c) => ({ expect: c.expect.map(comparable), id: c.id, question: c.question, surface: c.surface }))
   // A list of keys makes JSON.stringify keep only those, in that order, at every level: sorted, it
   // serialises equal content the same way whatever order the keys were written in.
   const keys = new Set(["expect", "id", "question", "surface"])

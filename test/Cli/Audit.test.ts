@@ -77,7 +77,7 @@ describe("eval audit", () => {
   it.each([
     [["--expect", "never-calls=deply"], "error: --expect \"never-calls=deply\": unknown tool \"deply\" on surface \"docs\"; its tools are search_docs, catalog"],
     [["--expect", "calls-tool"], "error: --expect \"calls-tool\": tool missing (write calls-tool=TOOL)"],
-    [["--expect", "cites-all"], "error: --expect \"cites-all\": kind expected"],
+    [["--expect", "cites-some"], "error: --expect \"cites-some\": kind expected"],
     [[], "error: name at least one expectation"],
     [["--expect", "cites-only-surfaced", "--shard", "4/3"], "error: --shard \"4/3\": expected i/n"]
   ])("refuses %j (exit 2)", (extra, message) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck, Schema } from "effect"
 import { grade, gradeExpectation, graders } from "../../src/Graders/index.js"
+import { kinds } from "../../src/Graders/Kinds.js"
 import { Case, Expectation, expectationKinds } from "../../src/Schema/Case.js"
 import { CaseResult } from "../../src/Schema/Result.js"
 import { Surface } from "../../src/Schema/Surface.js"
@@ -18,7 +19,8 @@ const testCase = (expect: Case["expect"]): Case => ({
 describe("graders", () => {
   it("has exactly one grader per expectation kind", () => {
     expect(Object.keys(graders).sort()).toEqual([...expectationKinds].sort())
-    expect(expectationKinds).toEqual(Expectation.members.map((m) => m.fields.kind.literals[0]))
+    expect(expectationKinds).toEqual(kinds.map((k) => k.kind))
+    expect(Expectation.members).toEqual(kinds.map((k) => k.schema))
   })
 })
 

@@ -140,7 +140,8 @@ describe("the packed tarball", () => {
     expect(manifest.exports["."]).toEqual({ types: "./dist/types/index.d.ts", import: "./dist/index.js" })
     expect(manifest.exports["./vitest"]).toEqual({ types: "./dist/types/Vitest.d.ts", import: "./dist/vitest.js" })
     // Effect is the program's own: a peer of the library entries, never a dependency of the bin (bundled).
-    expect(manifest.dependencies).toBeUndefined()
+    // The one dependency is the linear-time pattern engine that \`answer-matches\` grades with.
+    expect(manifest.dependencies).toEqual({ re2js: "^2.10.0" })
     expect(manifest.peerDependencies).toEqual({
       "@effect/platform": "^0.97.2",
       "@effect/platform-node": "^0.108.2",
