@@ -108,6 +108,8 @@ interface Kind {
   readonly alsoAccepts: (path: Path) => ReadonlyArray<string>
   /** Paths whose content is free-form, where no change is invalid. */
   readonly freeForm: (path: Path) => boolean
+  /** Whether a key of `required` may be missing at this path after all (a field only some kinds require). */
+  readonly optionalAt?: (document: Json, path: Path) => boolean
 }
 
 interface Mutation {
@@ -127,7 +129,9 @@ const mutations = (document: Json, kind: Kind): fc.Arbitrary<Mutation> => {
     const original = category(get(document, p))
     return category(v) !== original && !kind.alsoAccepts(p).includes(category(v))
   }).map(([p, v]) => mutation("retype", render(set(document, p, v)), `${p.join(".")} := ${category(v)}`))
-  const requiredPaths = all.filter((p) => typeof p[p.length - 1] === "string" && kind.required.has(p[p.length - 1] as string))
+  const requiredPaths = all.filter((p) =>
+    typeof p[p.length - 1] === "string" && kind.required.has(p[p.length - 1] as string) && kind.optionalAt?.(document, p) !== true
+  )
   const remove = fc.constantFrom(...requiredPaths).map((p) =>
     mutation("remove", JSON.stringify(set(document, p, undefined)), `- ${p.join(".")}`)
   )
@@ -168,10 +172,17 @@ const expectRejected = (run: { code: number; stdout: string; stderr: string }, f
 }
 
 const casesKind: Kind = {
-  required: new Set(["version", "cases", "id", "surface", "question", "guards", "expect", "kind", "path", "tool", "text", "is"]),
+  required: new Set([
+    "version", "cases", "id", "surface", "question", "guards", "expect", "kind", "path", "paths", "tool", "tools", "text", "is",
+    "pattern", "times", "tokens"
+  ]),
   strict: true,
   alsoAccepts: () => [],
-  freeForm: () => false
+  // calls-tool's `with` is any JSON value.
+  freeForm: (p) => p.includes("with"),
+  // The kinds that count or compare calls take `tool` optionally: without it, they count every tool.
+  optionalAt: (document, p) =>
+    p[p.length - 1] === "tool" && ["calls-at-most", "no-repeated-calls"].includes(get(document, [...p.slice(0, -1), "kind"]) as string)
 }
 
 const runs = { numRuns: 150 }
