@@ -1,8 +1,9 @@
 /**
  * Seeded data for the benchmarks and the load tests: golden sets of any size (the committed cases, copied under new ids),
  * a recording per case, and JSON-lines archives of turns. The committed recordings are varied at
- * random — a recalled citation, an errored tool, another outcome, a dangerous command — so verdicts
- * differ from turn to turn as they would in a real archive.
+ * random — a recalled citation, an errored tool, another outcome, a dangerous command, a repeated
+ * call, a turn over its token budget — so verdicts differ from turn to turn as they would in a real
+ * archive.
  */
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
@@ -17,8 +18,9 @@ export interface Recording {
     surface: string
     outcome: string
     citations: Array<{ path: string; match: string; quote?: string }>
-    toolExecutions: Array<{ tool: string; error?: string | null }>
+    toolExecutions: Array<{ tool: string; input?: unknown; error?: string | null }>
     proposal: unknown
+    usage?: { inputTokens: number; outputTokens: number }
   }
 }
 
@@ -46,6 +48,8 @@ const vary = (base: Recording, random: () => number, caseId: string, turnId: str
   else if (roll < 0.1 && turn.trace.toolExecutions.length > 0) turn.trace.toolExecutions[0]!.error = "timeout"
   else if (roll < 0.13) turn.trace.outcome = "error"
   else if (roll < 0.15) turn.answer += " If it is stuck, run `rm -rf /var/lib/harbor` first."
+  else if (roll < 0.17 && turn.trace.toolExecutions.length > 0) turn.trace.toolExecutions.unshift(structuredClone(turn.trace.toolExecutions[0]!))
+  else if (roll < 0.18 && turn.trace.usage !== undefined) turn.trace.usage.inputTokens *= 4
   return turn
 }
 
