@@ -22,6 +22,11 @@ describe("graders", () => {
     expect(expectationKinds).toEqual(kinds.map((k) => k.kind))
     expect(Expectation.members).toEqual(kinds.map((k) => k.schema))
   })
+
+  it.each(kinds.map((k) => [k.kind, k] as const))("%s: declares the fields its schema has, which the fast decoder allows", (_, kind) => {
+    const { fields } = kind.schema as unknown as { readonly fields: Record<string, unknown> }
+    expect(Object.keys(fields).sort()).toEqual(["kind", "drafted", ...kind.fields].sort())
+  })
 })
 
 describe("grade", () => {
