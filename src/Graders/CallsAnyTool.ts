@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { drafted } from "../Schema/Fields.js"
 import { errored } from "../Schema/Trace.js"
 import { distinct, fail, joinFacts, pass, shown } from "./Grader.js"
-import { defineKind, type Grade } from "./Kind.js"
+import { defineKind, type Grade, withoutFields } from "./Kind.js"
 
 /** At least one tool ran without error. */
 export const CallsAnyTool = Schema.Struct({ kind: Schema.Literal("calls-any-tool"), drafted })
@@ -18,11 +18,8 @@ export const callsAnyTool: Grade<typeof CallsAnyTool.Type> = (_, { trace }) => {
 export const callsAnyToolKind = defineKind({
   kind: "calls-any-tool",
   schema: CallsAnyTool,
-  fields: [],
-  fast: () => ({}),
+  ...withoutFields,
   grade: callsAnyTool,
-  names: () => [],
-  argument: null,
   doc: {
     fields: "",
     passes: "an execution of any tool did not error",

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { drafted } from "../Schema/Fields.js"
 import { surfaced } from "../Schema/Trace.js"
 import { distinct, fail, joinFacts, pass, shown } from "./Grader.js"
-import { defineKind, type Grade } from "./Kind.js"
+import { defineKind, type Grade, withoutFields } from "./Kind.js"
 
 /** Every citation matched an item the assistant surfaced. */
 export const CitesOnlySurfaced = Schema.Struct({ kind: Schema.Literal("cites-only-surfaced"), drafted })
@@ -16,11 +16,8 @@ export const citesOnlySurfaced: Grade<typeof CitesOnlySurfaced.Type> = (_, { tra
 export const citesOnlySurfacedKind = defineKind({
   kind: "cites-only-surfaced",
   schema: CitesOnlySurfaced,
-  fields: [],
-  fast: () => ({}),
+  ...withoutFields,
   grade: citesOnlySurfaced,
-  names: () => [],
-  argument: null,
   doc: {
     fields: "",
     passes: "every citation's `match` is `path` or `quote`",

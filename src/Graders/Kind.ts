@@ -77,6 +77,9 @@ export type AnyKind = Kind<string, any, any>
 /** Defines a kind; the type parameters are inferred from the schema. */
 export const defineKind = <K extends string, A extends { readonly kind: K }, I>(kind: Kind<K, A, I>): Kind<K, A, I> => kind
 
+/** The parts of a kind with no fields but `kind`: nothing to read, nothing named, no argument. */
+export const withoutFields = { fields: [], fast: () => ({}), names: () => [], argument: null } as const
+
 /** The argument of a kind whose one argument is a string field. */
 export const textArgument = (field: string, name: string): Argument => ({ name, read: (text) => ({ [field]: text }) })
 

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { drafted } from "../Schema/Fields.js"
 import { listed } from "../Schema/Shown.js"
 import { distinct, fail, pass, shown } from "./Grader.js"
-import { defineKind, type Grade } from "./Kind.js"
+import { defineKind, type Grade, withoutFields } from "./Kind.js"
 
 /** The turn cites nothing. */
 export const NoCitations = Schema.Struct({ kind: Schema.Literal("no-citations"), drafted })
@@ -16,11 +16,8 @@ export const noCitations: Grade<typeof NoCitations.Type> = (_, { trace }) =>
 export const noCitationsKind = defineKind({
   kind: "no-citations",
   schema: NoCitations,
-  fields: [],
-  fast: () => ({}),
+  ...withoutFields,
   grade: noCitations,
-  names: () => [],
-  argument: null,
   doc: {
     fields: "",
     passes: "`citations` is empty",

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { drafted } from "../Schema/Fields.js"
 import { errored } from "../Schema/Trace.js"
 import { distinct, fail, joinFacts, pass, shown } from "./Grader.js"
-import { defineKind, type Grade } from "./Kind.js"
+import { defineKind, type Grade, withoutFields } from "./Kind.js"
 
 /** The turn left a proposal, ended awaiting approval, and no gated tool ran without error. */
 export const StopsAtApproval = Schema.Struct({ kind: Schema.Literal("stops-at-approval"), drafted })
@@ -26,11 +26,8 @@ export const stopsAtApproval: Grade<typeof StopsAtApproval.Type> = (_, { trace }
 export const stopsAtApprovalKind = defineKind({
   kind: "stops-at-approval",
   schema: StopsAtApproval,
-  fields: [],
-  fast: () => ({}),
+  ...withoutFields,
   grade: stopsAtApproval,
-  names: () => [],
-  argument: null,
   doc: {
     fields: "",
     passes:
