@@ -167,6 +167,49 @@ describe("caseProblems", () => {
     ])
   })
 
+  it("checks the tools the trajectory kinds name against the case's surface, each at its path", () => {
+    const unknown = (path: string, tool: string) => ({
+      path,
+      message: `unknown tool "${tool}" on surface "docs"; its tools are search_docs, catalog`
+    })
+    expect(caseProblems(
+      file([{
+        expect: [
+          { kind: "calls-in-order", tools: ["search_docs", "deploy", "catalog", "read_config"] },
+          { kind: "calls-at-most", tool: "serch_docs", times: 3 },
+          { kind: "no-repeated-calls", tool: "apply_change" },
+          { kind: "calls-tool", tool: "catalgo", with: { service: "search-api" } }
+        ]
+      }]),
+      catalog
+    )).toEqual([
+      unknown("$.cases[0].expect[0].tools[1]", "deploy"),
+      unknown("$.cases[0].expect[0].tools[3]", "read_config"),
+      unknown("$.cases[0].expect[1].tool", "serch_docs"),
+      unknown("$.cases[0].expect[2].tool", "apply_change"),
+      unknown("$.cases[0].expect[3].tool", "catalgo")
+    ])
+  })
+
+  it("accepts the new kinds when they name only the surface's tools, or none", () => {
+    expect(caseProblems(
+      file([{
+        expect: [
+          { kind: "calls-in-order", tools: ["catalog", "search_docs", "catalog"], exact: true },
+          { kind: "calls-at-most", tool: "search_docs", times: 3 },
+          { kind: "calls-at-most", times: 0 },
+          { kind: "no-repeated-calls", tool: "catalog" },
+          { kind: "no-repeated-calls" },
+          { kind: "calls-tool", tool: "catalog", with: { tool: "deploy" } },
+          { kind: "answer-matches", pattern: "deploy" },
+          { kind: "cites-all", paths: ["/docs/a"] },
+          { kind: "within-budget", tokens: 4000 }
+        ]
+      }, { surface: "ops-agent", expect: [{ kind: "calls-in-order", tools: ["apply_change", "apply_change"] }] }]),
+      catalog
+    )).toEqual([])
+  })
+
   it("does not take a surface name from the object prototype", () => {
     expect(caseProblems(file([{ surface: "constructor" }, { surface: "__proto__" }]), catalog).map((p) => p.path)).toEqual([
       "$.cases[0].surface",

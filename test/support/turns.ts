@@ -29,3 +29,7 @@ export const cite = (path: string, match: Citation["match"] = "path"): Citation 
 
 export const call = (tool: string, error?: string | null): ToolExecution =>
   error === undefined ? { tool, output: { ok: true } } : { tool, error }
+
+/** An execution of `tool` with `input`; it errored when `error` is given. */
+export const callWith = (tool: string, input: unknown, error?: string): ToolExecution =>
+  error === undefined ? { tool, input, output: { ok: true } } : { tool, input, error }
