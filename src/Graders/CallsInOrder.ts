@@ -8,7 +8,7 @@ import { defineKind, type Grade } from "./Kind.js"
 /** The tools ran without error in this order, others perhaps between; with `exact`, nothing else ran. */
 export const CallsInOrder = Schema.Struct({
   kind: Schema.Literal("calls-in-order"),
-  tools: Names(2, "tools, in the order they must run"),
+  tools: Names(2, "tools", "expected at least two tools, in the order they must run"),
   exact: Schema.optionalWith(Schema.Boolean, { exact: true }),
   drafted
 })

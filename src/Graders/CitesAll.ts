@@ -6,7 +6,7 @@ import { distinct, fail, pass, shown } from "./Grader.js"
 import { defineKind, type Grade } from "./Kind.js"
 
 /** Every path is cited, and each citation matched a surfaced item. */
-export const CitesAll = Schema.Struct({ kind: Schema.Literal("cites-all"), paths: Names(1, "path to cite"), drafted })
+export const CitesAll = Schema.Struct({ kind: Schema.Literal("cites-all"), paths: Names(1, "paths", "expected at least one path to cite"), drafted })
 
 /**
  * Recall: every path in `paths` has a surfaced citation; a recalled one does not count and is marked:

@@ -28,10 +28,10 @@ export const WholeNumber = (least: number, what: string) =>
     Schema.filter((n) => isWholeNumber(n, least), { message: () => `expected a whole number of ${what}, ${least} or more` })
   )
 
-/** A list of at least `least` non-blank names. */
-export const Names = (least: number, what: string) =>
-  Schema.Array(NonBlankString).pipe(
-    Schema.minItems(least, { message: () => `expected at least ${least === 1 ? "one" : least === 2 ? "two" : least} ${what}` })
+/** A list of at least `least` non-blank names: a list of `plural`, with the message for too few. */
+export const Names = (least: number, plural: string, tooFew: string) =>
+  Schema.Array(NonBlankString).annotations({ identifier: `a list of ${plural}` }).pipe(
+    Schema.minItems(least, { message: () => tooFew })
   )
 
 /** Whether a value is a list of at least `least` non-blank names. */
