@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { RE2JS } from "re2js"
 import { drafted } from "../Schema/Fields.js"
+import { showCount } from "../Schema/Shown.js"
 import { fail, pass, shown } from "./Grader.js"
 import { defineKind, type Grade, textArgument } from "./Kind.js"
 
@@ -58,12 +59,22 @@ export const AnswerMatches = Schema.Struct({
  */
 export const answerMatches: Grade<typeof AnswerMatches.Type> = ({ flags = "", negate = false, pattern }, { answer }) => {
   const regex = compilePattern(pattern, flags)
+  const shownPattern = `/${shown(pattern)}/${flags}`
   // The schema compiled it; an expectation made in code without the schema fails with the reason.
-  if (typeof regex === "string") return fail(`pattern /${shown(pattern)}/${flags} does not compile: ${regex}`)
-  if (!negate) return regex.test(answer) ? pass : fail(`answer does not match /${shown(pattern)}/${flags}`)
+  if (typeof regex === "string") return fail(`pattern ${shownPattern} does not compile: ${regex}`)
+  // Whether it matches is one pass of RE2's automaton, milliseconds even for 10 MB.
+  const matches = regex.test(answer)
+  if (!negate) return matches ? pass : fail(`answer does not match ${shownPattern}`)
+  if (!matches) return pass
+  // Where it matches takes the engine that tracks submatches, many times slower: asked only of an
+  // answer short enough for it to stay well under a second whatever the pattern.
+  if (answer.length > maxLocated) return fail(`answer matches ${shownPattern} somewhere in its ${showCount(answer.length)} characters`)
   const matcher = regex.matcher(answer)
-  return matcher.find() ? fail(`answer matches /${shown(pattern)}/${flags}: ${JSON.stringify(shown(matcher.group() ?? ""))}`) : pass
+  return fail(`answer matches ${shownPattern}: ${JSON.stringify(shown(matcher.find() ? matcher.group() ?? "" : ""))}`)
 }
+
+/** The longest answer whose matched text a negated fact quotes. */
+const maxLocated = 262_144
 
 export const answerMatchesKind = defineKind({
   kind: "answer-matches",
@@ -87,7 +98,8 @@ export const answerMatchesKind = defineKind({
     fields: "`pattern`, `flags`?, `negate`?",
     passes:
       "the answer matches `pattern` (with `negate: true`, does not), under RE2's semantics: matching takes time linear in the answer, so no pattern can hang on a hostile one. `flags` is a string of `i` (ignore case), `m` (`^` and `$` at line breaks) and `s` (`.` matches a line break). A pattern RE2 does not compile (lookaround, backreferences) is refused at its JSON path",
-    fact: "`answer does not match /refund within \\d+ days/i`; negated, with the text it matched, clipped: `answer matches /rm -rf \\S+/: \"rm -rf /var/cache\"`",
+    fact:
+      "`answer does not match /refund within \\d+ days/i`; negated, with the text it matched, clipped: `answer matches /rm -rf \\S+/: \"rm -rf /var/cache\"` (for an answer over 262,144 characters, where is not searched: `answer matches /rm -rf \\S+/ somewhere in its 10,485,760 characters`)",
     brief: "the answer matches the pattern, or with `negate` does not (RE2 syntax, linear time)"
   },
   example: {
