@@ -89,14 +89,20 @@ describe("callsInOrder", () => {
       expect(grade(catalogFirst, ...between)).toEqual({ passed: true })
     })
 
-    it("fails with the successful executions of the named tools and the order expected", () => {
+    // With exact, every tool that ran matters, so the fact lists every successful execution: listing
+    // only the named ones would show the expected order when an extra tool is what failed it.
+    it("fails with every successful execution and the exact order expected", () => {
       expect(grade(exact, call("search_docs"), call("catalog"))).toEqual({
         passed: false,
-        fact: "order: search_docs → catalog (expected catalog → search_docs)"
+        fact: "order: search_docs → catalog (expected exactly catalog → search_docs)"
       })
       expect(grade(exact, call("catalog"), call("deploy"), call("search_docs"))).toEqual({
         passed: false,
-        fact: "order: catalog → search_docs (expected catalog → search_docs)"
+        fact: "order: catalog → deploy → search_docs (expected exactly catalog → search_docs)"
+      })
+      expect(grade(exact, call("catalog", "timeout"), call("search_docs"))).toEqual({
+        passed: false,
+        fact: "order: search_docs (expected exactly catalog → search_docs)"
       })
     })
   })
