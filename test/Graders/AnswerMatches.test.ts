@@ -75,4 +75,11 @@ describe("answerMatches", () => {
     expect(grade({ kind: "answer-matches", pattern: "(?i)refund" }, "REFUND").passed).toBe(true)
     expect(grade({ kind: "answer-matches", pattern: "[[:digit:]]{2} days" }, "14 days").passed).toBe(true)
   })
+
+  it("negated, quotes the match of an answer up to 262,144 characters, and of a longer one says only that it matched", () => {
+    const at = (length: number) => `${"x".repeat(length - 20)}rm -rf /var/cache ok`
+    expect(grade(rmrf, at(262_144))).toEqual({ passed: false, fact: "answer matches /rm -rf \\S+/: \"rm -rf /var/cache\"" })
+    expect(grade(rmrf, at(262_145))).toEqual({ passed: false, fact: "answer matches /rm -rf \\S+/ somewhere in its 262,145 characters" })
+    expect(grade(rmrf, "x".repeat(300_000))).toEqual({ passed: true })
+  })
 })
