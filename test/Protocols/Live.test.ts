@@ -1,7 +1,9 @@
 /**
  * Every live protocol against the real library serving its wire on loopback, through the real CLI: the
  * same scripted behaviour (test/support/scenarios.ts) gives the same verdicts and facts on every
- * protocol, with the session in EVAL_AUTH_HEADER, and the app holds no conversation afterwards.
+ * protocol, with the session in EVAL_AUTH_HEADER, and the app holds no conversation afterwards. The
+ * turns recorded with `--record` hold the tokens the app's model reported where the wire carries them
+ * (LangGraph).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
@@ -9,9 +11,11 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { RunResult } from "../../src/Schema/Result.js"
+import { RecordedTurn, type Usage } from "../../src/Schema/Trace.js"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
 import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
 import { startLangGraphApp } from "../support/apps/langGraphApp.js"
+import { turnUsage } from "../support/apps/usage.js"
 import { evalCliAsync } from "../support/cli.js"
 import { runProtocol, type Shown, surfacesOf } from "../support/protocolRun.js"
 
@@ -54,6 +58,26 @@ export const expected: ReadonlyArray<Shown> = [
     expectations: [pass("calls-tool"), { kind: "outcome", passed: false, fact: "outcome: error (expected answered)" }]
   }
 ]
+
+/** The model calls each case's turn makes: one per tool call, and one for the answer; a call that fails reports nothing. */
+const modelCalls: Readonly<Record<string, number>> = {
+  "support.refund-window-cites-kb": 2,
+  "support.order-lookup-errors": 2,
+  "support.refund-waits-for-approval": 2,
+  "support.shipping-cites-only-surfaced": 2,
+  "support.greeting-calls-nothing": 1,
+  "support.invoice-failure-is-an-error": 1
+}
+
+/** What the app's model reported for each case's turn, summed over its calls. */
+const reportedUsage = Object.fromEntries(expected.map((c) => [c.id, turnUsage(modelCalls[c.id]!)]))
+
+/** The usage of each recorded turn's trace, by case id; undefined for a trace that has none. */
+const recordedUsage = (dir: string): Readonly<Record<string, Usage | undefined>> =>
+  Object.fromEntries(readdirSync(dir).filter((f) => f.startsWith("support.") && f.endsWith(".json")).map((f) => {
+    const turn = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, f), "utf8")))
+    return [turn.caseId, turn.trace.usage]
+  }))
 
 /** Everything a run wrote: its output, results and recordings, where the session must never appear. */
 const written = (run: { readonly stdout: string; readonly stderr: string }, dir: string): string =>
@@ -109,19 +133,21 @@ describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on it
 })
 
 describe("langgraph, against the LangGraph JS server running a LangChain agent on its fake model", () => {
-  it("grades the scenarios as every protocol does, deletes every thread it opened, and the header appears nowhere", async () => {
-    const app = await startLangGraphApp({ auth })
+  it("grades the scenarios as every protocol does, records the turns' usage, deletes every thread it opened, and the header appears nowhere", async () => {
+    const app = await startLangGraphApp({ auth, usage: true })
     try {
-      const { dir, run, shown } = await runProtocol("langgraph", app.url, env)
+      const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
+      const { dir, run, shown } = await runProtocol("langgraph", app.url, env, ["--record", rec])
       expect(run.code).toBe(0)
       expect(shown).toEqual(expected)
       expect(run.notes).toBe("")
+      expect(recordedUsage(rec)).toEqual(reportedUsage)
       const threads = app.requests.filter((r) => r.method === "POST" && new URL(r.url, app.url).pathname === "/threads")
       expect(threads).toHaveLength(6)
       expect(app.requests.filter((r) => r.method === "DELETE")).toHaveLength(6)
       expect(await app.threads()).toEqual([])
       expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers["cookie"] === undefined)).toBe(true)
-      expect(written(run, dir)).not.toContain(key)
+      expect(written(run, dir) + written(run, rec)).not.toContain(key)
     } finally {
       await app.close()
     }

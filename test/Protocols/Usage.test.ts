@@ -1,0 +1,124 @@
+/**
+ * The tokens a turn used, as each live protocol's wire carries them from the real library serving it
+ * on loopback: LangGraph's AI messages' `usage_metadata`, summed over the turn.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import { defaultEvidence } from "../../src/Evidence/Rules.js"
+import { langGraphRunBody, type LangGraphWire, readLangGraphTurn, runIdFromLocation } from "../../src/Runner/Protocols/LangGraph.js"
+import type { ReadContext } from "../../src/Runner/Protocols/Protocol.js"
+import type { Turn, TurnTrace } from "../../src/Schema/Trace.js"
+import { type LangGraphApp, startLangGraphApp } from "../support/apps/langGraphApp.js"
+import { turnUsage } from "../support/apps/usage.js"
+import { type Scenario, scenarios } from "../support/scenarios.js"
+
+const context = (conversationId: string): ReadContext => ({
+  surface: "support",
+  conversationId,
+  gatedTools: ["issue_refund"],
+  evidence: defaultEvidence
+})
+
+const turnOf = (read: Either.Either<Turn, string>): Turn => {
+  if (Either.isLeft(read)) throw new Error(read.left)
+  return read.right
+}
+
+/** A trace's usage, checked to be absent as a key (not merely undefined) when there is none. */
+const usageOf = (trace: TurnTrace) => {
+  expect("usage" in trace).toBe(trace.usage !== undefined)
+  return trace.usage
+}
+
+/** The tokens a scenario's turn reports: one model call per tool call and one for the answer; a call that fails reports none. */
+const scenarioUsage = (scenario: Scenario) => turnUsage(scenario.calls.length + (scenario.answer === undefined ? 0 : 1))
+
+const [refundWindow, , , , greeting] = scenarios as [Scenario, Scenario, Scenario, Scenario, Scenario, Scenario]
+
+// ---------------------------------------------------------------------------------------------------
+// LangGraph
+
+const json = { "content-type": "application/json" }
+
+const openThread = async (app: LangGraphApp): Promise<string> =>
+  ((await (await fetch(`${app.url}/threads`, { method: "POST", headers: json, body: "{}" })).json()) as { thread_id: string }).thread_id
+
+/** Runs `question` on a thread, as a live run does, and reads back what the server answered. */
+const askLangGraph = async (app: LangGraphApp, question: string, threadId?: string): Promise<{ threadId: string; wire: LangGraphWire }> => {
+  const thread = threadId ?? await openThread(app)
+  const response = await fetch(`${app.url}/threads/${thread}/runs/wait`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify(langGraphRunBody("support", question))
+  })
+  expect(response.status).toBe(200)
+  const run = JSON.parse((await response.text()).trimStart()) as unknown
+  const get = async (path: string) => (await fetch(`${app.url}/threads/${thread}${path}`)).json() as Promise<unknown>
+  return {
+    threadId: thread,
+    wire: {
+      question,
+      runId: runIdFromLocation(response.headers.get("content-location")),
+      run,
+      thread: await get(""),
+      state: await get("/state")
+    }
+  }
+}
+
+/** The `usage_metadata` of each message of a wire's state, in order (null for a message without one). */
+const usageMetadataOf = (wire: LangGraphWire): ReadonlyArray<unknown> =>
+  (wire.state as { values: { messages: ReadonlyArray<{ usage_metadata?: unknown }> } }).values.messages.map((m) => m.usage_metadata ?? null)
+
+/** A wire whose AI messages' `usage_metadata` is replaced, in order, by `metadata`. */
+const withUsageMetadata = (wire: LangGraphWire, metadata: ReadonlyArray<unknown>): LangGraphWire => {
+  let i = 0
+  const { values, ...state } = wire.state as { values: { messages: ReadonlyArray<Record<string, unknown>> } }
+  const messages = values.messages.map((m) => m["type"] === "ai" ? { ...m, usage_metadata: metadata[i++] } : m)
+  return { ...wire, state: { ...state, values: { ...values, messages } } }
+}
+
+describe("langgraph, against a LangChain agent whose model reports each call's usage_metadata", () => {
+  let app: LangGraphApp
+  beforeAll(async () => {
+    app = await startLangGraphApp({ usage: true })
+  }, 20_000)
+  afterAll(() => app?.close())
+
+  it("sums the turn's AI messages' usage_metadata: every call that answered, none for the call that failed", async () => {
+    for (const scenario of scenarios) {
+      const { threadId, wire } = await askLangGraph(app, scenario.question)
+      expect(usageOf(turnOf(readLangGraphTurn(wire, context(threadId))).trace), scenario.question).toEqual(scenarioUsage(scenario))
+    }
+  })
+
+  it("counts only the messages after the question, in a thread that holds an earlier turn", async () => {
+    const { threadId } = await askLangGraph(app, greeting.question)
+    const { wire } = await askLangGraph(app, refundWindow.question, threadId)
+    // The earlier turn's answer really carries its call's usage in the same state.
+    expect(usageMetadataOf(wire).slice(0, 2)).toEqual([null, { input_tokens: 120, output_tokens: 13, total_tokens: 133 }])
+    expect(usageOf(turnOf(readLangGraphTurn(wire, context(threadId))).trace)).toEqual(scenarioUsage(refundWindow))
+  })
+
+  it("ignores a count that is no whole number of 0 or more, and still reads the turn", async () => {
+    const { threadId, wire } = await askLangGraph(app, refundWindow.question)
+    const read = (metadata: ReadonlyArray<unknown>) => turnOf(readLangGraphTurn(withUsageMetadata(wire, metadata), context(threadId)))
+    const { trace } = read([{ input_tokens: "120", output_tokens: -1 }, { input_tokens: 1.5, output_tokens: 23 }])
+    expect(trace.usage).toEqual({ inputTokens: 0, outputTokens: 23 })
+    expect(trace.toolExecutions.map((e) => e.tool)).toEqual(["search_kb"])
+    expect(usageOf(read(["lots", { input_tokens: null, output_tokens: 2 ** 60 }]).trace)).toBeUndefined()
+  })
+})
+
+describe("langgraph, against a model that reports no usage", () => {
+  it("records none", async () => {
+    const app = await startLangGraphApp()
+    try {
+      const { threadId, wire } = await askLangGraph(app, refundWindow.question)
+      expect(usageMetadataOf(wire)).toEqual([null, null, null, null])
+      expect(usageOf(turnOf(readLangGraphTurn(wire, context(threadId))).trace)).toBeUndefined()
+    } finally {
+      await app.close()
+    }
+  })
+})
