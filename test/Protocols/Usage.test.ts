@@ -1,16 +1,27 @@
 /**
  * The tokens a turn used, as each live protocol's wire carries them from the real library serving it
- * on loopback: LangGraph's AI messages' `usage_metadata`, summed over the turn.
+ * on loopback: LangGraph's AI messages' `usage_metadata`, summed over the turn. The stand-in serves its
+ * turns' usage over LangGraph as the server does, so a run over `--protocol langgraph` records what the
+ * trace route serves.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Either, Schema } from "effect"
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { defaultEvidence } from "../../src/Evidence/Rules.js"
 import { langGraphRunBody, type LangGraphWire, readLangGraphTurn, runIdFromLocation } from "../../src/Runner/Protocols/LangGraph.js"
 import type { ReadContext } from "../../src/Runner/Protocols/Protocol.js"
-import type { Turn, TurnTrace } from "../../src/Schema/Trace.js"
+import type { ProtocolName } from "../../src/Schema/Surface.js"
+import { RecordedTurn, type Turn, type TurnTrace } from "../../src/Schema/Trace.js"
+import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
+import { runValues, threadMessages } from "../../src/StandIn/Wire/LangGraph.js"
 import { type LangGraphApp, startLangGraphApp } from "../support/apps/langGraphApp.js"
 import { turnUsage } from "../support/apps/usage.js"
+import { evalCliAsync } from "../support/cli.js"
+import { sessionEnv, surfacesArgs, withProtocolStandIn } from "../support/protocols.js"
 import { type Scenario, scenarios } from "../support/scenarios.js"
+import { failedTurn, goldenQuestions } from "../StandIn/wires.js"
 
 const context = (conversationId: string): ReadContext => ({
   surface: "support",
@@ -121,4 +132,49 @@ describe("langgraph, against a model that reports no usage", () => {
       await app.close()
     }
   })
+})
+
+// ---------------------------------------------------------------------------------------------------
+// The stand-in
+
+describe("the stand-in over langgraph", () => {
+  it("serves each turn's usage on its last AI message, which reads back as the turn's", () => {
+    for (const [i, q] of goldenQuestions.entries()) {
+      const turn = respondWithFlaws(q.surface, q.question)
+      expect(turn.usage, q.id).toBeDefined()
+      const runId = `run-${i}`
+      const messages = threadMessages(turn, q.question, runId)
+      const ai = messages.filter((m) => m.type === "ai")
+      expect(ai.map((m) => m["usage_metadata"] !== undefined), q.id).toEqual([...ai.map(() => false).slice(1), true])
+      const wire: LangGraphWire = { question: q.question, runId, run: runValues(turn, q.question, runId), state: { values: { messages } } }
+      expect(turnOf(readLangGraphTurn(wire, { ...context("thread"), surface: q.surface })).trace.usage, q.id).toEqual(turn.usage)
+    }
+    // A turn that failed keeps the usage of what ran before, on its last AI message.
+    const failed = threadMessages(failedTurn, "Which repo is search-api in?", "run-1").filter((m) => m.type === "ai")
+    expect(failed.at(-1)?.["usage_metadata"]).toEqual({
+      input_tokens: failedTurn.usage!.inputTokens,
+      output_tokens: failedTurn.usage!.outputTokens,
+      total_tokens: failedTurn.usage!.inputTokens + failedTurn.usage!.outputTokens
+    })
+  })
+
+  it("a run over --protocol langgraph records the usage a run over the trace route records, case by case", async () => {
+    const recorded = async (protocol: ProtocolName) =>
+      withProtocolStandIn(protocol, { maxConversations: 64 }, async (s, p) => {
+        const dir = mkdtempSync(join(tmpdir(), `eval-usage-${protocol}-`))
+        const run = await evalCliAsync(
+          ["run", "--base-url", s.url, ...surfacesArgs(p), "--record", join(dir, "rec"), "--json", join(dir, "results.json")],
+          { env: { ...sessionEnv(s, protocol === "langgraph" ? "api-key" : "cookie"), XDG_STATE_HOME: join(dir, "state") } }
+        )
+        expect(run.code, run.stderr).not.toBe(2)
+        return Object.fromEntries(readdirSync(join(dir, "rec")).filter((f) => f.endsWith(".json")).map((f) => {
+          const turn = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, "rec", f), "utf8")))
+          return [turn.caseId, turn.trace.usage]
+        }))
+      })
+    const overTraceRoute = await recorded("turn-eval")
+    expect(Object.keys(overTraceRoute)).toHaveLength(goldenQuestions.length)
+    expect(Object.values(overTraceRoute).every((u) => u !== undefined && u.inputTokens > 0)).toBe(true)
+    expect(await recorded("langgraph")).toEqual(overTraceRoute)
+  }, 120_000)
 })
