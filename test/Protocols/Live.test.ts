@@ -3,7 +3,7 @@
  * same scripted behaviour (test/support/scenarios.ts) gives the same verdicts and facts on every
  * protocol, with the session in EVAL_AUTH_HEADER, and the app holds no conversation afterwards. The
  * turns recorded with `--record` hold the tokens the app's model reported where the wire carries them
- * (LangGraph).
+ * (LangGraph, AG-UI).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
@@ -90,18 +90,20 @@ const written = (run: { readonly stdout: string; readonly stderr: string }, dir:
   ].join("\n")
 
 describe("ag-ui, against an agent streaming through AG-UI's own encoder", () => {
-  it("grades the scenarios as every protocol does, signed in by a header that appears nowhere", async () => {
-    const app = await startAgUiApp({ auth })
+  it("grades the scenarios as every protocol does, records the run's usage, signed in by a header that appears nowhere", async () => {
+    const app = await startAgUiApp({ auth, usage: true })
     try {
-      const { dir, run, shown } = await runProtocol("ag-ui", app.url, env)
+      const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
+      const { dir, run, shown } = await runProtocol("ag-ui", app.url, env, ["--record", rec])
       expect(run.code).toBe(0)
       expect(shown).toEqual(expected)
+      expect(recordedUsage(rec)).toEqual(reportedUsage)
       expect(run.stdout).toContain("3/6 passed · pass rate 0.5000")
       // One run per case, each a thread of its own the suite named, posted with the header and nothing else.
       expect(app.requests.map((r) => r.method)).toEqual(Array(6).fill("POST"))
       expect(new Set(app.requests.map((r) => (r.body as { threadId: string }).threadId)).size).toBe(6)
       expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
-      expect(written(run, dir)).not.toContain(key)
+      expect(written(run, dir) + written(run, rec)).not.toContain(key)
     } finally {
       await app.close()
     }

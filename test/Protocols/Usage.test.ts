@@ -1,21 +1,24 @@
 /**
  * The tokens a turn used, as each live protocol's wire carries them from the real library serving it
- * on loopback: LangGraph's AI messages' `usage_metadata`, summed over the turn. The stand-in serves its
- * turns' usage over LangGraph as the server does, so a run over `--protocol langgraph` records what the
- * trace route serves.
+ * on loopback: LangGraph's AI messages' `usage_metadata`, summed over the turn; AG-UI 1.0's `usage`
+ * on the run's end, summed across its entries. The stand-in serves its turns' usage over LangGraph as
+ * the server does, so a run over `--protocol langgraph` records what the trace route serves.
  */
+import { EventSchema } from "@ag-ui/core/schemas"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { defaultEvidence } from "../../src/Evidence/Rules.js"
+import { agUiRunInput, readAgUiEvents } from "../../src/Runner/Protocols/AgUi.js"
 import { langGraphRunBody, type LangGraphWire, readLangGraphTurn, runIdFromLocation } from "../../src/Runner/Protocols/LangGraph.js"
 import type { ReadContext } from "../../src/Runner/Protocols/Protocol.js"
 import type { ProtocolName } from "../../src/Schema/Surface.js"
 import { RecordedTurn, type Turn, type TurnTrace } from "../../src/Schema/Trace.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { runValues, threadMessages } from "../../src/StandIn/Wire/LangGraph.js"
+import { startAgUiApp } from "../support/apps/agUiApp.js"
 import { type LangGraphApp, startLangGraphApp } from "../support/apps/langGraphApp.js"
 import { turnUsage } from "../support/apps/usage.js"
 import { evalCliAsync } from "../support/cli.js"
@@ -44,7 +47,7 @@ const usageOf = (trace: TurnTrace) => {
 /** The tokens a scenario's turn reports: one model call per tool call and one for the answer; a call that fails reports none. */
 const scenarioUsage = (scenario: Scenario) => turnUsage(scenario.calls.length + (scenario.answer === undefined ? 0 : 1))
 
-const [refundWindow, , , , greeting] = scenarios as [Scenario, Scenario, Scenario, Scenario, Scenario, Scenario]
+const [refundWindow, , , , greeting, invoice] = scenarios as [Scenario, Scenario, Scenario, Scenario, Scenario, Scenario]
 
 // ---------------------------------------------------------------------------------------------------
 // LangGraph
@@ -128,6 +131,81 @@ describe("langgraph, against a model that reports no usage", () => {
       const { threadId, wire } = await askLangGraph(app, refundWindow.question)
       expect(usageMetadataOf(wire)).toEqual([null, null, null, null])
       expect(usageOf(turnOf(readLangGraphTurn(wire, context(threadId))).trace)).toBeUndefined()
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------
+// AG-UI
+
+/** The JSON of each `data:` frame of an SSE body, in order. */
+const dataFrames = (body: string): ReadonlyArray<Record<string, unknown>> =>
+  body.split(/\r?\n\r?\n/).flatMap((frame) => {
+    const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => line.slice(5).replace(/^ /, ""))
+    return data.length === 0 ? [] : [JSON.parse(data.join("\n")) as Record<string, unknown>]
+  })
+
+let runs = 0
+
+/** Asks `question` as a new AG-UI run and returns its events and ids. */
+const askAgUi = async (url: string, question: string) => {
+  const n = runs++
+  const ids = { threadId: `thread-${n}`, runId: `run-${n}`, messageId: `message-${n}` }
+  const response = await fetch(`${url}/api/agent`, {
+    method: "POST",
+    headers: { ...json, accept: "text/event-stream" },
+    body: JSON.stringify(agUiRunInput(question, ids))
+  })
+  return { events: dataFrames(await response.text()), ids }
+}
+
+const readAgUi = (asked: Awaited<ReturnType<typeof askAgUi>>, events = asked.events) =>
+  turnOf(readAgUiEvents(events, context(asked.ids.threadId), asked.ids.runId))
+
+describe("ag-ui, against an agent whose run's end carries AG-UI 1.0's usage", () => {
+  it("sums the usage entries of RUN_FINISHED, and of RUN_ERROR for the calls before the failure", async () => {
+    const app = await startAgUiApp({ usage: true })
+    try {
+      for (const scenario of scenarios) {
+        const asked = await askAgUi(app.url, scenario.question)
+        const end = asked.events.at(-1)!
+        expect(end["type"]).toBe(scenario.fails === undefined ? "RUN_FINISHED" : "RUN_ERROR")
+        // The usage is the protocol's own field: @ag-ui/core's schema for the event keeps it.
+        const checked = EventSchema.safeParse(end)
+        expect(checked.success && "usage" in checked.data ? checked.data.usage : undefined).toEqual(end["usage"])
+        // The calls that chose tools and the one that answered are two models: two entries when both ran.
+        const models = [scenario.calls.length > 0 ? "scripted-tools" : [], scenario.answer === undefined ? [] : "scripted-answer"].flat()
+        expect((end["usage"] as ReadonlyArray<{ model: string }>).map((e) => e.model), scenario.question).toEqual(models)
+        expect(usageOf(readAgUi(asked).trace), scenario.question).toEqual(scenarioUsage(scenario))
+      }
+    } finally {
+      await app.close()
+    }
+  })
+
+  it("ignores usage that is no list of entries, and counts that are no whole number; the turn still reads", async () => {
+    const app = await startAgUiApp({ usage: true })
+    try {
+      const asked = await askAgUi(app.url, refundWindow.question)
+      const ending = (usage: unknown) => [...asked.events.slice(0, -1), { ...asked.events.at(-1)!, usage }]
+      expect(usageOf(readAgUi(asked, ending("lots")).trace)).toBeUndefined()
+      expect(usageOf(readAgUi(asked, ending([{ inputTokens: -1, outputTokens: 2.5 }, "entry", null])).trace)).toBeUndefined()
+      const { trace } = readAgUi(asked, ending([{ inputTokens: 7 }, { inputTokens: "8", outputTokens: 3 }]))
+      expect(trace.usage).toEqual({ inputTokens: 7, outputTokens: 3 })
+      expect(trace.outcome).toBe("answered")
+    } finally {
+      await app.close()
+    }
+  })
+
+  it("records none when the run's end carries no usage", async () => {
+    const app = await startAgUiApp()
+    try {
+      const asked = await askAgUi(app.url, invoice.question)
+      expect(asked.events.some((e) => "usage" in e)).toBe(false)
+      expect(usageOf(readAgUi(asked).trace)).toBeUndefined()
     } finally {
       await app.close()
     }
