@@ -3,7 +3,7 @@
  * same scripted behaviour (test/support/scenarios.ts) gives the same verdicts and facts on every
  * protocol, with the session in EVAL_AUTH_HEADER, and the app holds no conversation afterwards. The
  * turns recorded with `--record` hold the tokens the app's model reported where the wire carries them
- * (LangGraph, AG-UI).
+ * (LangGraph, AG-UI), and none where it does not (the AI SDK's UI message stream).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
@@ -111,13 +111,16 @@ describe("ag-ui, against an agent streaming through AG-UI's own encoder", () => 
 })
 
 describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on its mock model", (version) => {
-  it("grades the scenarios as every protocol does, deletes every chat it opened, and the header appears nowhere", async () => {
+  it("grades the scenarios as every protocol does, records no usage, deletes every chat it opened, and the header appears nowhere", async () => {
     const app = await startAiSdkApp({ version, auth, errorMessages: true })
     try {
-      const { dir, run, shown } = await runProtocol("ai-sdk", app.url, env)
+      const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
+      const { dir, run, shown } = await runProtocol("ai-sdk", app.url, env, ["--record", rec])
       expect(run.code).toBe(0)
       expect(shown).toEqual(expected)
       expect(run.notes).toBe("")
+      // The app's model reported every call's tokens; the UI message stream has no chunk that carries them.
+      expect(recordedUsage(rec)).toStrictEqual(Object.fromEntries(expected.map((c) => [c.id, undefined])))
       // A chat per case, named by the suite, posted as useChat posts it, then deleted through routes.delete.
       const posts = app.requests.filter((r) => r.method === "POST")
       const deletes = app.requests.filter((r) => r.method === "DELETE")
@@ -127,7 +130,7 @@ describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on it
       )
       expect(app.chats.size).toBe(0)
       expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
-      expect(written(run, dir)).not.toContain(key)
+      expect(written(run, dir) + written(run, rec)).not.toContain(key)
     } finally {
       await app.close()
     }

@@ -1,8 +1,9 @@
 /**
  * The tokens a turn used, as each live protocol's wire carries them from the real library serving it
  * on loopback: LangGraph's AI messages' `usage_metadata`, summed over the turn; AG-UI 1.0's `usage`
- * on the run's end, summed across its entries. The stand-in serves its turns' usage over LangGraph as
- * the server does, so a run over `--protocol langgraph` records what the trace route serves.
+ * on the run's end, summed across its entries; the AI SDK's UI message stream carries none, and an
+ * app's own message metadata is not read as if it did. The stand-in serves its turns' usage over
+ * LangGraph as the server does, so a run over `--protocol langgraph` records what the trace route serves.
  */
 import { EventSchema } from "@ag-ui/core/schemas"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -12,6 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { defaultEvidence } from "../../src/Evidence/Rules.js"
 import { agUiRunInput, readAgUiEvents } from "../../src/Runner/Protocols/AgUi.js"
+import { aiSdkRequestBody, eventStreamChunks, readAiSdkStream } from "../../src/Runner/Protocols/AiSdk.js"
 import { langGraphRunBody, type LangGraphWire, readLangGraphTurn, runIdFromLocation } from "../../src/Runner/Protocols/LangGraph.js"
 import type { ReadContext } from "../../src/Runner/Protocols/Protocol.js"
 import type { ProtocolName } from "../../src/Schema/Surface.js"
@@ -19,6 +21,7 @@ import { RecordedTurn, type Turn, type TurnTrace } from "../../src/Schema/Trace.
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { runValues, threadMessages } from "../../src/StandIn/Wire/LangGraph.js"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
+import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
 import { type LangGraphApp, startLangGraphApp } from "../support/apps/langGraphApp.js"
 import { turnUsage } from "../support/apps/usage.js"
 import { evalCliAsync } from "../support/cli.js"
@@ -208,6 +211,35 @@ describe("ag-ui, against an agent whose run's end carries AG-UI 1.0's usage", ()
       expect(usageOf(readAgUi(asked).trace)).toBeUndefined()
     } finally {
       await app.close()
+    }
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------
+// The AI SDK
+
+describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i, whose model reports each call's tokens", (version) => {
+  it("no chunk of the stream carries them, so the turn has no usage; the app's own message metadata is not read as usage", async () => {
+    for (const usageMetadata of [false, true]) {
+      const app = await startAiSdkApp({ version, usageMetadata })
+      try {
+        const response = await fetch(`${app.url}/api/chat`, {
+          method: "POST",
+          headers: json,
+          body: JSON.stringify(aiSdkRequestBody(refundWindow.question, { conversationId: "chat-1", messageId: "m-1" }))
+        })
+        const chunks = Either.getOrThrow(eventStreamChunks(await response.text())) as ReadonlyArray<Record<string, unknown>>
+        const finish = chunks.find((c) => c["type"] === "finish")!
+        if (usageMetadata) {
+          // The model's counts reached the stream only as the app's own metadata, in the shape it chose.
+          expect(finish["messageMetadata"]).toMatchObject({ totalUsage: scenarioUsage(refundWindow) })
+        }
+        const { messageMetadata: _metadata, ...rest } = finish
+        expect([...chunks.filter((c) => c !== finish), rest].filter((c) => /tokens|usage/i.test(JSON.stringify(c)))).toEqual([])
+        expect(usageOf(turnOf(readAiSdkStream(chunks, context("chat-1"))).trace)).toBeUndefined()
+      } finally {
+        await app.close()
+      }
     }
   })
 })
