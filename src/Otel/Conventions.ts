@@ -1,7 +1,7 @@
 /**
  * The three conventions an instrumented assistant's spans follow, read into one shape: a turn's agent
- * name, question, answer, tool executions and retrieved documents, whether it failed, and the case id
- * it carries. A turn is the root span of an agent run:
+ * name, question, answer, tool executions and retrieved documents, whether it failed, the case id it
+ * carries and the tokens its model calls used (Usage.ts). A turn is the root span of an agent run:
  *
  * - OpenTelemetry GenAI semantic conventions (the AI SDK's `OpenTelemetry` integration): a span with
  *   `gen_ai.operation.name` `invoke_agent`; its tools are `execute_tool` spans.
@@ -14,9 +14,11 @@
  */
 import type { Problem } from "../Schema/Errors.js"
 import { inert, isRecord } from "../Schema/Decode.js"
+import type { Usage } from "../Schema/Trace.js"
 import { attributeText, firstLine, parseMaybeJson } from "./Attributes.js"
 import type { Span, Trace } from "./Otlp.js"
 import { runEndOf, type WaitingCall } from "./RunEnd.js"
+import { usageOf } from "./Usage.js"
 
 /** Which convention a turn's spans follow. */
 export type Convention = "gen-ai" | "ai-sdk" | "openinference"
@@ -64,6 +66,8 @@ export interface ReadTurn {
   /** The calls the run left waiting for approval (the AI SDK's `needsApproval` / `toolApproval`); they did not run. */
   readonly waiting: ReadonlyArray<WaitingCall>
   readonly retrieved: ReadonlyArray<RetrievedDocument>
+  /** The tokens the turn's model calls used (Usage.ts), when its spans count them. */
+  readonly usage?: Usage
 }
 
 
@@ -431,6 +435,7 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
       at = at.parentSpanId === undefined ? undefined : trace.byId.get(at.parentSpanId)
     }
     if (problems.length > before || root.question === undefined) return []
+    const usage = usageOf(span, convention, below, trace)
     return [{
       file: span.file,
       traceId: trace.traceId,
@@ -446,7 +451,8 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
       finished: end.finished,
       toolCalls: [...end.approved, ...ran],
       waiting: end.waiting,
-      retrieved
+      retrieved,
+      ...(usage === undefined ? {} : { usage })
     }]
   })
 }

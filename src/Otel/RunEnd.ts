@@ -12,9 +12,10 @@
  *   execution no span: it is read from the result the run's first model call was given.
  */
 import { isRecord } from "../Schema/Decode.js"
-import { attributeText, firstLine, parseMaybeJson } from "./Attributes.js"
+import { firstLine, parseMaybeJson } from "./Attributes.js"
 import type { Convention, ToolCall } from "./Conventions.js"
 import type { Span } from "./Otlp.js"
+import { isModelCall } from "./Usage.js"
 
 /** A tool call the model made that waits for approval: it did not run. */
 export interface WaitingCall {
@@ -35,8 +36,6 @@ export interface RunEnd {
 
 /** Reports a span's attribute that cannot be read. */
 export type Report = (span: Span, attribute: string, message: string) => void
-
-const text = (span: Span, key: string): string | undefined => attributeText(span.attributes.get(key))
 
 /** A JSON attribute's value: undefined when it is missing, reported when it is text that is not JSON. */
 const json = (span: Span, key: string, report: Report): unknown => {
@@ -71,11 +70,7 @@ interface MadeCall {
 
 /** The spans of a run that are model calls: GenAI inference spans, the AI SDK's `doGenerate` and `doStream`. */
 const modelCallsOf = (below: ReadonlyArray<Span>, convention: Convention): ReadonlyArray<Span> =>
-  below.filter((s) =>
-    convention === "gen-ai"
-      ? ["chat", "text_completion", "generate_content"].includes(text(s, "gen_ai.operation.name") ?? "")
-      : ["ai.generateText.doGenerate", "ai.streamText.doStream"].includes(text(s, "ai.operationId") ?? "")
-  )
+  below.filter((s) => isModelCall(s, convention))
 
 /** The conventions' names for the two things this module reads from each. */
 const keys = {

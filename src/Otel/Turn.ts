@@ -3,7 +3,7 @@
  * identifiers in successful tool results and retrieved documents; the citations are the matches of the
  * surface's citation pattern and prefixes in the answer, each `path` when it equals a surfaced item
  * and `unsurfaced` otherwise; the outcome is `error`, `awaiting-approval` (with the proposal) or
- * `answered`. Pure.
+ * `answered`; the usage is the read turn's, when its spans counted tokens. Pure.
  */
 import { Either } from "effect"
 import { identifiersIn, matchCitations, proposalOfResult } from "../Evidence/Derive.js"
@@ -86,7 +86,8 @@ export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedEvidence)
       outcome,
       citations,
       toolExecutions,
-      proposal
+      proposal,
+      ...(read.usage === undefined ? {} : { usage: read.usage })
     }
   })
 }

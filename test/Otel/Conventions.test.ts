@@ -1,7 +1,7 @@
 /**
  * The same scripted turn, traced by four real libraries in three conventions, reads to the same turn
- * facts and the same verdicts; so does the turn whose document search is a real LangChain retriever,
- * read from OpenInference's RETRIEVER span.
+ * facts (the tokens it used among them) and the same verdicts; so does the turn whose document search
+ * is a real LangChain retriever, read from OpenInference's RETRIEVER span.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
@@ -15,6 +15,7 @@ import type { Problem } from "../../src/Schema/Errors.js"
 import { Catalog } from "../../src/Schema/Surface.js"
 import type { Turn } from "../../src/Schema/Trace.js"
 import {
+  callUsage,
   docsCorpus,
   otelCases,
   otelCatalog,
@@ -47,6 +48,7 @@ const facts = (turn: Turn) => ({
   outcome: turn.trace.outcome,
   citations: turn.trace.citations,
   proposal: turn.trace.proposal,
+  usage: turn.trace.usage,
   // Calls made in one step start at the same instant (to the millisecond): their order is not a fact.
   tools: [...turn.trace.toolExecutions]
     .map((e) => ({ tool: e.tool, error: e.error ?? null, output: e.output }))
@@ -62,6 +64,11 @@ const expectedRefund = {
     { path: "docs/billing/refunds-2023.md", match: "unsurfaced" }
   ],
   proposal: null,
+  // Its two model calls, each once: the run's root repeats their sum in GenAI and the AI SDK's spans.
+  usage: {
+    inputTokens: callUsage.tools.inputTokens + callUsage.answer.inputTokens,
+    outputTokens: callUsage.tools.outputTokens + callUsage.answer.outputTokens
+  },
   tools: [
     { tool: "catalog", error: "catalog unavailable", output: undefined },
     { tool: "search_docs", error: null, output: refundTurn().calls[0]!.result }
@@ -74,6 +81,8 @@ const expectedProposal = {
   outcome: "awaiting-approval",
   citations: [],
   proposal: { id: "chg_42", summary: "Scale search-api from 2 to 4 replicas", status: "pending" },
+  // It ends on its tools: one model call.
+  usage: callUsage.tools,
   tools: [
     { tool: "propose_change", error: null, output: proposalTurn().calls[1]!.result },
     { tool: "read_config", error: null, output: proposalTurn().calls[0]!.result }

@@ -113,6 +113,13 @@ describe("the turn", () => {
     expect(turn).toEqual({ answer: "", trace: expect.objectContaining({ outcome: "error", proposal: null }) })
   })
 
+  it("records the tokens the read turn used, whatever its outcome; a turn whose spans counted none has no usage", () => {
+    const usage = { inputTokens: 42, outputTokens: 13 }
+    expect(Either.getOrThrow(toTurn(read({ usage }), "docs", docs)).trace.usage).toEqual(usage)
+    expect(Either.getOrThrow(toTurn(read({ usage, failed: true }), "docs", docs)).trace).toMatchObject({ outcome: "error", usage })
+    expect(Object.keys(Either.getOrThrow(toTurn(read({}), "docs", docs)).trace)).not.toContain("usage")
+  })
+
   it("refuses an answered turn whose answer was not recorded, naming the attribute", () => {
     expect(toTurn(read({ answer: undefined }), "docs", docs)).toEqual(
       Either.left("gen_ai.output.messages: missing: it records the answer (are outputs recorded?)")

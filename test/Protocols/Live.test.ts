@@ -1,7 +1,9 @@
 /**
  * Every live protocol against the real library serving its wire on loopback, through the real CLI: the
  * same scripted behaviour (test/support/scenarios.ts) gives the same verdicts and facts on every
- * protocol, with the session in EVAL_AUTH_HEADER, and the app holds no conversation afterwards.
+ * protocol, with the session in EVAL_AUTH_HEADER, and the app holds no conversation afterwards. The
+ * turns recorded with `--record` hold the tokens the app's model reported where the wire carries them
+ * (LangGraph, AG-UI), and none where it does not (the AI SDK's UI message stream).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
@@ -9,9 +11,11 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { RunResult } from "../../src/Schema/Result.js"
+import { RecordedTurn, type Usage } from "../../src/Schema/Trace.js"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
 import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
 import { startLangGraphApp } from "../support/apps/langGraphApp.js"
+import { turnUsage } from "../support/apps/usage.js"
 import { evalCliAsync } from "../support/cli.js"
 import { runProtocol, type Shown, surfacesOf } from "../support/protocolRun.js"
 
@@ -55,6 +59,26 @@ export const expected: ReadonlyArray<Shown> = [
   }
 ]
 
+/** The model calls each case's turn makes: one per tool call, and one for the answer; a call that fails reports nothing. */
+const modelCalls: Readonly<Record<string, number>> = {
+  "support.refund-window-cites-kb": 2,
+  "support.order-lookup-errors": 2,
+  "support.refund-waits-for-approval": 2,
+  "support.shipping-cites-only-surfaced": 2,
+  "support.greeting-calls-nothing": 1,
+  "support.invoice-failure-is-an-error": 1
+}
+
+/** What the app's model reported for each case's turn, summed over its calls. */
+const reportedUsage = Object.fromEntries(expected.map((c) => [c.id, turnUsage(modelCalls[c.id]!)]))
+
+/** The usage of each recorded turn's trace, by case id; undefined for a trace that has none. */
+const recordedUsage = (dir: string): Readonly<Record<string, Usage | undefined>> =>
+  Object.fromEntries(readdirSync(dir).filter((f) => f.startsWith("support.") && f.endsWith(".json")).map((f) => {
+    const turn = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, f), "utf8")))
+    return [turn.caseId, turn.trace.usage]
+  }))
+
 /** Everything a run wrote: its output, results and recordings, where the session must never appear. */
 const written = (run: { readonly stdout: string; readonly stderr: string }, dir: string): string =>
   [
@@ -66,18 +90,20 @@ const written = (run: { readonly stdout: string; readonly stderr: string }, dir:
   ].join("\n")
 
 describe("ag-ui, against an agent streaming through AG-UI's own encoder", () => {
-  it("grades the scenarios as every protocol does, signed in by a header that appears nowhere", async () => {
-    const app = await startAgUiApp({ auth })
+  it("grades the scenarios as every protocol does, records the run's usage, signed in by a header that appears nowhere", async () => {
+    const app = await startAgUiApp({ auth, usage: true })
     try {
-      const { dir, run, shown } = await runProtocol("ag-ui", app.url, env)
+      const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
+      const { dir, run, shown } = await runProtocol("ag-ui", app.url, env, ["--record", rec])
       expect(run.code).toBe(0)
       expect(shown).toEqual(expected)
+      expect(recordedUsage(rec)).toEqual(reportedUsage)
       expect(run.stdout).toContain("3/6 passed · pass rate 0.5000")
       // One run per case, each a thread of its own the suite named, posted with the header and nothing else.
       expect(app.requests.map((r) => r.method)).toEqual(Array(6).fill("POST"))
       expect(new Set(app.requests.map((r) => (r.body as { threadId: string }).threadId)).size).toBe(6)
       expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
-      expect(written(run, dir)).not.toContain(key)
+      expect(written(run, dir) + written(run, rec)).not.toContain(key)
     } finally {
       await app.close()
     }
@@ -85,13 +111,16 @@ describe("ag-ui, against an agent streaming through AG-UI's own encoder", () => 
 })
 
 describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on its mock model", (version) => {
-  it("grades the scenarios as every protocol does, deletes every chat it opened, and the header appears nowhere", async () => {
+  it("grades the scenarios as every protocol does, records no usage, deletes every chat it opened, and the header appears nowhere", async () => {
     const app = await startAiSdkApp({ version, auth, errorMessages: true })
     try {
-      const { dir, run, shown } = await runProtocol("ai-sdk", app.url, env)
+      const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
+      const { dir, run, shown } = await runProtocol("ai-sdk", app.url, env, ["--record", rec])
       expect(run.code).toBe(0)
       expect(shown).toEqual(expected)
       expect(run.notes).toBe("")
+      // The app's model reported every call's tokens; the UI message stream has no chunk that carries them.
+      expect(recordedUsage(rec)).toStrictEqual(Object.fromEntries(expected.map((c) => [c.id, undefined])))
       // A chat per case, named by the suite, posted as useChat posts it, then deleted through routes.delete.
       const posts = app.requests.filter((r) => r.method === "POST")
       const deletes = app.requests.filter((r) => r.method === "DELETE")
@@ -101,7 +130,7 @@ describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on it
       )
       expect(app.chats.size).toBe(0)
       expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
-      expect(written(run, dir)).not.toContain(key)
+      expect(written(run, dir) + written(run, rec)).not.toContain(key)
     } finally {
       await app.close()
     }
@@ -109,19 +138,21 @@ describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on it
 })
 
 describe("langgraph, against the LangGraph JS server running a LangChain agent on its fake model", () => {
-  it("grades the scenarios as every protocol does, deletes every thread it opened, and the header appears nowhere", async () => {
-    const app = await startLangGraphApp({ auth })
+  it("grades the scenarios as every protocol does, records the turns' usage, deletes every thread it opened, and the header appears nowhere", async () => {
+    const app = await startLangGraphApp({ auth, usage: true })
     try {
-      const { dir, run, shown } = await runProtocol("langgraph", app.url, env)
+      const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
+      const { dir, run, shown } = await runProtocol("langgraph", app.url, env, ["--record", rec])
       expect(run.code).toBe(0)
       expect(shown).toEqual(expected)
       expect(run.notes).toBe("")
+      expect(recordedUsage(rec)).toEqual(reportedUsage)
       const threads = app.requests.filter((r) => r.method === "POST" && new URL(r.url, app.url).pathname === "/threads")
       expect(threads).toHaveLength(6)
       expect(app.requests.filter((r) => r.method === "DELETE")).toHaveLength(6)
       expect(await app.threads()).toEqual([])
       expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers["cookie"] === undefined)).toBe(true)
-      expect(written(run, dir)).not.toContain(key)
+      expect(written(run, dir) + written(run, rec)).not.toContain(key)
     } finally {
       await app.close()
     }

@@ -7,17 +7,19 @@
  * is also traced by LangChain with its document search a real LangChain retriever, for OpenInference's
  * RETRIEVER spans. The AI SDK's turns are also streamed with `streamText`, to their end or aborted
  * mid-answer, and run through the SDK's own tool approval (`needsApproval`, `toolApproval`): waiting,
- * answered by a person in a second call, or decided by `toolApproval`.
+ * answered by a person in a second call, or decided by `toolApproval`. Each model call reports the
+ * tokens it used (`callUsage`), unless the turn says its model reports none; `traceSpans` writes span
+ * trees with the OpenTelemetry SDK's own tracer, for the conventions no installed library writes.
  */
 import { LegacyOpenTelemetry, OpenTelemetry } from "@ai-sdk/otel"
 import { LangChainInstrumentation } from "@arizeai/openinference-instrumentation-langchain"
 import * as CallbackManagerModule from "@langchain/core/callbacks/manager"
 import { Document } from "@langchain/core/documents"
-import { AIMessage } from "@langchain/core/messages"
+import { AIMessage, type AIMessageFields, type UsageMetadata } from "@langchain/core/messages"
 import { BaseRetriever } from "@langchain/core/retrievers"
 import { fakeModel } from "@langchain/core/testing"
 import { type StructuredToolInterface, tool as langChainTool } from "@langchain/core/tools"
-import { context, trace } from "@opentelemetry/api"
+import { type Attributes, context, trace } from "@opentelemetry/api"
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks"
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
@@ -51,6 +53,8 @@ export interface ScriptedTurn {
   readonly calls: ReadonlyArray<ScriptedCall>
   /** The final answer; none when the turn ends on its last tool (a proposal left for approval). */
   readonly answer?: string
+  /** The model reports no token counts, as some providers and fake models do. */
+  readonly noUsage?: true
 }
 
 /** The libraries that are the AI SDK: they also stream with `streamText` and ask for approval. */
@@ -99,13 +103,31 @@ const capture = (): Capture => {
   return globalThis.turnEvalOtelCapture
 }
 
-const usage = {
-  inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 8, text: 8, reasoning: 0 }
+/** The tokens one model call used. */
+export interface CallUsage {
+  readonly inputTokens: number
+  readonly outputTokens: number
 }
 
+/** The tokens each model call of a scripted turn reports: the call that calls the tools, and the one that answers. */
+export const callUsage = {
+  tools: { inputTokens: 12, outputTokens: 8 },
+  answer: { inputTokens: 30, outputTokens: 5 }
+} as const satisfies Record<string, CallUsage>
+
+/** A model call's usage as the AI SDK's mock models report it; a provider that reports none (null) leaves every count undefined. */
+const reported = (counts: CallUsage | null) => ({
+  inputTokens: {
+    total: counts?.inputTokens,
+    noCache: counts?.inputTokens,
+    cacheRead: counts === null ? undefined : 0,
+    cacheWrite: counts === null ? undefined : 0
+  },
+  outputTokens: { total: counts?.outputTokens, text: counts?.outputTokens, reasoning: counts === null ? undefined : 0 }
+})
+
 /** A response that calls tools: `calls` in one step, their ids numbered on from `firstId`. */
-const callStep = (calls: ReadonlyArray<ScriptedCall>, firstId = 1) => ({
+const callStep = (calls: ReadonlyArray<ScriptedCall>, firstId = 1, counts: CallUsage | null = callUsage.tools) => ({
   content: calls.map((call, i) => ({
     type: "tool-call" as const,
     toolCallId: `call_${firstId + i}`,
@@ -113,20 +135,38 @@ const callStep = (calls: ReadonlyArray<ScriptedCall>, firstId = 1) => ({
     input: JSON.stringify(call.input)
   })),
   finishReason: { unified: "tool-calls" as const, raw: "tool_calls" },
-  usage,
+  usage: reported(counts),
   warnings: []
 })
 
 /** The mock model's two responses: every tool call in one step, then the answer. */
 const modelSteps = (turn: ScriptedTurn) => [
-  callStep(turn.calls),
+  callStep(turn.calls, 1, turn.noUsage === true ? null : callUsage.tools),
   {
     content: [{ type: "text" as const, text: turn.answer ?? "" }],
     finishReason: { unified: "stop" as const, raw: "stop" },
-    usage,
+    usage: reported(turn.noUsage === true ? null : callUsage.answer),
     warnings: []
   }
 ]
+
+/**
+ * The AI message a LangChain chat model answers with, reporting the call's usage as LangChain's chat
+ * models do (`usage_metadata`) unless the turn's model reports none. LangChain's field types make
+ * `usage_metadata` `undefined` for messages of its default structure: the fields are given as its own type.
+ */
+const aiMessage = (
+  turn: ScriptedTurn,
+  counts: CallUsage,
+  fields: { readonly content: string; readonly tool_calls?: AIMessageFields["tool_calls"] }
+): AIMessage => {
+  const usage: UsageMetadata = {
+    input_tokens: counts.inputTokens,
+    output_tokens: counts.outputTokens,
+    total_tokens: counts.inputTokens + counts.outputTokens
+  }
+  return new AIMessage({ ...fields, ...(turn.noUsage === true ? {} : { usage_metadata: usage }) } as AIMessageFields)
+}
 
 const run = (call: ScriptedCall) => async () => {
   if (call.error !== undefined) throw new Error(call.error)
@@ -138,10 +178,11 @@ const inputSchema = (call: ScriptedCall) =>
 
 /** Runs the turn with LangChain's `createAgent`; a tool in `replacing` stands in for the scripted call of its name. */
 const runLangChain = async (turn: ScriptedTurn, replacing: ReadonlyArray<StructuredToolInterface> = []) => {
-  let model = fakeModel().respondWithTools(
-    turn.calls.map((call, i) => ({ name: call.tool, args: call.input, id: `call_${i + 1}` }))
-  )
-  if (turn.answer !== undefined) model = model.respond(new AIMessage(turn.answer))
+  let model = fakeModel().respond(aiMessage(turn, callUsage.tools, {
+    content: "",
+    tool_calls: turn.calls.map((call, i) => ({ name: call.tool, args: call.input, id: `call_${i + 1}`, type: "tool_call" }))
+  }))
+  if (turn.answer !== undefined) model = model.respond(aiMessage(turn, callUsage.answer, { content: turn.answer }))
   const tools = turn.calls.map((call, i) =>
     replacing.find((t) => t.name === call.tool) ?? langChainTool(async () => JSON.stringify(await run(call)()), {
       name: call.tool,
@@ -168,6 +209,31 @@ const traced = async (what: string, runTurn: () => Promise<void>): Promise<strin
   if (spans.length === 0) throw new Error(`${what} recorded no spans`)
   return new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans))
 }
+
+/** A span for the OpenTelemetry SDK to write: its name, its attributes, and the spans below it in order. */
+export interface SpanTree {
+  readonly name: string
+  readonly attributes: Attributes
+  readonly children?: ReadonlyArray<SpanTree>
+}
+
+/**
+ * Writes a span tree with the OpenTelemetry SDK's own tracer, as an application instruments its own
+ * code, and returns it as one OTLP JSON document serialised as every trace here is: for conventions no
+ * installed library writes (the GenAI conventions' older names, the AI SDK 4's), and for shapes the
+ * libraries here never make (a run's total that disagrees with its model calls, a count that is no
+ * whole number).
+ */
+export const traceSpans = (root: SpanTree): Promise<string> =>
+  traced("the OpenTelemetry SDK", async () => {
+    const tracer = trace.getTracer("turn-eval-tests")
+    const write = (tree: SpanTree): Promise<void> =>
+      tracer.startActiveSpan(tree.name, { attributes: tree.attributes }, async (span) => {
+        for (const child of tree.children ?? []) await write(child)
+        span.end()
+      })
+    await write(root)
+  })
 
 /** Runs the scripted turn with a library and returns its spans as one OTLP JSON document. */
 export const traceTurn = (producer: Producer, turn: ScriptedTurn): Promise<string> =>
@@ -320,7 +386,7 @@ export const otelCases = {
 const textStep = (text: string) => ({
   content: [{ type: "text" as const, text }],
   finishReason: { unified: "stop" as const, raw: "stop" },
-  usage,
+  usage: reported(callUsage.answer),
   warnings: []
 })
 
@@ -338,7 +404,7 @@ const providerRanStep = (call: ScriptedCall, answer: string) => ({
     { type: "text" as const, text: answer }
   ],
   finishReason: { unified: "stop" as const, raw: "stop" },
-  usage,
+  usage: reported(callUsage.answer),
   warnings: []
 })
 

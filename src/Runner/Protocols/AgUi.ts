@@ -2,15 +2,16 @@
  * AG-UI, the Agent–User Interaction protocol of CopilotKit and its framework adapters: the run input the
  * suite posts, and the turn read from the events the run streams back, to `RUN_FINISHED` or `RUN_ERROR`.
  * The answer is the assistant's text deltas; tool executions are the calls that got a result; the
- * outcome is `error` on `RUN_ERROR` and `awaiting-approval` on an interrupt. `TOOL_CALL_RESULT` carries
- * no error flag: a tool's failure is seen only where a `MESSAGES_SNAPSHOT` gives its tool message an
- * `error` (docs/protocol.md). Pure: the transport parses the SSE frames and hands over their JSON.
+ * outcome is `error` on `RUN_ERROR` and `awaiting-approval` on an interrupt; the tokens used are the
+ * `usage` the run's end carries. `TOOL_CALL_RESULT` carries no error flag: a tool's failure is seen
+ * only where a `MESSAGES_SNAPSHOT` gives its tool message an `error` (docs/protocol.md). Pure: the
+ * transport parses the SSE frames and hands over their JSON.
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { identifiersIn, matchCitations, proposalOfResult } from "../../Evidence/Derive.js"
 import { isRecord, problemsOf } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
-import { errored, type Proposal, type ToolExecution } from "../../Schema/Trace.js"
+import { errored, type Proposal, type ToolExecution, type Usage } from "../../Schema/Trace.js"
 import { failure } from "../Transport.js"
 import { fillTemplate, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 import { askForEvents, askInGenerated } from "./Stream.js"
@@ -97,8 +98,9 @@ const events = {
   }),
   TOOL_CALL_RESULT: Schema.Struct({ toolCallId: Id, content: Content, timestamp: Timestamp }),
   MESSAGES_SNAPSHOT: Schema.Struct({ messages: Schema.Array(SnapshotMessage) }),
-  RUN_FINISHED: Schema.Struct({ runId: optional(Id), outcome: optional(Outcome) }),
-  RUN_ERROR: Schema.Struct({ message: Schema.String })
+  // `usage` is read leniently (usageOf): a count that cannot be read leaves the turn readable.
+  RUN_FINISHED: Schema.Struct({ runId: optional(Id), outcome: optional(Outcome), usage: optional(Schema.Unknown) }),
+  RUN_ERROR: Schema.Struct({ message: Schema.String, usage: optional(Schema.Unknown) })
 }
 type EventType = keyof typeof events
 type Event = { readonly [K in EventType]: { readonly type: K } & typeof events[K]["Type"] }[EventType]
@@ -161,8 +163,8 @@ interface TextMessage {
 }
 
 type Ending =
-  | { readonly kind: "finished"; readonly outcome: typeof Outcome.Type | undefined; readonly index: number }
-  | { readonly kind: "error" }
+  | { readonly kind: "finished"; readonly outcome: typeof Outcome.Type | undefined; readonly index: number; readonly usage: unknown }
+  | { readonly kind: "error"; readonly usage: unknown }
 
 /** What a run's events have said so far. */
 interface Run {
@@ -278,12 +280,40 @@ const readEvent = (run: Run, event: Event, index: number): string | undefined =>
       return
     case "RUN_FINISHED":
       run.runId ??= event.runId
-      run.ending = { kind: "finished", outcome: event.outcome, index }
+      run.ending = { kind: "finished", outcome: event.outcome, index, usage: event.usage }
       return
     case "RUN_ERROR":
-      run.ending = { kind: "error" }
+      run.ending = { kind: "error", usage: event.usage }
       return
   }
+}
+
+/** A token count: a whole number, zero or more; anything else is none. */
+const tokenCount = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined
+
+/**
+ * The tokens the run's model calls used: AG-UI 1.0's `usage` on `RUN_FINISHED` or `RUN_ERROR` (what
+ * accrued before the failure), one `TokenUsage` entry per provider and model, their `inputTokens` and
+ * `outputTokens` summed across the entries; a side no entry counts is 0. None when the event carries no
+ * count; an entry or a count that is not one (a count must be a whole number, 0 or more) is ignored.
+ */
+const usageOf = (usage: unknown): Usage | undefined => {
+  if (!Array.isArray(usage)) return undefined
+  let inputTokens = 0
+  let outputTokens = 0
+  let counted = false
+  for (const entry of usage) {
+    if (!isRecord(entry)) continue
+    const input = tokenCount(entry["inputTokens"])
+    const output = tokenCount(entry["outputTokens"])
+    if (input === undefined && output === undefined) continue
+    // Far beyond any budget, a sum stops where JavaScript still holds it exactly.
+    inputTokens = Math.min(inputTokens + (input ?? 0), Number.MAX_SAFE_INTEGER)
+    outputTokens = Math.min(outputTokens + (output ?? 0), Number.MAX_SAFE_INTEGER)
+    counted = true
+  }
+  return counted ? { inputTokens, outputTokens } : undefined
 }
 
 /**
@@ -340,10 +370,11 @@ const executionsOf = (run: Run, identifierFields: ReadonlyArray<string>) => {
  * the answer is the assistant's text messages, each its deltas joined, the messages separated by a blank
  * line (a `MESSAGES_SNAPSHOT`'s assistant messages when none streamed); a tool execution is each call
  * that got a result, in the order the calls started, its input the parsed argument text and its output
- * the parsed result text; a call the run left waiting (for an approval, or for the client) is none. The
- * turn id is the run id the stream names, else `runId` (the suite's), else the conversation. Events of
- * types not read are skipped; one of a read type that is the wrong shape, or a stream that ends before
- * `RUN_FINISHED` or `RUN_ERROR`, cannot be read as a turn.
+ * the parsed result text; a call the run left waiting (for an approval, or for the client) is none; the
+ * usage is the run's end's `usage`, summed across its entries (usageOf). The turn id is the run id the
+ * stream names, else `runId` (the suite's), else the conversation. Events of types not read are
+ * skipped; one of a read type that is the wrong shape, or a stream that ends before `RUN_FINISHED` or
+ * `RUN_ERROR`, cannot be read as a turn.
  */
 export const readAgUiEvents = (wire: ReadonlyArray<unknown>, context: ReadContext, runId?: string): Read => {
   const run: Run = {
@@ -390,6 +421,7 @@ export const readAgUiEvents = (wire: ReadonlyArray<unknown>, context: ReadContex
     ? proposalOfResult(last.callId, last.execution.output)
     : null
   const outcome = ending.kind === "error" ? "error" : proposal !== null ? "awaiting-approval" : "answered"
+  const usage = usageOf(ending.usage)
   return Either.right({
     answer,
     trace: {
@@ -398,7 +430,8 @@ export const readAgUiEvents = (wire: ReadonlyArray<unknown>, context: ReadContex
       outcome,
       citations: matchCitations(answer, surfaced, context.evidence),
       toolExecutions: executions,
-      proposal
+      proposal,
+      ...(usage === undefined ? {} : { usage })
     }
   })
 }

@@ -2,7 +2,9 @@
  * The `ai-sdk` protocol: what a `useChat` app's chat route answers — the AI SDK's UI message stream
  * (v5, v6, v7), `data: {json}` frames ending in `data: [DONE]`. This module is the protocol's pure part:
  * the body the suite POSTs, the stream's frames, and the turn read from its chunks. Asking over HTTP is
- * the transport's job; docs/protocol.md says what each fact is read from.
+ * the transport's job; docs/protocol.md says what each fact is read from. No chunk the library defines
+ * carries the tokens the turn used (`finish` holds its reason and the app's own `messageMetadata`,
+ * `finish-step` nothing), so a turn read here has no `usage`.
  */
 import { Effect, Either } from "effect"
 import { identifiersIn, matchCitations, type StatedCitation } from "../../Evidence/Derive.js"

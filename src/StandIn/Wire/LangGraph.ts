@@ -8,17 +8,20 @@
  * A stand-in turn maps onto a `createAgent` graph's messages, LangChain-serialised: the human
  * question; per tool execution an AI message calling the tool and a tool message with its result
  * (the output as JSON text) or its error (`status: "error"`, the error as the content); then an AI
- * message with the answer. A pending proposal stops the run as `humanInTheLoopMiddleware` does: the
- * last AI message calls the gated tools, the thread is `interrupted`, and the run's values are the
- * interrupt alone (`{"__interrupt__": [{id, value: {actionRequests, reviewConfigs}}]}`, the
- * proposal's id as the interrupt's, its summary as each action's description). A turn that ended in
- * an error leaves the thread in `error` and the run's values `{"__error__": …}`, as the server
- * reports a graph that threw.
+ * message with the answer. The turn's usage is the `usage_metadata` of its last AI message, as
+ * LangChain's chat models report a call's (the stand-in counts its turn's tokens, not each call's: the
+ * sum over the turn's AI messages is the turn's). A pending proposal stops the run as
+ * `humanInTheLoopMiddleware` does: the last AI message calls the gated tools, the thread is
+ * `interrupted`, and the run's values are the interrupt alone (`{"__interrupt__": [{id, value:
+ * {actionRequests, reviewConfigs}}]}`, the proposal's id as the interrupt's, its summary as each
+ * action's description). A turn that ended in an error leaves the thread in `error` and the run's
+ * values `{"__error__": …}`, as the server reports a graph that threw.
  */
 import { createHash, randomUUID } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { isRecord } from "../../Schema/Decode.js"
 import type { Route } from "../../Schema/Protocol.js"
+import type { Usage } from "../../Schema/Trace.js"
 import type { AssistantTurn } from "../Assistant.js"
 import { deletesAnyway, injure, readJson, sendJson, sendText, type Target, templateMatcher } from "../Http.js"
 import type { StoredConversation } from "../Server.js"
@@ -96,13 +99,25 @@ export const threadMessages = (turn: AssistantTurn, question: string, runId: str
     ]
   })
   const human: LangChainMessage = { content: question, ...kwargs, id: id("human"), type: "human" }
-  if (turn.outcome === "error") return [human, ...calls]
   const gated = pendingActions(turn).map((a, i) => ({
     name: a.tool,
     args: a.input,
     id: `call_${id(`gated-${i + 1}`).replace(/-/g, "").slice(0, 24)}`
   }))
-  return [human, ...calls, aiMessage(`run-${id("answer")}`, turn.answer, gated)]
+  const messages = turn.outcome === "error" ? [human, ...calls] : [human, ...calls, aiMessage(`run-${id("answer")}`, turn.answer, gated)]
+  return withUsage(messages, turn.usage)
+}
+
+/** The messages with the turn's usage as the `usage_metadata` of the last AI message, as LangChain's chat models report it. */
+const withUsage = (messages: ReadonlyArray<LangChainMessage>, usage: Usage | undefined): ReadonlyArray<LangChainMessage> => {
+  const last = messages.map((m) => m.type).lastIndexOf("ai")
+  if (usage === undefined || last < 0) return messages
+  const metadata = {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens
+  }
+  return messages.map((m, i) => i === last ? { ...m, usage_metadata: metadata } : m)
 }
 
 /** What `runs/wait` answers for a turn: the final values, the interrupt alone, or the error. */

@@ -9,7 +9,11 @@
  * its error message as the result's content, and its tool message in the closing `MESSAGES_SNAPSHOT`
  * carries the same text as `error`; a model failure is a `RUN_ERROR` with no snapshot. A gated call is
  * streamed and left without a result, and the run finishes with an interrupt outcome naming it, as AG-UI
- * 1.0's interrupts and Mastra's adapter do for a tool that needs approval.
+ * 1.0's interrupts and Mastra's adapter do for a tool that needs approval. With `usage`, each model call
+ * reports its tokens (usage.ts) as the AI SDK counts a call's, and the run's end carries AG-UI 1.0's
+ * `usage`: the calls made into entries and summed per model by @ag-ui/core's own `tokenUsageFromAiSdkUsage`
+ * and `aggregateTokenUsage` (the calls that choose tools and the one that answers are two models here,
+ * so a run with tools has two entries).
  */
 import type {
   AssistantMessage,
@@ -18,14 +22,16 @@ import type {
   Message,
   RunAgentInput,
   RunFinishedOutcome,
+  TokenUsage,
   ToolMessage
 } from "@ag-ui/core"
-import { EventType } from "@ag-ui/core"
+import { aggregateTokenUsage, EventType, tokenUsageFromAiSdkUsage } from "@ag-ui/core"
 import { RunAgentInputSchema } from "@ag-ui/core/schemas"
 import { EventEncoder } from "@ag-ui/encoder"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import { type Scenario, scenarioFor } from "../scenarios.js"
+import { modelCallUsage } from "./usage.js"
 
 /** A request the app got: its body parsed when it is JSON, else the text. */
 export interface AgUiRequest {
@@ -45,6 +51,8 @@ export interface AgUiAppOptions {
   readonly snapshot?: boolean
   /** A clock that stamps every event's `timestamp` (milliseconds); events carry none without it. */
   readonly clock?: () => number
+  /** Each model call reports its tokens, and the run's end carries their sum per model as its `usage`. */
+  readonly usage?: boolean
 }
 
 /** A running app. */
@@ -119,9 +127,22 @@ async function* runAgent(input: RunAgentInput, options: AgUiAppOptions): AsyncGe
   const { threadId, runId } = input
   const tools = toolsOf(scenarioOf(input.messages))
   const messages: Array<Message> = [...input.messages]
+  // What each model call reported, and what the run's end says of them.
+  const calls: Array<TokenUsage> = []
+  const counted = (n: number, step: Step) => {
+    if (options.usage !== true) return
+    const { inputTokens, outputTokens } = modelCallUsage(n)
+    const model = step.kind === "call" ? "scripted-tools" : "scripted-answer"
+    const entry = tokenUsageFromAiSdkUsage(
+      { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
+      { provider: "scripted", model }
+    )
+    if (entry !== undefined) calls.push(entry)
+  }
+  const usage = () => calls.length === 0 ? {} : { usage: aggregateTokenUsage(calls) }
   const finish = function*(outcome: RunFinishedOutcome): Generator<Event> {
     if (options.snapshot !== false) yield { type: EventType.MESSAGES_SNAPSHOT, messages }
-    yield { type: EventType.RUN_FINISHED, threadId, runId, outcome }
+    yield { type: EventType.RUN_FINISHED, threadId, runId, outcome, ...usage() }
   }
   yield { type: EventType.RUN_STARTED, threadId, runId }
   for (let n = 1;; n++) {
@@ -132,9 +153,12 @@ async function* runAgent(input: RunAgentInput, options: AgUiAppOptions): AsyncGe
     try {
       step = model(messages)
     } catch (error) {
-      yield { type: EventType.RUN_ERROR, message: error instanceof Error ? error.message : String(error), code: "stream_error" }
+      // A call that fails reports no tokens; the run's error carries what the calls before it used.
+      const message = error instanceof Error ? error.message : String(error)
+      yield { type: EventType.RUN_ERROR, message, code: "stream_error", ...usage() }
       return
     }
+    counted(n, step)
     if (step.kind === "text") {
       const pieces = words(step.text)
       if (options.chunks === true) {

@@ -5,6 +5,8 @@
  * `toUIMessageStream` + `createUIMessageStreamResponse`, v6's `toUIMessageStreamResponse`). The mock
  * model plays the scenario of the last user message (test/support/scenarios.ts): one tool call per
  * step, then the answer or the failure; the tools return, throw, or wait for approval as scripted.
+ * Each model call reports its tokens (usage.ts), which the library's stream does not carry; with
+ * `usageMetadata` the app sends their total as its own message metadata, as the AI SDK's docs show.
  * Chats are kept by the body's `id` until `DELETE /api/chat?id=ID`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
@@ -31,6 +33,7 @@ import { MockLanguageModelV3 } from "ai-v6/test"
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
 import { z } from "zod"
 import { type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
+import { modelCallUsage } from "./usage.js"
 
 /** How to start the app. */
 export interface AiSdkAppOptions {
@@ -43,6 +46,12 @@ export interface AiSdkAppOptions {
    * shows its users what failed does; by default the library's own text (v6: "An error occurred.").
    */
   readonly errorMessages?: boolean
+  /**
+   * Send the turn's tokens as the answer's metadata on its `finish` chunk, as the AI SDK's docs show an
+   * app doing (`messageMetadata: ({ part }) => part.type === "finish" ? { totalUsage: part.totalUsage } : undefined`):
+   * the app's own metadata, in a shape it chooses.
+   */
+  readonly usageMetadata?: boolean
 }
 
 /** A request the app got. */
@@ -103,9 +112,13 @@ const tools6 = (scenario: Scenario) =>
     execute: execute(callOf(scenario, name))
   })]))
 
-const usage = {
-  inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 8, text: 8, reasoning: 0 }
+/** The tokens the turn's `n`-th model call reports, in the mock models' shape. */
+const usageOf = (n: number) => {
+  const { inputTokens, outputTokens } = modelCallUsage(n)
+  return {
+    inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: outputTokens, text: outputTokens, reasoning: 0 }
+  }
 }
 
 /** The parts the mock models stream: those both the v6 and the v7 model interfaces define alike. */
@@ -122,7 +135,7 @@ type StreamPart =
   | {
     readonly type: "finish"
     readonly finishReason: { readonly unified: "stop" | "tool-calls"; readonly raw: string }
-    readonly usage: typeof usage
+    readonly usage: ReturnType<typeof usageOf>
   }
 
 /** The tool calls the conversation so far already holds: the model's next step is the one after them. */
@@ -148,7 +161,7 @@ const stepParts = (scenario: Scenario, made: number): Array<StreamPart> => {
       { type: "tool-input-delta", id: `call_${made + 1}`, delta: JSON.stringify(call.input) },
       { type: "tool-input-end", id: `call_${made + 1}` },
       { type: "tool-call", toolCallId: `call_${made + 1}`, toolName: call.tool, input: JSON.stringify(call.input) },
-      { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage }
+      { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage: usageOf(made + 1) }
     ]
   }
   if (scenario.fails !== undefined) {
@@ -160,7 +173,7 @@ const stepParts = (scenario: Scenario, made: number): Array<StreamPart> => {
     { type: "text-start", id },
     ...answerDeltas(scenario.answer ?? "").map((delta): StreamPart => ({ type: "text-delta", id, delta })),
     { type: "text-end", id },
-    { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage }
+    { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usageOf(made + 1) }
   ]
 }
 
@@ -184,13 +197,19 @@ const quiet = () => {}
 /** An error's own message, for the client. */
 const messageOf = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
+/** The app's own metadata on the answer's `finish` chunk: the turn's total usage, as the AI SDK's docs show. */
+const usageMetadata = ({ part }: { readonly part: { readonly type: string } }) =>
+  part.type === "finish" && "totalUsage" in part ? { totalUsage: part.totalUsage } : undefined
+
 const answer = async (
   version: 6 | 7,
   chatId: string,
   messages: Array<UIMessage>,
   scenario: Scenario,
-  errorMessages: boolean
+  options: AiSdkAppOptions
 ): Promise<Response> => {
+  const errorMessages = options.errorMessages === true
+  const metadata = options.usageMetadata === true ? { messageMetadata: usageMetadata } : {}
   if (version === 7) {
     const tools = tools7(scenario)
     const result = streamText({
@@ -206,7 +225,8 @@ const answer = async (
         tools,
         originalMessages: messages,
         generateMessageId: () => answerMessageId(chatId),
-        ...(errorMessages ? { onError: messageOf } : {})
+        ...(errorMessages ? { onError: messageOf } : {}),
+        ...metadata
       })
     })
   }
@@ -218,7 +238,7 @@ const answer = async (
     stopWhen: stepCountIs6(maxSteps(scenario)),
     onError: quiet
   })
-  return result.toUIMessageStreamResponse(errorMessages ? { onError: messageOf } : {})
+  return result.toUIMessageStreamResponse({ ...(errorMessages ? { onError: messageOf } : {}), ...metadata })
 }
 
 const readBody = async (request: IncomingMessage): Promise<string> => {
@@ -266,7 +286,7 @@ export const startAiSdkApp = async (options: AiSdkAppOptions): Promise<AiSdkApp>
     const scenario = scenarioFor(lastUserText(messages) ?? "")
     if (scenario === undefined) return send(response, 400, "no scenario for this question")
     chats.add(parsed.id)
-    const answered = await answer(options.version, parsed.id, messages, scenario, options.errorMessages === true)
+    const answered = await answer(options.version, parsed.id, messages, scenario, options)
     response.writeHead(answered.status, Object.fromEntries(answered.headers))
     if (answered.body === null) return response.end()
     Readable.fromWeb(answered.body as NodeReadableStream<Uint8Array>).pipe(response)

@@ -6,6 +6,8 @@
  * (`responseFormat: "content_and_artifact"`, the documents as its artifact), `lookup_order` throws when
  * the scenario says so (the agent's tool node turns that into an error `ToolMessage` and the run goes
  * on), and `issue_refund` is gated by `humanInTheLoopMiddleware`, so the run interrupts before it runs.
+ * With `usage`, the model reports the tokens of each call (usage.ts) as LangChain's chat models do, as
+ * `usage_metadata` on its AI message; without it, it reports none, as LangChain's fake models do.
  *
  * The server loads graphs (and custom HTTP apps) from files by path, as `langgraph.json` names them;
  * each start writes two one-line modules into its own temporary directory that hand over the graph and
@@ -16,13 +18,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Document, type DocumentInput } from "@langchain/core/documents"
-import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages"
+import { AIMessage, type AIMessageFields, type BaseMessage, HumanMessage, type UsageMetadata } from "@langchain/core/messages"
 import { fakeModel } from "@langchain/core/testing"
 import { tool, type ToolRuntime } from "@langchain/core/tools"
 import { Hono } from "hono"
 import { type AgentMiddleware, createAgent, humanInTheLoopMiddleware, type InterruptOnConfig } from "langchain"
 import { z } from "zod"
 import { type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
+import { modelCallUsage } from "./usage.js"
 
 /** One request the server received, as it arrived. */
 export interface RecordedRequest {
@@ -46,6 +49,8 @@ export interface LangGraphApp {
 /** How to start the app: with `auth`, a request without that header value is answered 401. */
 export interface LangGraphAppOptions {
   readonly auth?: { readonly header: string; readonly value: string }
+  /** The model reports the tokens of each call (`usage_metadata` on its AI messages). */
+  readonly usage?: boolean
 }
 
 /** The text of a message's content, whichever form it has. */
@@ -60,17 +65,36 @@ const scenarioOf = (messages: ReadonlyArray<BaseMessage>): { scenario: Scenario 
   }
 }
 
+/**
+ * The AI message of the turn's `n`-th model call, reporting its tokens when `usage` says so. LangChain's
+ * field types make `usage_metadata` `undefined` for messages of its default structure: the fields are
+ * given as its own type.
+ */
+const aiMessage = (n: number, usage: boolean, fields: Pick<AIMessageFields, "content" | "tool_calls">): AIMessage => {
+  const counts = modelCallUsage(n)
+  const metadata: UsageMetadata = {
+    input_tokens: counts.inputTokens,
+    output_tokens: counts.outputTokens,
+    total_tokens: counts.inputTokens + counts.outputTokens
+  }
+  return new AIMessage({ ...fields, ...(usage ? { usage_metadata: metadata } : {}) } as AIMessageFields)
+}
+
 /** The model's next step in a conversation: the scenario's next tool call, then its answer or failure. */
-const nextStep = (messages: ReadonlyArray<BaseMessage>): BaseMessage | Error => {
+const nextStep = (usage: boolean) => (messages: ReadonlyArray<BaseMessage>): BaseMessage | Error => {
   const { after, scenario } = scenarioOf(messages)
-  if (scenario === undefined) return new AIMessage("I can only answer the scripted questions.")
   const step = after.filter((m) => AIMessage.isInstance(m)).length
+  if (scenario === undefined) return aiMessage(step + 1, usage, { content: "I can only answer the scripted questions." })
   const call = scenario.calls[step]
   if (call !== undefined) {
-    return new AIMessage({ content: "", tool_calls: [{ name: call.tool, args: call.input, id: `call_${step + 1}`, type: "tool_call" }] })
+    return aiMessage(step + 1, usage, {
+      content: "",
+      tool_calls: [{ name: call.tool, args: call.input, id: `call_${step + 1}`, type: "tool_call" }]
+    })
   }
+  // A call that fails reports no tokens, as a provider that answers an error does.
   if (scenario.fails !== undefined) return new Error(scenario.fails)
-  return new AIMessage(scenario.answer ?? "")
+  return aiMessage(step + 1, usage, { content: scenario.answer ?? "" })
 }
 
 /** More steps than any scenario takes: the fake model answers each invocation from its own queue entry. */
@@ -135,9 +159,9 @@ const approval = humanInTheLoop({ interruptOn: { issue_refund: { allowedDecision
  * The `support` graph, made afresh for each run (a graph factory, as `langgraph.json` allows), so each
  * run's fake model starts at the first of its queued steps.
  */
-const supportGraph = () => {
+const supportGraph = (usage: boolean) => () => {
   let model = fakeModel()
-  for (let i = 0; i < maxSteps; i++) model = model.respond(nextStep)
+  for (let i = 0; i < maxSteps; i++) model = model.respond(nextStep(usage))
   return createAgent({
     model,
     tools: tools(),
@@ -148,7 +172,7 @@ const supportGraph = () => {
 
 /** What each start hands the modules it writes. */
 interface Handoff {
-  readonly support: typeof supportGraph
+  readonly support: ReturnType<typeof supportGraph>
   readonly app: Hono
 }
 
@@ -190,7 +214,7 @@ export const startLangGraphApp = async (options: LangGraphAppOptions = {}): Prom
   const dir = await mkdtemp(join(tmpdir(), "turn-eval-langgraph-"))
   const requests: Array<RecordedRequest> = []
   const handoffs = (globalThis.turnEvalLangGraphApps ??= new Map())
-  handoffs.set(key, { support: supportGraph, app: frontApp(requests, options.auth) })
+  handoffs.set(key, { support: supportGraph(options.usage === true), app: frontApp(requests, options.auth) })
   await writeFile(join(dir, "graph.mjs"), handoffModule(key, "support"))
   await writeFile(join(dir, "app.mjs"), handoffModule(key, "app"))
   const { cleanup, host } = await startServer({
