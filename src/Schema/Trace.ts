@@ -45,6 +45,27 @@ export const Usage = Schema.Struct({ inputTokens: TokenCount, outputTokens: Toke
 /** The tokens a turn's model calls used. */
 export type Usage = typeof Usage.Type
 
+/**
+ * Token counts summed into a usage: each pair's input and output count, where a count that is no whole
+ * number of 0 or more is ignored and a side nothing counts is 0; none when no pair counts anything. Far
+ * beyond any budget, a sum stops where JavaScript still holds it exactly.
+ */
+export const summedUsage = (counts: Iterable<readonly [unknown, unknown]>): Usage | undefined => {
+  const count = (value: unknown) => typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined
+  let inputTokens = 0
+  let outputTokens = 0
+  let counted = false
+  for (const [input, output] of counts) {
+    const i = count(input)
+    const o = count(output)
+    if (i === undefined && o === undefined) continue
+    inputTokens = Math.min(inputTokens + (i ?? 0), Number.MAX_SAFE_INTEGER)
+    outputTokens = Math.min(outputTokens + (o ?? 0), Number.MAX_SAFE_INTEGER)
+    counted = true
+  }
+  return counted ? { inputTokens, outputTokens } : undefined
+}
+
 /** The trace one turn recorded. */
 export const TurnTrace = Schema.Struct({
   turnId: Schema.String,

@@ -11,7 +11,7 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import { identifiersIn, matchCitations, proposalOfResult } from "../../Evidence/Derive.js"
 import { isRecord, problemsOf } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
-import { errored, type Proposal, type ToolExecution, type Usage } from "../../Schema/Trace.js"
+import { errored, type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
 import { failure } from "../Transport.js"
 import { fillTemplate, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 import { askForEvents, askInGenerated } from "./Stream.js"
@@ -288,33 +288,15 @@ const readEvent = (run: Run, event: Event, index: number): string | undefined =>
   }
 }
 
-/** A token count: a whole number, zero or more; anything else is none. */
-const tokenCount = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined
-
 /**
  * The tokens the run's model calls used: AG-UI 1.0's `usage` on `RUN_FINISHED` or `RUN_ERROR` (what
  * accrued before the failure), one `TokenUsage` entry per provider and model, their `inputTokens` and
- * `outputTokens` summed across the entries; a side no entry counts is 0. None when the event carries no
- * count; an entry or a count that is not one (a count must be a whole number, 0 or more) is ignored.
+ * `outputTokens` summed across the entries; an entry that is not one is ignored.
  */
-const usageOf = (usage: unknown): Usage | undefined => {
-  if (!Array.isArray(usage)) return undefined
-  let inputTokens = 0
-  let outputTokens = 0
-  let counted = false
-  for (const entry of usage) {
-    if (!isRecord(entry)) continue
-    const input = tokenCount(entry["inputTokens"])
-    const output = tokenCount(entry["outputTokens"])
-    if (input === undefined && output === undefined) continue
-    // Far beyond any budget, a sum stops where JavaScript still holds it exactly.
-    inputTokens = Math.min(inputTokens + (input ?? 0), Number.MAX_SAFE_INTEGER)
-    outputTokens = Math.min(outputTokens + (output ?? 0), Number.MAX_SAFE_INTEGER)
-    counted = true
-  }
-  return counted ? { inputTokens, outputTokens } : undefined
-}
+const usageOf = (usage: unknown): Usage | undefined =>
+  Array.isArray(usage)
+    ? summedUsage(usage.flatMap((entry) => isRecord(entry) ? [[entry["inputTokens"], entry["outputTokens"]] as const] : []))
+    : undefined
 
 /**
  * The proposal an interrupted run leaves: the first interrupt's `id`, its `message` (else its `reason`)

@@ -10,7 +10,7 @@ import { Effect, Either, Option, Ref, Schema } from "effect"
 import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
 import { inert, isRecord } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
-import type { Proposal, ToolExecution, Usage } from "../../Schema/Trace.js"
+import { type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import type { Surface } from "../../Schema/Surface.js"
 import { type Answered, failure, isWebPage, type RouteName, webPage } from "../Transport.js"
@@ -156,33 +156,15 @@ const executionOf = (call: ToolCall, result: Record<string, unknown>): ToolExecu
   return { tool: call.name, ...input, ...(output === undefined ? {} : { output }), error: null }
 }
 
-/** A token count: a whole number, zero or more; anything else is none. */
-const tokenCount = (value: unknown): number | undefined =>
-  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined
-
 /**
  * The tokens the turn's model calls used: the `usage_metadata` LangChain's chat models put on each AI
- * message (`{"input_tokens", "output_tokens", "total_tokens"}`), summed over the turn's AI messages; a
- * side none of them counts is 0. None when no AI message of the turn has a count; a count that is no
- * whole number of 0 or more is ignored.
+ * message (`{"input_tokens", "output_tokens", "total_tokens"}`), summed over the turn's AI messages.
  */
-const usageOf = (ai: ReadonlyArray<Record<string, unknown>>): Usage | undefined => {
-  let inputTokens = 0
-  let outputTokens = 0
-  let counted = false
-  for (const message of ai) {
+const usageOf = (ai: ReadonlyArray<Record<string, unknown>>): Usage | undefined =>
+  summedUsage(ai.flatMap((message) => {
     const metadata = message["usage_metadata"]
-    if (!isRecord(metadata)) continue
-    const input = tokenCount(metadata["input_tokens"])
-    const output = tokenCount(metadata["output_tokens"])
-    if (input === undefined && output === undefined) continue
-    // Far beyond any budget, a sum stops where JavaScript still holds it exactly.
-    inputTokens = Math.min(inputTokens + (input ?? 0), Number.MAX_SAFE_INTEGER)
-    outputTokens = Math.min(outputTokens + (output ?? 0), Number.MAX_SAFE_INTEGER)
-    counted = true
-  }
-  return counted ? { inputTokens, outputTokens } : undefined
-}
+    return isRecord(metadata) ? [[metadata["input_tokens"], metadata["output_tokens"]] as const] : []
+  }))
 
 // ---------------------------------------------------------------------------------------------------
 // Interrupts: `[{"id", "value"}]` under `__interrupt__` (a run's values), `interrupts` (a thread, by task)
