@@ -5,7 +5,7 @@
  * `routes`.
  */
 import { Schema } from "effect"
-import { NonBlankString } from "./Case.js"
+import { NonBlankString } from "./Fields.js"
 import type { Routes } from "./Surface.js"
 
 /** The routes of the protocol, by the name a fault or an error uses. */

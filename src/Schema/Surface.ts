@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { EvidenceRules } from "../Evidence/Rules.js"
-import { NonBlankString } from "./Case.js"
+import { NonBlankString } from "./Fields.js"
 import { OtelRules } from "./Otel.js"
 
 /** Outcomes every surface knows; a surface's `outcomes` add to them. */
