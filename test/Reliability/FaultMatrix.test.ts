@@ -316,9 +316,9 @@ describe.runIf(enabled)("the fault matrix", () => {
       withProtocolStandIn(protocol, {}, async (s, p) => {
         const { result, run } = await liveRun(p, s.url, sessionEnv(s, signInOf(protocol)))
         expect(run.code).toBe(0)
-        // The wires other than this product's have no refused or handed-off outcome, and those of the
-        // AI SDK and AG-UI carry no token usage: those cases fail there.
-        const usageOnWire = protocol === "turn-eval" || protocol === "langgraph"
+        // The wires other than this product's have no refused or handed-off outcome, and the AI SDK's
+        // carries no token usage: those cases fail there.
+        const usageOnWire = protocol !== "ai-sdk"
         const unreadable = cases.filter((c) =>
           c.expect.some((e) =>
             (e.kind === "outcome" && ["refused", "handed-off"].includes(e.is)) || (e.kind === "within-budget" && !usageOnWire)

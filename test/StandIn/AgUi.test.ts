@@ -121,7 +121,8 @@ describe("the stand-in as an AG-UI agent", () => {
               message: "Roll back payments-api in production to r2024.06.11.1",
               toolCallId: "gated-call-3"
             }]
-          }
+          },
+          usage: [{ model: "stand-in", inputTokens: turn.usage!.inputTokens, outputTokens: turn.usage!.outputTokens }]
         }
       ])
       // The gated call has no result: it did not run.
@@ -147,7 +148,12 @@ describe("the stand-in as an AG-UI agent", () => {
     for (const e of events) expect(EventSchemas.safeParse(e).success).toBe(true)
     expect(events.map((e) => e.type))
       .toEqual(["RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT", "RUN_ERROR"])
-    expect(events.at(-1)).toEqual({ type: "RUN_ERROR", message: "the model provider is overloaded" })
+    // What the calls before the failure used comes with the error, as AG-UI 1.0 allows.
+    expect(events.at(-1)).toEqual({
+      type: "RUN_ERROR",
+      message: "the model provider is overloaded",
+      usage: [{ model: "stand-in", inputTokens: failedTurn.usage!.inputTokens, outputTokens: failedTurn.usage!.outputTokens }]
+    })
     expect(turnFromEvents(events)).toEqual(expectedRead(failedTurn))
   })
 })

@@ -6,8 +6,9 @@
  * result (`TOOL_CALL_RESULT`, the output as JSON text); the answer a text message; a pending
  * proposal's gated actions tool calls with no result, and the run finishing with an `interrupt`
  * outcome, one `tool_call` interrupt per action (the proposal's id as the first's, its summary as
- * the message); a turn that ended in an error `RUN_ERROR` instead of `RUN_FINISHED`. AG-UI has no
- * error flag on a tool result: a failed execution's result is its error text after `Error: `.
+ * the message); a turn that ended in an error `RUN_ERROR` instead of `RUN_FINISHED`; the turn's token
+ * usage as the run's end's `usage`, one `TokenUsage`. AG-UI has no error flag on a tool result: a
+ * failed execution's result is its error text after `Error: `.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { isRecord } from "../../Schema/Decode.js"
@@ -46,7 +47,11 @@ export const agUiEvents = (turn: AssistantTurn, threadId: string, runId: string)
     ]
   })
   const started: AgUiEvent = { type: "RUN_STARTED", threadId, runId }
-  if (turn.outcome === "error") return [started, ...calls, { type: "RUN_ERROR", message: turn.answer }]
+  // AG-UI 1.0's TokenUsage, one entry for the stand-in's one model.
+  const usage = turn.usage === undefined
+    ? {}
+    : { usage: [{ model: "stand-in", inputTokens: turn.usage.inputTokens, outputTokens: turn.usage.outputTokens }] }
+  if (turn.outcome === "error") return [started, ...calls, { type: "RUN_ERROR", message: turn.answer, ...usage }]
   const messageId = `${runId}-text`
   const text: ReadonlyArray<AgUiEvent> = turn.answer === "" ? [] : [
     { type: "TEXT_MESSAGE_START", messageId, role: "assistant" },
@@ -73,7 +78,8 @@ export const agUiEvents = (turn: AssistantTurn, threadId: string, runId: string)
       type: "RUN_FINISHED",
       threadId,
       runId,
-      outcome: interrupts.length === 0 ? { type: "success" } : { type: "interrupt", interrupts }
+      outcome: interrupts.length === 0 ? { type: "success" } : { type: "interrupt", interrupts },
+      ...usage
     }
   ]
 }
