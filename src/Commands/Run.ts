@@ -414,6 +414,20 @@ const caseProgress = (cases: ReadonlyArray<Case>, silent: boolean) =>
     }
   })
 
+/**
+ * Results with their case's question, what it guards and its tags, so that a results file read later
+ * (a report, a page) shows the case without the golden set. Ids are unique in a golden set.
+ */
+const withCaseText = (cases: ReadonlyArray<Case>, results: ReadonlyArray<CaseResult>): ReadonlyArray<CaseResult> => {
+  const byId = new Map(cases.map((c) => [c.id, c]))
+  return results.map((result) => {
+    const c = byId.get(result.id)
+    if (c === undefined) return result
+    const { id, passed, surface, ...rest } = result
+    return { id, surface, passed, question: c.question, guards: c.guards, ...(c.tags === undefined ? {} : { tags: c.tags }), ...rest }
+  })
+}
+
 /** Hints for the reasons a run may obtain no turn at all. */
 const hints: ReadonlyArray<readonly [RegExp, string]> = [
   [/connection refused|host not found|TLS/, "is the dev server running, and the URL right?"],
@@ -511,15 +525,17 @@ export const gradeRun = (
     const runner = yield* Runner
     const progress = yield* caseProgress(cases, args.silent)
     const bail = Option.getOrUndefined(args.bail)
-    const { bailed, results } = yield* runner.runCases(set.catalog, cases, {
+    const { bailed, results: graded } = yield* runner.runCases(set.catalog, cases, {
       concurrency: concurrencyOf(args),
       repeat: args.repeat,
+      keepTurns: true,
       onCaseDone: progress.onCaseDone,
       ...(bail === undefined ? {} : { bail })
     }).pipe(
       Effect.ensuring(progress.clear),
       Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : reportLeftBehind(say, baseUrl))
     )
+    const results = withCaseText(cases, graded)
     // A run in which no case obtained its turn measured nothing: its pass rate is no verdict.
     const nothing = measuredNothing(results)
     // A run that stopped early covers the cases that finished, and is held to no floor.
@@ -527,6 +543,7 @@ export const gradeRun = (
       ? `stopped after ${bail} failed case${bail === 1 ? "" : "s"} (--bail ${bail}): ${cases.length - results.length} of ${cases.length} cases not run`
       : undefined
     const finished = new Set(results.map((r) => r.id))
+    const durationMs = yield* progress.elapsedMs
     const result = summarize(
       results,
       bailed ? caseSetFingerprint(cases.filter((c) => finished.has(c.id))) : caseSet,
@@ -534,7 +551,8 @@ export const gradeRun = (
       {
         repeat: args.repeat,
         ...(shard === undefined ? {} : { shard }),
-        ...(bailed ? { bailed: true } : {})
+        ...(bailed ? { bailed: true } : {}),
+        durationMs
       }
     )
     const diff = older === undefined
@@ -547,7 +565,7 @@ export const gradeRun = (
         : stopped !== undefined
         ? `${stopped}; a partial run is held to no floor`
         : held.noFloor,
-      durationMs: yield* progress.elapsedMs,
+      durationMs,
       ...(diff === undefined ? {} : { diff })
     })
     yield* reportLeftBehind(say, baseUrl)

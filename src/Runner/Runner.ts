@@ -12,6 +12,7 @@ import type { RunStopped } from "../Schema/Errors.js"
 import type { CaseResult } from "../Schema/Result.js"
 import type { Catalog } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
+import { keptTurn } from "../Scorecard/Kept.js"
 import { SurfaceClient } from "./SurfaceClient.js"
 
 /** How a run goes. */
@@ -27,6 +28,8 @@ export interface RunOptions {
    * is partial: `runCases` returns only the cases that finished, and says it bailed.
    */
   readonly bail?: number
+  /** Keep, on each case and attempt, the turn it was graded on, clipped as a results file keeps it. */
+  readonly keepTurns?: boolean
 }
 
 /** What a run obtained: each finished case's result in the order given, and whether it stopped early. */
@@ -57,9 +60,11 @@ export const combineAttempts = (attempts: ReadonlyArray<CaseResult>, durationMs?
       ...(a.turnId === undefined ? {} : { turnId: a.turnId }),
       ...(a.error === undefined ? {} : { error: a.error }),
       expectations: a.expectations,
-      ...(a.durationMs === undefined ? {} : { durationMs: a.durationMs })
+      ...(a.durationMs === undefined ? {} : { durationMs: a.durationMs }),
+      ...(a.turn === undefined ? {} : { turn: a.turn })
     })),
-    ...took
+    ...took,
+    ...(shown.turn === undefined ? {} : { turn: shown.turn })
   }
 }
 
@@ -77,19 +82,20 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
   effect: Effect.gen(function*() {
     const client = yield* SurfaceClient
 
-    const runCase = (catalog: Catalog, testCase: Case): Effect.Effect<CaseResult, RunStopped> => {
+    const runCase = (catalog: Catalog, testCase: Case, keep: boolean): Effect.Effect<CaseResult, RunStopped> => {
       const surface = catalog.surfaces[testCase.surface]
       if (surface === undefined) {
         return Effect.succeed(erroredCase(testCase, `unknown surface ${JSON.stringify(testCase.surface)}`))
       }
       // A trace of another surface is graded as no case: the recording or the app mixed something up.
-      const graded = (turn: Turn): CaseResult =>
+      const verdict = (turn: Turn): CaseResult =>
         turn.trace.surface === testCase.surface
           ? grade(testCase, turn, surface)
           : erroredCase(
             testCase,
             `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
           )
+      const graded = keep ? (turn: Turn): CaseResult => ({ ...verdict(turn), turn: keptTurn(turn) }) : verdict
       return client.withTurn(testCase, surface, graded).pipe(
         Effect.catchAllCause((cause) => {
           const failure = Cause.failureOption(cause)
@@ -145,7 +151,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         const runUnit = ({ attempt, index, testCase }: (typeof units)[number]): Effect.Effect<void> =>
           Effect.gen(function*() {
             const from = yield* Clock.currentTimeMillis
-            const result = yield* runCase(catalog, testCase)
+            const result = yield* runCase(catalog, testCase, options.keepTurns === true)
             const to = yield* Clock.currentTimeMillis
             started[index] = Math.min(started[index]!, from)
             ended[index] = Math.max(ended[index]!, to)

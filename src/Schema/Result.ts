@@ -1,9 +1,30 @@
 /**
- * The results file a run writes (`--json FILE`), version 1: the verdict of every expectation of every
- * case in golden-set order, the pass rate, the floor it was held to and the fingerprint of the case set.
+ * The results file a run writes (`--json FILE`), version 2: the verdict of every expectation of every
+ * case in golden-set order, the pass rate, the floor it was held to and the fingerprint of the case set,
+ * and for each case and attempt the turn it was graded on (its question, answer and trace, clipped).
+ * Version 1 files, without the turns, are read the same way.
  */
 import { Schema } from "effect"
 import { ExpectationKind } from "./Case.js"
+import { TurnTrace } from "./Trace.js"
+
+/**
+ * The turn an attempt was graded on, as a results file keeps it: the answer and the trace, clipped
+ * (`Scorecard/Kept.ts`); `omitted` counts the tool executions and citations left out past the first ones.
+ */
+export const KeptTurn = Schema.Struct({
+  answer: Schema.String,
+  trace: TurnTrace,
+  omitted: Schema.optionalWith(
+    Schema.Struct({
+      toolExecutions: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
+      citations: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
+    }),
+    { exact: true }
+  )
+})
+/** The turn an attempt was graded on, as a results file keeps it. */
+export type KeptTurn = typeof KeptTurn.Type
 
 /** The verdict of one expectation; `fact` names what failed it. */
 export const ExpectationResult = Schema.Struct({
@@ -24,7 +45,9 @@ export const Attempt = Schema.Struct({
   error: Schema.optionalWith(Schema.String, { exact: true }),
   expectations: Schema.Array(ExpectationResult),
   /** How long obtaining and grading the attempt's turn took (absent in results written before it was kept). */
-  durationMs: Schema.optionalWith(Milliseconds, { exact: true })
+  durationMs: Schema.optionalWith(Milliseconds, { exact: true }),
+  /** The turn it was graded on (absent when none was obtained, and in version 1 files). */
+  turn: Schema.optionalWith(KeptTurn, { exact: true })
 })
 /** One attempt at a case under `--repeat`. */
 export type Attempt = typeof Attempt.Type
@@ -44,7 +67,13 @@ export const CaseResult = Schema.Struct({
   expectations: Schema.Array(ExpectationResult),
   attempts: Schema.optionalWith(Schema.Array(Attempt).pipe(Schema.minItems(2)), { exact: true }),
   /** The case's wall time, all its attempts together (absent in results written before it was kept). */
-  durationMs: Schema.optionalWith(Milliseconds, { exact: true })
+  durationMs: Schema.optionalWith(Milliseconds, { exact: true }),
+  /** The case's question, what it guards and its tags, from the golden set (absent in version 1 files). */
+  question: Schema.optionalWith(Schema.String, { exact: true }),
+  guards: Schema.optionalWith(Schema.String, { exact: true }),
+  tags: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  /** The turn of the attempt shown (absent when none was obtained, and in version 1 files). */
+  turn: Schema.optionalWith(KeptTurn, { exact: true })
 })
 /** The verdict of one case. */
 export type CaseResult = typeof CaseResult.Type
@@ -69,7 +98,7 @@ export type ShardInfo = typeof ShardInfo.Type
  * K of `--repeat` (absent: 1) and `shard` says which part of the golden set a sharded run covered.
  */
 export const RunResult = Schema.Struct({
-  version: Schema.Literal(1),
+  version: Schema.Literal(1, 2),
   passRate: Rate,
   floor: Schema.NullOr(Rate),
   passed: Schema.NullOr(Schema.Boolean),
@@ -80,6 +109,8 @@ export const RunResult = Schema.Struct({
   shard: Schema.optionalWith(ShardInfo, { exact: true }),
   /** The run stopped starting cases after `--bail N` failures: a partial run, held to no floor. */
   bailed: Schema.optionalWith(Schema.Literal(true), { exact: true }),
+  /** How long the run took, start to last case (absent in version 1 files). */
+  durationMs: Schema.optionalWith(Milliseconds, { exact: true }),
   cases: Schema.Array(CaseResult)
 })
 /** A whole run. */

@@ -26,6 +26,8 @@ export interface RunShape {
   readonly shard?: ShardInfo
   /** The run stopped early (`--bail`): its results are partial, and it is held to no floor. */
   readonly bailed?: boolean
+  /** How long the run took. */
+  readonly durationMs?: number
 }
 
 /** The K a run or a baseline was made with (absent: 1). */
@@ -42,7 +44,7 @@ export const summarize = (
   const passedCount = cases.filter((c) => c.passed).length
   const passRate = total === 0 ? 0 : passedCount / total
   return {
-    version: 1,
+    version: 2,
     passRate,
     floor,
     passed: floor === null ? null : passRate >= floor,
@@ -52,6 +54,7 @@ export const summarize = (
     ...(shape.repeat !== undefined && shape.repeat > 1 ? { repeat: shape.repeat } : {}),
     ...(shape.shard === undefined ? {} : { shard: shape.shard }),
     ...(shape.bailed === true ? { bailed: true as const } : {}),
+    ...(shape.durationMs === undefined ? {} : { durationMs: shape.durationMs }),
     cases
   }
 }

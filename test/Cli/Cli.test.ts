@@ -68,7 +68,7 @@ describe("eval run", () => {
     const run = evalCli(["run", "--fixtures", "cases/fixtures", "--json", out, "--concurrency", "8"])
     expect(run.code).toBe(0)
     const result = readResults(out)
-    expect(result).toMatchObject({ version: 1, total: 22, passedCount: 18, floor: 0.8181, passed: true })
+    expect(result).toMatchObject({ version: 2, total: 22, passedCount: 18, floor: 0.8181, passed: true })
     expect(result.passRate).toBe(18 / 22)
     expect(result.cases.map((c) => c.id)).toEqual(goldenSet().cases.map((c) => c.id))
     expect(result.caseSet).toBe(caseSetFingerprint(goldenSet().cases))
@@ -77,6 +77,14 @@ describe("eval run", () => {
       { kind: "cites", passed: true },
       { kind: "cites-only-surfaced", passed: false, fact: "unsurfaced: /docs/billing/refunds-2023" }
     ])
+    // Each case keeps its question, what it guards and its tags, and the turn it was graded on.
+    const committed = goldenSet().cases.find((c) => c.id === failing[0][0])!
+    expect(proration).toMatchObject({ question: committed.question, guards: committed.guards, tags: committed.tags })
+    const recorded = JSON.parse(readFileSync(`cases/fixtures/${failing[0][0]}.json`, "utf8"))
+    expect(proration?.turn?.answer).toBe(recorded.answer)
+    expect(proration?.turn?.trace.citations).toEqual(recorded.trace.citations)
+    expect(proration?.turn?.trace.toolExecutions.map((e) => e.tool)).toEqual(recorded.trace.toolExecutions.map((e: { tool: string }) => e.tool))
+    expect(typeof result.durationMs).toBe("number")
   })
 
   it("fails a case without a recording with the reason, goes on, and exits 1 under --check below the floor", () => {
@@ -93,10 +101,14 @@ describe("eval run", () => {
     expect(result.passed).toBe(false)
     // Each case keeps its wall time, the rest of its result as before.
     expect(result.cases.every((c) => typeof c.durationMs === "number" && c.durationMs >= 0)).toBe(true)
+    const committed = goldenSet().cases[0]!
     expect(untimed(result.cases[0])).toEqual({
       id: "docs.refund-window-cites-source",
       surface: "docs",
       passed: false,
+      question: committed.question,
+      guards: committed.guards,
+      tags: committed.tags,
       error: "no recorded turn: cases/fixtures/docs.refund-window-cites-source.json",
       expectations: []
     })

@@ -1,0 +1,64 @@
+/**
+ * A graded turn as a results file keeps it, clipped by the limits facts have, so that a huge or
+ * hostile turn cannot swamp the file or a page drawn from it: every string of the trace (tool names,
+ * errors, paths, quotes, the outcome, the proposal's fields) to 200 characters; each tool's input and
+ * output kept as it is when its JSON fits in 200 characters, else as that JSON clipped (a string
+ * ending in `…`); the first 20 tool executions and citations, the rest counted in `omitted`. The
+ * answer, what a person reads first, is kept to 4,000 characters. Pure.
+ */
+import { shownJson } from "../Graders/Json.js"
+import type { KeptTurn } from "../Schema/Result.js"
+import { maxListed, shown } from "../Schema/Shown.js"
+import type { Citation, Proposal, ToolExecution, Turn } from "../Schema/Trace.js"
+
+/** The most characters of an answer a results file keeps. */
+export const maxKeptAnswer = 4_000
+
+/** A JSON value kept whole when it shows in full, else as the clipped JSON text. */
+const keptValue = (value: unknown): unknown => {
+  if (typeof value === "string") return shown(value)
+  const json = shownJson(value)
+  return json.endsWith("…") ? json : value
+}
+
+const keptExecution = (e: ToolExecution): ToolExecution => ({
+  tool: shown(e.tool),
+  ...("input" in e ? { input: keptValue(e.input) } : {}),
+  ...("output" in e ? { output: keptValue(e.output) } : {}),
+  ...(e.error === undefined ? {} : { error: e.error === null ? null : shown(e.error) }),
+  ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs })
+})
+
+const keptCitation = (c: Citation): Citation => ({
+  path: shown(c.path),
+  ...(c.quote === undefined ? {} : { quote: shown(c.quote) }),
+  match: c.match
+})
+
+const keptProposal = (p: Proposal): Proposal => ({
+  id: shown(p.id),
+  ...(p.summary === undefined ? {} : { summary: shown(p.summary) }),
+  ...(p.status === undefined ? {} : { status: shown(p.status) }),
+  ...(p.actions === undefined ? {} : { actions: p.actions.slice(0, maxListed).map(keptValue) })
+})
+
+/** A turn as a results file keeps it. */
+export const keptTurn = ({ answer, trace }: Turn): KeptTurn => {
+  const executions = trace.toolExecutions.length - maxListed
+  const citations = trace.citations.length - maxListed
+  return {
+    answer: answer.length > maxKeptAnswer ? `${answer.slice(0, maxKeptAnswer)}…` : answer,
+    trace: {
+      turnId: shown(trace.turnId),
+      surface: shown(trace.surface),
+      outcome: shown(trace.outcome),
+      citations: trace.citations.slice(0, maxListed).map(keptCitation),
+      toolExecutions: trace.toolExecutions.slice(0, maxListed).map(keptExecution),
+      proposal: trace.proposal === null ? null : keptProposal(trace.proposal),
+      ...(trace.usage === undefined ? {} : { usage: { inputTokens: trace.usage.inputTokens, outputTokens: trace.usage.outputTokens } })
+    },
+    ...(executions > 0 || citations > 0
+      ? { omitted: { ...(executions > 0 ? { toolExecutions: executions } : {}), ...(citations > 0 ? { citations } : {}) } }
+      : {})
+  }
+}
