@@ -13,6 +13,7 @@ import { dirname, relative, resolve, sep } from "node:path"
 import { describeFileError, readTextIfPresent, writeAtomically } from "../Files.js"
 import { inertLines } from "../Schema/Decode.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
+import type { FloorChange } from "../Schema/Baseline.js"
 import type { RunResult } from "../Schema/Result.js"
 import type { RunDiff } from "../Scorecard/Diff.js"
 import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
@@ -158,6 +159,10 @@ export interface ReportContext {
   readonly diff?: { readonly diff: RunDiff; readonly against: string }
   /** How long the run took. */
   readonly durationMs?: number
+  /** The floor's moves, from the baseline's `history`, for a report that charts them. */
+  readonly history?: ReadonlyArray<FloorChange>
+  /** Where the HTML report was written, for the reports that point to it. */
+  readonly htmlReport?: string
 }
 
 /** Where and when a JUnit report says the run happened. */

@@ -5,6 +5,17 @@
  */
 import { Schema } from "effect"
 
+/** One move of the floor, as the ratchet logs it: when, from what (`null` when it was first set), to what, by which run. */
+export const FloorChange = Schema.Struct({
+  date: Schema.String,
+  from: Schema.NullOr(Schema.Number),
+  to: Schema.Number,
+  passed: Schema.Int.pipe(Schema.nonNegative()),
+  total: Schema.Int.pipe(Schema.nonNegative())
+})
+/** One move of the floor. */
+export type FloorChange = typeof FloorChange.Type
+
 /** The committed floor and the log of its raises. */
 export const Baseline = Schema.Struct({
   floor: Schema.Number.pipe(
@@ -13,7 +24,9 @@ export const Baseline = Schema.Struct({
     })
   ),
   repeat: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
-  _comment: Schema.optionalWith(Schema.Array(Schema.String), { exact: true })
+  _comment: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  /** The floor's moves, oldest first, as the ratchet writes them beside the `_comment` lines. */
+  history: Schema.optionalWith(Schema.Array(FloorChange), { exact: true })
 })
 /** The committed floor and the log of its raises. */
 export type Baseline = typeof Baseline.Type

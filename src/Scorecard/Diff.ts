@@ -14,6 +14,8 @@ export interface ChangedCase {
   readonly surface: string
   /** The case as the newer run graded it: its failing facts for a regression. */
   readonly now: CaseResult
+  /** The case as the older run graded it: its failing facts for a fix. */
+  readonly then: CaseResult
 }
 
 /** A case present in only one of the runs, and its verdict there. */
@@ -74,8 +76,8 @@ export const diffRuns = (
   for (const now of newer.cases) {
     const then = before.get(now.id)
     if (then === undefined) added.push({ id: now.id, surface: now.surface, passed: now.passed })
-    else if (then.passed && !now.passed) regressions.push({ id: now.id, surface: now.surface, now })
-    else if (!then.passed && now.passed) fixes.push({ id: now.id, surface: now.surface, now })
+    else if (then.passed && !now.passed) regressions.push({ id: now.id, surface: now.surface, now, then })
+    else if (!then.passed && now.passed) fixes.push({ id: now.id, surface: now.surface, now, then })
   }
   const removed = older.cases.filter((c) => !after.has(c.id)).map((c) => ({ id: c.id, surface: c.surface, passed: c.passed }))
   return Either.right({
