@@ -260,7 +260,14 @@ interface Row {
 
 const rows: Array<Row> = []
 // What a clean run and a faulted one agree on for a case: its verdicts, without its turn id and wall time.
-const withoutTurnId = ({ durationMs: _d, turnId: _, ...rest }: CaseResult) => rest
+/**
+ * A case's result less what differs from run to run: its turn id and time, and of its kept turn the
+ * ids a run generates (turn, call and run ids); its answer, outcome and tools are compared.
+ */
+const withoutTurnId = ({ durationMs: _d, turn, turnId: _, ...rest }: CaseResult) =>
+  turn === undefined
+    ? rest
+    : { ...rest, turn: { answer: turn.answer, outcome: turn.trace.outcome, tools: turn.trace.toolExecutions.map((e) => e.tool) } }
 
 /** Runs at most `n` bodies at once. */
 const limiter = (n: number) => {

@@ -67,7 +67,7 @@ describe("the baseline store", () => {
     ["a negative floor", "{\"floor\": -0.1}", "baseline.json: $.floor: expected a floor between 0 and 1, got -0.1"],
     ["a floor as text", "{\"floor\": \"0.8\"}", "baseline.json: $.floor: expected number, got \"0.8\""],
     ["no floor", "{\"_comment\": []}", "baseline.json: $.floor: missing"],
-    ["a misspelt key", "{\"floor\": 0.5, \"flor\": 0.9}", "baseline.json: $.flor: unknown key; expected one of \"floor\" | \"repeat\" | \"_comment\""],
+    ["a misspelt key", "{\"floor\": 0.5, \"flor\": 0.9}", "baseline.json: $.flor: unknown key; expected one of \"floor\" | \"repeat\" | \"_comment\" | \"history\""],
     ["a comment that is not a list", "{\"floor\": 0.5, \"_comment\": \"x\"}", "baseline.json: $._comment: expected ReadonlyArray<string>, got \"x\""]
   ]
   it.effect.each(corrupt)("reports a corrupt baseline (%s) with the file and JSON path", ([, content, message]) =>
