@@ -1,9 +1,10 @@
 /**
  * The ratchet: a floor raised to what a complete run of the same case set achieves, never lowered,
- * each raise logged in `_comment`. Pure: the caller reads and writes the baseline.
+ * each raise logged twice: a line for people in `_comment`, an entry for programs in `history`. Pure:
+ * the caller reads and writes the baseline.
  */
 import { Either, Option } from "effect"
-import type { Baseline } from "../Schema/Baseline.js"
+import type { Baseline, FloorChange } from "../Schema/Baseline.js"
 import { Refused } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
 import { shortFingerprint } from "./CaseSet.js"
@@ -19,8 +20,20 @@ export const baselineHeader =
   "The pass-rate floor that `turn-eval run --check` holds. Raised by `turn-eval ratchet` to what a full run achieves; never lowered."
 
 /**
+ * The `_comment` line that logs a move of a floor set by runs of `repeat` attempts per case:
+ * `2026-11-30: floor 0.7727 → 0.8181 (18/22 passed)`, or for a first floor
+ * `2026-11-30: floor set to 0.8181 (18/22 passed)` (with `all K attempts, --repeat K` for K > 1).
+ */
+export const commentLine = (change: FloorChange, repeat: number): string => {
+  const tally = `${change.passed}/${change.total} passed${repeat > 1 ? ` all ${repeat} attempts` : ""}`
+  return change.from === null
+    ? `${change.date}: floor set to ${change.to} (${tally}${repeat > 1 ? `, --repeat ${repeat}` : ""})`
+    : `${change.date}: floor ${change.from} → ${change.to} (${tally})`
+}
+
+/**
  * Decides a ratchet. `caseSet` is the fingerprint of the golden set the floor belongs to; a run over
- * another set is refused. `date` is the day written into the log line (YYYY-MM-DD).
+ * another set is refused. `date` is the day written into the log (YYYY-MM-DD).
  */
 export const ratchet = (
   baseline: Option.Option<Baseline>,
@@ -62,31 +75,42 @@ export const ratchet = (
     )
   }
   const achieved = floorFor(result.passedCount, result.total)
-  const tally = `${result.passedCount}/${result.total} passed${k > 1 ? ` all ${k} attempts` : ""}`
+  const change = (from: number | null): FloorChange => ({
+    date,
+    from,
+    to: achieved,
+    passed: result.passedCount,
+    total: result.total
+  })
   return Option.match(baseline, {
-    onNone: () =>
-      Either.right({
+    onNone: () => {
+      const first = change(null)
+      return Either.right({
         _tag: "Raised",
         from: null,
         to: achieved,
         baseline: {
           floor: achieved,
           ...(k > 1 ? { repeat: k } : {}),
-          _comment: [baselineHeader, `${date}: floor set to ${achieved} (${tally}${k > 1 ? `, --repeat ${k}` : ""})`]
+          _comment: [baselineHeader, commentLine(first, k)],
+          history: [first]
         }
-      }),
-    onSome: (current) =>
-      achieved > current.floor
-        ? Either.right({
-          _tag: "Raised",
-          from: current.floor,
-          to: achieved,
-          baseline: {
-            ...current,
-            floor: achieved,
-            _comment: [...(current._comment ?? []), `${date}: floor ${current.floor} → ${achieved} (${tally})`]
-          }
-        })
-        : Either.right({ _tag: "Kept", floor: current.floor, achieved })
+      })
+    },
+    onSome: (current) => {
+      if (achieved <= current.floor) return Either.right({ _tag: "Kept", floor: current.floor, achieved })
+      const raise = change(current.floor)
+      return Either.right({
+        _tag: "Raised",
+        from: current.floor,
+        to: achieved,
+        baseline: {
+          ...current,
+          floor: achieved,
+          _comment: [...(current._comment ?? []), commentLine(raise, k)],
+          history: [...(current.history ?? []), raise]
+        }
+      })
+    }
   })
 }

@@ -313,9 +313,11 @@ describe("the ratchet", () => {
     expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "first.json"], { cwd: dir }).code).toBe(0)
     const first = evalCli(["ratchet", "--from", "first.json"], { cwd: dir })
     expect(first.stdout.trim()).toBe("floor set to 0.8181 (18/22 passed); wrote baseline.json")
+    const date = expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)
     expect(JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8"))).toEqual({
       _comment: [expect.stringContaining("never lowered"), expect.stringMatching(/^\d{4}-\d{2}-\d{2}: floor set to 0\.8181 \(18\/22 passed\)$/)],
-      floor: 0.8181
+      floor: 0.8181,
+      history: [{ date, from: null, to: 0.8181, passed: 18, total: 22 }]
     })
 
     // The assistant is fixed for one case: its recording now passes, and run --ratchet raises the floor.
@@ -330,6 +332,10 @@ describe("the ratchet", () => {
     expect(baseline.floor).toBe(0.8636)
     expect(baseline._comment).toHaveLength(3)
     expect(baseline._comment[2]).toMatch(/: floor 0\.8181 → 0\.8636 \(19\/22 passed\)$/)
+    expect(baseline.history).toEqual([
+      { date, from: null, to: 0.8181, passed: 18, total: 22 },
+      { date, from: 0.8181, to: 0.8636, passed: 19, total: 22 }
+    ])
 
     // An older, worse run cannot lower it, and the file is left untouched.
     const before = readFileSync(join(dir, "baseline.json"), "utf8")

@@ -14,23 +14,42 @@ const run = (passed: number, total: number, caseSet = set) =>
   )
 
 describe("ratchet", () => {
-  it("creates the baseline from the first full run, with a header and a log line", () => {
+  it("creates the baseline from the first full run, with a header, a log line and the first entry of its history", () => {
     expect(Either.getOrThrow(ratchet(Option.none(), run(18, 22), set, "2026-11-30"))).toEqual({
       _tag: "Raised",
       from: null,
       to: 0.8181,
-      baseline: { floor: 0.8181, _comment: [baselineHeader, "2026-11-30: floor set to 0.8181 (18/22 passed)"] }
+      baseline: {
+        floor: 0.8181,
+        _comment: [baselineHeader, "2026-11-30: floor set to 0.8181 (18/22 passed)"],
+        history: [{ date: "2026-11-30", from: null, to: 0.8181, passed: 18, total: 22 }]
+      }
     })
   })
 
-  it("raises the floor to the achieved rate and appends to the log, keeping earlier lines", () => {
-    const current = { floor: 0.5, _comment: ["kept line", "2026-01-01: floor set to 0.5 (1/2 passed)"] }
-    expect(Either.getOrThrow(ratchet(Option.some(current), run(3, 4), set, "2026-11-30"))).toEqual({
+  it("raises the floor to the achieved rate and appends to the log and the history, keeping earlier entries in order", () => {
+    const current = {
+      floor: 0.5,
+      _comment: ["kept line", "2026-01-01: floor set to 0.5 (1/2 passed)"],
+      history: [{ date: "2026-01-01", from: null, to: 0.5, passed: 1, total: 2 }]
+    }
+    const raised = Either.getOrThrow(ratchet(Option.some(current), run(3, 4), set, "2026-11-30"))
+    expect(raised).toEqual({
       _tag: "Raised",
       from: 0.5,
       to: 0.75,
-      baseline: { floor: 0.75, _comment: [...current._comment, "2026-11-30: floor 0.5 → 0.75 (3/4 passed)"] }
+      baseline: {
+        floor: 0.75,
+        _comment: [...current._comment, "2026-11-30: floor 0.5 → 0.75 (3/4 passed)"],
+        history: [...current.history, { date: "2026-11-30", from: 0.5, to: 0.75, passed: 3, total: 4 }]
+      }
     })
+    const again = raised._tag === "Raised" ? Either.getOrThrow(ratchet(Option.some(raised.baseline), run(4, 4), set, "2026-12-01")) : raised
+    expect(again._tag === "Raised" && again.baseline.history?.map((c) => [c.date, c.from, c.to])).toEqual([
+      ["2026-01-01", null, 0.5],
+      ["2026-11-30", 0.5, 0.75],
+      ["2026-12-01", 0.75, 1]
+    ])
   })
 
   it("never lowers the floor, and does not rewrite it for an equal rate", () => {
@@ -85,3 +104,4 @@ describe("ratchet and --repeat", () => {
     expect(Either.isLeft(refused) && refused.left.message).toContain("shard 1/2")
   })
 })
+
