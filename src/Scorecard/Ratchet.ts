@@ -31,6 +31,53 @@ export const commentLine = (change: FloorChange, repeat: number): string => {
     : `${change.date}: floor ${change.from} → ${change.to} (${tally})`
 }
 
+// A line that logs a move of the floor: any other line is the baseline's prose.
+const logged = /^\d{4}-\d{2}-\d{2}: floor /
+const logLine = /^(\d{4}-\d{2}-\d{2}): floor (?:set to (\S+)|(\S+) → (\S+)) \((\d+)\/(\d+) passed[^)]*\)$/
+
+// A rate exactly as `commentLine` writes one, or undefined.
+const rateIn = (text: string): number | undefined => {
+  const n = Number(text)
+  return String(n) === text && n >= 0 && n <= 1 ? n : undefined
+}
+
+/**
+ * The move a `_comment` line logs, when the line is exactly what `commentLine` writes for it and for
+ * `repeat`, and the floor it names is the one its tally sets; else undefined.
+ */
+const parseCommentLine = (line: string, repeat: number): FloorChange | undefined => {
+  const match = logLine.exec(line)
+  if (match === null) return undefined
+  const [, date, setTo, from, raisedTo, passed, total] = match
+  const to = rateIn(setTo ?? raisedTo!)
+  const before = setTo === undefined ? rateIn(from!) : null
+  if (to === undefined || before === undefined) return undefined
+  const change: FloorChange = { date: date!, from: before, to, passed: Number(passed), total: Number(total) }
+  const exact = commentLine(change, repeat) === line && change.passed <= change.total &&
+    change.to === floorFor(change.passed, change.total) && (change.from === null || change.from < change.to)
+  return exact ? change : undefined
+}
+
+/**
+ * The floor's moves, oldest first: the baseline's `history`. A baseline written before `history` was
+ * kept has its moves read back from the `_comment` log, but only when that is exact: every log line is
+ * one the ratchet writes, each move starts where the one before it ended, and the last ends at the
+ * floor. Otherwise it has none, and its history starts with its next raise.
+ */
+export const floorHistory = (baseline: Baseline): ReadonlyArray<FloorChange> => {
+  if (baseline.history !== undefined) return baseline.history
+  const changes: Array<FloorChange> = []
+  for (const line of baseline._comment ?? []) {
+    if (!logged.test(line)) continue
+    const change = parseCommentLine(line, repeatOf(baseline))
+    if (change === undefined) return []
+    const before = changes.at(-1)
+    if (before === undefined ? change.from !== null : change.from !== before.to) return []
+    changes.push(change)
+  }
+  return changes.at(-1)?.to === baseline.floor ? changes : []
+}
+
 /**
  * Decides a ratchet. `caseSet` is the fingerprint of the golden set the floor belongs to; a run over
  * another set is refused. `date` is the day written into the log (YYYY-MM-DD).
@@ -108,7 +155,7 @@ export const ratchet = (
           ...current,
           floor: achieved,
           _comment: [...(current._comment ?? []), commentLine(raise, k)],
-          history: [...(current.history ?? []), raise]
+          history: [...floorHistory(current), raise]
         }
       })
     }
