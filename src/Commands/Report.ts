@@ -198,7 +198,8 @@ const render = (
     case "github":
       return renderMarkdown(result, {
         noFloor: context.noFloor,
-        extraSections: context.diff === undefined ? [] : [renderDiffMarkdown(context.diff.diff, context.diff.against)]
+        extraSections: context.diff === undefined ? [] : [renderDiffMarkdown(context.diff.diff, context.diff.against)],
+        ...(context.htmlReport === undefined ? {} : { htmlReport: context.htmlReport })
       })
   }
 }
@@ -306,13 +307,25 @@ const folderFor = (file: string): Effect.Effect<void, BadInput, FileSystem.FileS
     return yield* cannot(`cannot make the folder ${folder}: ${describeFileError(made.left)}`)
   })
 
-/** Writes the results with every reporter, in the order given: files atomically, the rest to standard output. */
+// Compared as a string: the name of the reporter that writes the HTML page.
+const htmlReporter: string = "html"
+
+/** The file the HTML report goes to, when one of `reporters` writes it to a file. */
+export const htmlReportOf = (reporters: ReadonlyArray<Reporter>): string | undefined =>
+  reporters.find((r) => r.name === htmlReporter && r.file !== undefined)?.file
+
+/**
+ * Writes the results with every reporter, in the order given: files atomically, the rest to standard
+ * output. The summaries point to the HTML report when one of the reporters writes it to a file.
+ */
 export const writeReports = (
   result: RunResult,
   reporters: ReadonlyArray<Reporter>,
-  context: ReportContext
+  given: ReportContext
 ): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
   Effect.gen(function*() {
+    const htmlReport = given.htmlReport ?? htmlReportOf(reporters)
+    const context: ReportContext = htmlReport === undefined ? given : { ...given, htmlReport }
     // The run began its duration before now; a merge, whose results carry no start, says when it joined them.
     const now = yield* Clock.currentTimeMillis
     const site: RunSite = { timestamp: new Date(now - (context.durationMs ?? 0)), hostname: hostname() }
