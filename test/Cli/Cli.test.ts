@@ -131,7 +131,7 @@ describe("eval run", () => {
     [["run", "--fixtures", "cases/fixtures", "--filter", "nothing-matches"], "error: --filter \"nothing-matches\" matches no case id or tag in cases/golden-cases.json"],
     [["run", "--fixtures", "cases/fixtures", "--concurrency", "0"], "error: --concurrency must be at least 1"],
     [["run", "--fixtures", "cases/fixtures", "--bogus"], "--bogus"],
-    [[], "error: name a command: init, run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"]
+    [[], "error: name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"]
   ])("treats %j as a usage error (exit 2)", (args, message) => {
     const run = evalCli(args)
     expect(run.code).toBe(2)
@@ -238,7 +238,7 @@ describe("eval --help", () => {
     const run = evalCli(["--help"], { env: { NO_COLOR: "" } })
     expect(run.code).toBe(0)
     expect(run.stdout).not.toContain("\u001b")
-    for (const command of ["run", "validate", "ratchet", "audit", "standin", "demo"]) {
+    for (const command of ["run", "validate", "ratchet", "merge", "report", "diff", "audit", "standin", "demo"]) {
       expect(run.stdout).toMatch(new RegExp(`- ${command} .*Example: turn-eval ${command}`))
     }
   })
@@ -250,7 +250,7 @@ describe("the program's name, as the user invoked it", () => {
   it("is turn-eval for the bin run directly, in the usage line, every example and every hint", () => {
     const help = evalCli(["--help"])
     expect(usage(help.stdout)).toBe("turn-eval")
-    expect(help.stdout).not.toMatch(/(^|[^-])\beval (run|validate|ratchet|merge|diff|audit|import|candidates|propose|cleanup|standin|demo|init)\b/m)
+    expect(help.stdout).not.toMatch(/(^|[^-])\beval (run|validate|ratchet|merge|report|diff|audit|import|candidates|propose|cleanup|standin|demo|init)\b/m)
     const noFloor = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--baseline", "none.json"])
     expect([noFloor.code, noFloor.stderr.trim()]).toEqual([2, "error: none.json: no floor committed yet: run `turn-eval ratchet` to set one"])
   })

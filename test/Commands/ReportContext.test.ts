@@ -1,14 +1,16 @@
 /**
  * What the commands that report a run hand the reporters besides the results: the floor's history
- * from the baseline. The reporters run as they do for a user; each call's context is kept on the way.
+ * from the baseline, and for a report of a results file, the comparison, the run's wall time and when
+ * it ended. The reporters run as they do for a user; each call's context is kept on the way.
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Console, Effect } from "effect"
-import { writeFileSync } from "node:fs"
+import { statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { ReportContext } from "../../src/Commands/Report.js"
 import { main } from "../../src/Cli.js"
+import { noFloorYet } from "../../src/ProgramName.js"
 import { vi } from "vitest"
 import { scratchProject } from "../support/cli.js"
 
@@ -92,5 +94,61 @@ describe("the floor's history, handed to the reporters", () => {
     expect(merged.code, merged.output).toBe(0)
     expect(merged.output).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
     expect(merged.context?.history).toEqual(history)
+  })
+})
+
+describe("eval report, in this process", () => {
+  it("hands the reporters the baseline's history, the diff against --compare, and the run's time and end", async () => {
+    const p = project()
+    writeFileSync(p.at("baseline.json"), JSON.stringify({ floor: 0.8181, history }))
+    expect((await cli([...p.run, "--json", p.at("before.json")])).code).toBe(0)
+    expect((await cli([...p.run, "--json", p.at("r.json")])).code).toBe(0)
+    const ended = new Date("2026-11-30T12:00:00Z")
+    utimesSync(p.at("r.json"), ended, ended)
+    const report = await cli(["report", p.at("r.json"), "--baseline", p.at("baseline.json"), "--compare", p.at("before.json")])
+    expect(report.code, report.output).toBe(0)
+    expect(report.output).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
+    expect(report.output).toContain(`compared with ${p.at("before.json")}: pass rate 0.8181 → 0.8181`)
+    const context = report.context!
+    expect(context.history).toEqual(history)
+    expect(context.diff?.against).toBe(p.at("before.json"))
+    expect(context.diff?.diff).toMatchObject({ regressions: [], fixes: [], sameSet: true, passed: { from: 18, to: 18 } })
+    expect(context.durationMs).toBeTypeOf("number")
+    expect(context.endedAt?.getTime()).toBe(statSync(p.at("r.json")).mtime.getTime())
+    expect(context.endedAt?.toISOString()).toBe(ended.toISOString())
+    expect(context.casesFile).toBe("cases/golden-cases.json")
+  })
+
+  it("reports with no baseline and no cases file, and refuses what it cannot read before writing anything", async () => {
+    const p = project()
+    expect((await cli([...p.run, "--filter", "smoke", "--json", p.at("smoke.json")])).code).toBe(0)
+    expect((await cli([...p.run, "--json", p.at("r.json")])).code).toBe(0)
+    const bare = await cli(["report", p.at("r.json"), "--baseline", p.at("none.json"), "--cases", p.at("none-cases.json")])
+    expect(bare.code, bare.output).toBe(0)
+    expect(bare.context).not.toHaveProperty("history")
+    expect(bare.context?.noFloor).toBe(noFloorYet)
+    expect(bare.output).toContain("18/22 passed · pass rate 0.8181 · no floor committed yet")
+
+    const refused = await cli(["report", p.at("r.json"), "--compare", p.at("smoke.json"), "--baseline", p.at("none.json")])
+    expect(refused.code).toBe(2)
+    expect(refused.output).toContain(`${p.at("smoke.json")} and ${p.at("r.json")} ran over different case sets`)
+    expect(refused.context).toBeUndefined()
+    const allowed = await cli([
+      "report",
+      p.at("r.json"),
+      "--compare",
+      p.at("smoke.json"),
+      "--allow-different-sets",
+      "--baseline",
+      p.at("none.json")
+    ])
+    expect(allowed.code).toBe(0)
+    expect(allowed.context?.diff?.diff.added).toHaveLength(22 - (allowed.context?.diff?.diff.total.from ?? 0))
+
+    writeFileSync(p.at("baseline.json"), "{\"floor\": 2}")
+    const corrupt = await cli(["report", p.at("r.json"), "--baseline", p.at("baseline.json")])
+    expect(corrupt.code).toBe(2)
+    expect(corrupt.output).toBe(`${p.at("baseline.json")}: $.floor: expected a floor between 0 and 1, got 2`)
+    expect(corrupt.context).toBeUndefined()
   })
 })
