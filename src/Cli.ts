@@ -1,8 +1,8 @@
 /**
- * The command tree — `init`, `run`, `validate`, `ratchet`, `merge`, `diff`, `audit`, `import`,
- * `candidates`, `propose`, `cleanup`, `standin`, `demo` — and the mapping of how a command ended to its
- * exit code: 0 done, 1 a gate failed (below the floor, a violation, a regression) or a cleanup left
- * conversations, 2 bad input or usage (or a rejected session), 70 internal error.
+ * The command tree — `init`, `run`, `validate`, `ratchet`, `merge`, `report`, `diff`, `audit`,
+ * `import`, `candidates`, `propose`, `cleanup`, `standin`, `demo` — and the mapping of how a command
+ * ended to its exit code: 0 done, 1 a gate failed (below the floor, a violation, a regression) or a
+ * cleanup left conversations, 2 bad input or usage (or a rejected session), 70 internal error.
  */
 import { Args, Command, Options, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
@@ -272,6 +272,7 @@ const standInHandler = lazy(() => import("./Commands/StandIn.js"), (m) => m.stan
 const importHandler = lazy(() => import("./Commands/Import.js"), (m) => m.importHandler)
 const auditHandler = lazy(() => import("./Commands/Audit.js"), (m) => m.auditHandler)
 const mergeHandler = lazy(() => import("./Commands/Merge.js"), (m) => m.mergeHandler)
+const reportHandler = lazy(() => import("./Commands/ReportCommand.js"), (m) => m.reportHandler)
 const diffHandler = lazy(() => import("./Commands/Diff.js"), (m) => m.diffHandler)
 const demoHandler = lazy(() => import("./Commands/StandIn.js"), (m) => m.demoHandler)
 const candidatesHandler = lazy(() => import("./Commands/Propose.js"), (m) => m.candidatesHandler)
@@ -345,6 +346,31 @@ const mergeCommand = Command.make("merge", {
 }, mergeHandler).pipe(
   Command.withDescription(
     `Join the results of a sharded run into the results of the whole golden set, then hold the floor; refuses overlapping or missing shards. Example: ${programName} merge shard-*.json --check --reporter junit=report.xml`
+  )
+)
+
+const reportCommand = Command.make("report", {
+  results: Args.text({ name: "RESULTS.json" }).pipe(
+    Args.withDescription(`A results file written earlier (${programName} run --json FILE, or merge --json FILE), version 1 or 2.`)
+  ),
+  reporter: reporterOption,
+  compare: compareOption,
+  allowDifferentSets: allowDifferentSetsOption,
+  baseline: Options.text("baseline").pipe(
+    Options.withPseudoName("FILE"),
+    Options.withDefault(defaultBaselineFile),
+    Options.withDescription("The baseline whose history of the floor the reports show; it need not exist.")
+  ),
+  cases: Options.text("cases").pipe(
+    Options.withPseudoName("FILE"),
+    Options.withDefault(defaultCasesFile),
+    Options.withDescription(
+      "The golden-set file the GitHub annotations point into (each case on its line) and junit:file-attribute names; it need not exist."
+    )
+  )
+}, reportHandler).pipe(
+  Command.withDescription(
+    `Write any report of a results file written earlier, running nothing: the same reporters as run (--reporter, repeatable), the changes since an earlier run (--compare) and the floor's history from the baseline. Example: ${programName} report results.json --reporter junit=reports/eval.xml --reporter markdown=reports/summary.md`
   )
 )
 
@@ -462,7 +488,7 @@ const rootCommand = (name: string) =>
     Effect.fail(
       new UsageError({
         message:
-          `name a command: init, run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (${programName} --help lists them)`
+          `name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, cleanup, standin or demo (${programName} --help lists them)`
       })
     )).pipe(
       Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
@@ -472,6 +498,7 @@ const rootCommand = (name: string) =>
         validateCommand,
         ratchetCommand,
         mergeCommand,
+        reportCommand,
         diffCommand,
         auditCommand,
         importCommand,

@@ -148,7 +148,11 @@ export const mergeHandler = (args: MergeArgs): Effect.Effect<void, CommandError,
     const whole = yield* mergeShards(shards, { ids: set.cases.map((c) => c.id), fingerprint })
     const held = yield* floorToHold(args, whole.repeat, undefined)
     const result = summarize(whole.cases, fingerprint, held.floor, { repeat: whole.repeat })
-    yield* writeReports(result, reporters, { casesFile: set.casesFile, noFloor: held.noFloor })
+    yield* writeReports(result, reporters, {
+      casesFile: set.casesFile,
+      noFloor: held.noFloor,
+      ...(held.history.length === 0 ? {} : { history: held.history })
+    })
     if (args.ratchet) yield* applyRatchet(set, args.baseline, result, say)
     if (args.check && result.passed === false) return yield* new GateFailed({ reason: "below-floor" })
   })

@@ -1,17 +1,18 @@
 /**
- * The reporters a run or a merge writes its results with (`--reporter NAME[:OPTION][=FILE]`, several at once):
- * `pretty` (the terminal scorecard), `json` (the results file), `junit` (JUnit XML for CI test
- * reports), `github` (annotations on the golden-set file and the step summary in GitHub Actions) and
- * `markdown` (the summary for a pull-request comment). Each goes to standard output or to a file.
+ * The reporters a run, a merge or a report of a results file writes its results with (`--reporter
+ * NAME[:OPTION][=FILE]`, several at once): `pretty` (the terminal scorecard), `json` (the results
+ * file), `junit` (JUnit XML for CI test reports), `github` (annotations on the golden-set file and the
+ * step summary in GitHub Actions) and `markdown` (the summary for a pull-request comment). Each goes to
+ * standard output or to a file.
  */
 import { FileSystem } from "@effect/platform"
-import { Clock, Config, Console, Effect, Option } from "effect"
+import { Clock, Config, Console, Effect, Either, Option } from "effect"
 import { execFile } from "node:child_process"
 import { realpathSync } from "node:fs"
 import { hostname } from "node:os"
 import { dirname, relative, resolve, sep } from "node:path"
 import { describeFileError, readTextIfPresent, writeAtomically } from "../Files.js"
-import { inertLines } from "../Schema/Decode.js"
+import { inert, inertLines } from "../Schema/Decode.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import type { FloorChange } from "../Schema/Baseline.js"
 import type { RunResult } from "../Schema/Result.js"
@@ -159,6 +160,8 @@ export interface ReportContext {
   readonly diff?: { readonly diff: RunDiff; readonly against: string }
   /** How long the run took. */
   readonly durationMs?: number
+  /** When the run ended, for reports rendered after it (from its results file); now when absent. */
+  readonly endedAt?: Date
   /** The floor's moves, from the baseline's `history`, for a report that charts them. */
   readonly history?: ReadonlyArray<FloorChange>
   /** Where the HTML report was written, for the reports that point to it. */
@@ -198,7 +201,8 @@ const render = (
     case "github":
       return renderMarkdown(result, {
         noFloor: context.noFloor,
-        extraSections: context.diff === undefined ? [] : [renderDiffMarkdown(context.diff.diff, context.diff.against)]
+        extraSections: context.diff === undefined ? [] : [renderDiffMarkdown(context.diff.diff, context.diff.against)],
+        ...(context.htmlReport === undefined ? {} : { htmlReport: context.htmlReport })
       })
   }
 }
@@ -249,7 +253,16 @@ const writeGitHub = (result: RunResult, context: ReportContext, site: RunSite) =
       )
     }
     if (env.actions === "true") {
-      const text = yield* readTextIfPresent(context.casesFile)
+      // A report rendered from a results file may have no golden set beside it: the annotations then
+      // point at the file's first line rather than not being written.
+      const read = yield* Effect.either(readTextIfPresent(context.casesFile))
+      const text = Either.getOrElse(read, () => Option.none<string>())
+      if (Option.isNone(text)) {
+        const why = Either.isLeft(read) ? read.left.summary : "no such file"
+        yield* Console.error(
+          `--reporter github: ${inert(context.casesFile)}: ${inert(why)}, so each annotation points at its first line`
+        )
+      }
       const lines = caseLines(Option.getOrElse(text, () => ""))
       const casesFile = yield* repositoryPath(context.casesFile, env.workspace)
       const annotations = renderGitHubAnnotations(result, { casesFile, caseLines: lines })
@@ -306,16 +319,29 @@ const folderFor = (file: string): Effect.Effect<void, BadInput, FileSystem.FileS
     return yield* cannot(`cannot make the folder ${folder}: ${describeFileError(made.left)}`)
   })
 
-/** Writes the results with every reporter, in the order given: files atomically, the rest to standard output. */
+// Compared as a string: the name of the reporter that writes the HTML page.
+const htmlReporter: string = "html"
+
+/** The file the HTML report goes to, when one of `reporters` writes it to a file. */
+export const htmlReportOf = (reporters: ReadonlyArray<Reporter>): string | undefined =>
+  reporters.find((r) => r.name === htmlReporter && r.file !== undefined)?.file
+
+/**
+ * Writes the results with every reporter, in the order given: files atomically, the rest to standard
+ * output. The summaries point to the HTML report when one of the reporters writes it to a file.
+ */
 export const writeReports = (
   result: RunResult,
   reporters: ReadonlyArray<Reporter>,
-  context: ReportContext
+  given: ReportContext
 ): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    // The run began its duration before now; a merge, whose results carry no start, says when it joined them.
-    const now = yield* Clock.currentTimeMillis
-    const site: RunSite = { timestamp: new Date(now - (context.durationMs ?? 0)), hostname: hostname() }
+    const htmlReport = given.htmlReport ?? htmlReportOf(reporters)
+    const context: ReportContext = htmlReport === undefined ? given : { ...given, htmlReport }
+    // The run began its duration before it ended, which is now unless the context says when; a merge,
+    // whose results carry no start, says when it joined them.
+    const ended = context.endedAt?.getTime() ?? (yield* Clock.currentTimeMillis)
+    const site: RunSite = { timestamp: new Date(ended - (context.durationMs ?? 0)), hostname: hostname() }
     yield* Effect.forEach(reporters, (reporter) => {
       if (reporter.name === "github") return writeGitHub(result, context, site)
       if (reporter.file !== undefined) {

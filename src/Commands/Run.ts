@@ -17,11 +17,13 @@ import { idProblem, resolveRoutes } from "../Schema/Protocol.js"
 import { type Auth, cookieAuth, sessionOf } from "../Runner/Transport.js"
 import { shown } from "../Schema/Shown.js"
 import type { CaseResult, ShardInfo } from "../Schema/Result.js"
+import type { FloorChange } from "../Schema/Baseline.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { diffRuns, refuseDifferentSets } from "../Scorecard/Diff.js"
 import { caseLine, showCaseDuration, surfaceWidth } from "../Scorecard/Render/Pretty.js"
 import { renderProgress } from "../Scorecard/Render/Progress.js"
+import { floorHistory } from "../Scorecard/Ratchet.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { attemptsOf } from "../Scorecard/Attempts.js"
 import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
@@ -461,21 +463,26 @@ export const measuredNothing = (results: ReadonlyArray<CaseResult>): string | un
  * The floor a run of `repeat` attempts per case is held to: the committed one, unless the run covers a
  * part of the golden set (`partial` says which) or the floor was set at another K. `--check` without a
  * floor that applies, or `--ratchet` of a floor set at another K, is a usage error, told before
- * anything runs.
+ * anything runs. Also the floor's moves so far, for the reports, whether or not the floor applies.
  */
 export const floorToHold = (
   args: { readonly baseline: string; readonly check: boolean; readonly ratchet: boolean },
   repeat: number,
   partial: string | undefined
-): Effect.Effect<{ readonly floor: number | null; readonly noFloor: string }, BadInput | UsageError, FileSystem.FileSystem> =>
+): Effect.Effect<
+  { readonly floor: number | null; readonly noFloor: string; readonly history: ReadonlyArray<FloorChange> },
+  BadInput | UsageError,
+  FileSystem.FileSystem
+> =>
   Effect.gen(function*() {
     const baseline = yield* readBaseline(args.baseline)
     if (Option.isNone(baseline)) {
       if (args.check) return yield* new UsageError({ message: `${args.baseline}: ${noFloorYet}` })
-      return { floor: null, noFloor: partial ?? noFloorYet }
+      return { floor: null, noFloor: partial ?? noFloorYet, history: [] }
     }
+    const history = floorHistory(baseline.value)
     const k = repeatOf(baseline.value)
-    if (partial === undefined && k === repeat) return { floor: baseline.value.floor, noFloor: noFloorYet }
+    if (partial === undefined && k === repeat) return { floor: baseline.value.floor, noFloor: noFloorYet, history }
     const times = (n: number) => `--repeat ${n}`
     const noFloor = partial ??
       `the floor in ${args.baseline} was set with ${times(k)}; it is not applied to a run with ${times(repeat)} (compare like with like)`
@@ -484,7 +491,7 @@ export const floorToHold = (
         message: `${args.check ? "--check" : "--ratchet"}: ${noFloor}${args.ratchet && !args.check ? ", nor moved by it" : ""}`
       })
     }
-    return { floor: null, noFloor }
+    return { floor: null, noFloor, history }
   })
 
 /** Grades the selected cases of `set` through `client`, reports the results, then holds the floor. */
@@ -566,7 +573,8 @@ export const gradeRun = (
         ? `${stopped}; a partial run is held to no floor`
         : held.noFloor,
       durationMs,
-      ...(diff === undefined ? {} : { diff })
+      ...(diff === undefined ? {} : { diff }),
+      ...(held.history.length === 0 ? {} : { history: held.history })
     })
     yield* reportLeftBehind(say, baseUrl)
     if (nothing !== undefined) return yield* new Refused({ reason: "not-a-measurement", message: nothing })

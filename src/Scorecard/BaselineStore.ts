@@ -27,9 +27,27 @@ export const readBaseline = (
         })
     }))
 
-/** The baseline as it is committed: `_comment` first, then the floor and its K, two-space JSON. */
-export const encodeBaseline = (baseline: Baseline): string =>
-  `${JSON.stringify({ ...(baseline._comment ? { _comment: baseline._comment } : {}), floor: baseline.floor, ...(baseline.repeat === undefined || baseline.repeat === 1 ? {} : { repeat: baseline.repeat }) }, null, 2)}\n`
+/**
+ * The baseline as it is committed, two-space JSON: `_comment` first, then the floor and its K, then
+ * `history` in the order it holds (oldest first), one move a line so that a raise adds one line.
+ */
+export const encodeBaseline = (baseline: Baseline): string => {
+  const head = JSON.stringify(
+    {
+      ...(baseline._comment ? { _comment: baseline._comment } : {}),
+      floor: baseline.floor,
+      ...(baseline.repeat === undefined || baseline.repeat === 1 ? {} : { repeat: baseline.repeat })
+    },
+    null,
+    2
+  )
+  if (baseline.history === undefined) return `${head}\n`
+  const moves = baseline.history.map((c) =>
+    `    {"date": ${JSON.stringify(c.date)}, "from": ${JSON.stringify(c.from)}, "to": ${JSON.stringify(c.to)}, "passed": ${c.passed}, "total": ${c.total}}`
+  )
+  const history = moves.length === 0 ? "[]" : `[\n${moves.join(",\n")}\n  ]`
+  return `${head.slice(0, -2)},\n  "history": ${history}\n}\n`
+}
 
 /**
  * Writes the baseline atomically. A baseline that is a symbolic link (shared between projects) is

@@ -131,7 +131,7 @@ describe("eval run", () => {
     [["run", "--fixtures", "cases/fixtures", "--filter", "nothing-matches"], "error: --filter \"nothing-matches\" matches no case id or tag in cases/golden-cases.json"],
     [["run", "--fixtures", "cases/fixtures", "--concurrency", "0"], "error: --concurrency must be at least 1"],
     [["run", "--fixtures", "cases/fixtures", "--bogus"], "--bogus"],
-    [[], "error: name a command: init, run, validate, ratchet, merge, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"]
+    [[], "error: name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"]
   ])("treats %j as a usage error (exit 2)", (args, message) => {
     const run = evalCli(args)
     expect(run.code).toBe(2)
@@ -238,7 +238,7 @@ describe("eval --help", () => {
     const run = evalCli(["--help"], { env: { NO_COLOR: "" } })
     expect(run.code).toBe(0)
     expect(run.stdout).not.toContain("\u001b")
-    for (const command of ["run", "validate", "ratchet", "audit", "standin", "demo"]) {
+    for (const command of ["run", "validate", "ratchet", "merge", "report", "diff", "audit", "standin", "demo"]) {
       expect(run.stdout).toMatch(new RegExp(`- ${command} .*Example: turn-eval ${command}`))
     }
   })
@@ -250,7 +250,7 @@ describe("the program's name, as the user invoked it", () => {
   it("is turn-eval for the bin run directly, in the usage line, every example and every hint", () => {
     const help = evalCli(["--help"])
     expect(usage(help.stdout)).toBe("turn-eval")
-    expect(help.stdout).not.toMatch(/(^|[^-])\beval (run|validate|ratchet|merge|diff|audit|import|candidates|propose|cleanup|standin|demo|init)\b/m)
+    expect(help.stdout).not.toMatch(/(^|[^-])\beval (run|validate|ratchet|merge|report|diff|audit|import|candidates|propose|cleanup|standin|demo|init)\b/m)
     const noFloor = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--baseline", "none.json"])
     expect([noFloor.code, noFloor.stderr.trim()]).toEqual([2, "error: none.json: no floor committed yet: run `turn-eval ratchet` to set one"])
   })
@@ -313,9 +313,11 @@ describe("the ratchet", () => {
     expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "first.json"], { cwd: dir }).code).toBe(0)
     const first = evalCli(["ratchet", "--from", "first.json"], { cwd: dir })
     expect(first.stdout.trim()).toBe("floor set to 0.8181 (18/22 passed); wrote baseline.json")
+    const date = expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)
     expect(JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8"))).toEqual({
       _comment: [expect.stringContaining("never lowered"), expect.stringMatching(/^\d{4}-\d{2}-\d{2}: floor set to 0\.8181 \(18\/22 passed\)$/)],
-      floor: 0.8181
+      floor: 0.8181,
+      history: [{ date, from: null, to: 0.8181, passed: 18, total: 22 }]
     })
 
     // The assistant is fixed for one case: its recording now passes, and run --ratchet raises the floor.
@@ -330,6 +332,10 @@ describe("the ratchet", () => {
     expect(baseline.floor).toBe(0.8636)
     expect(baseline._comment).toHaveLength(3)
     expect(baseline._comment[2]).toMatch(/: floor 0\.8181 → 0\.8636 \(19\/22 passed\)$/)
+    expect(baseline.history).toEqual([
+      { date, from: null, to: 0.8181, passed: 18, total: 22 },
+      { date, from: 0.8181, to: 0.8636, passed: 19, total: 22 }
+    ])
 
     // An older, worse run cannot lower it, and the file is left untouched.
     const before = readFileSync(join(dir, "baseline.json"), "utf8")

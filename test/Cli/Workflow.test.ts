@@ -336,7 +336,29 @@ describe("the README's workflow", () => {
     expect(gate.stdout.split("\n").filter((line) => line.startsWith("::error "))).toHaveLength(4)
     expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
     expect(results(join(dir, "results.json")).passed).toBe(true)
+    // The gate keeps reports/ as an artifact, and every report file it writes is in there.
+    expect(recipe).toMatch(/- uses: actions\/upload-artifact@v4\n {8}if: always\(\)\n {8}with: \{ name: turn-eval-reports, path: "reports\/" \}/)
+    const written = [...commands[1]!.matchAll(/--reporter \w+(?::[\w-]+)*=(\S+)/g)].map((m) => m[1]!)
+    expect(written.length).toBeGreaterThan(0)
+    for (const file of written) expect(file.startsWith("reports/"), file).toBe(true)
   }, 60_000)
+
+  it("renders the reports of a results file later, as its rendering example does, the same as the run's", async () => {
+    const section = readme.slice(readme.indexOf("#### Rendering reports later"))
+    const [run, report] = /```sh\n([\s\S]*?)```/.exec(section)![1]!.trim().split("\n")
+    const dir = scratchProject()
+    writeFileSync(join(dir, "baseline.json"), readFileSync("baseline.json"))
+    const env = { ...userEnv(), NO_COLOR: "1", CI: "" }
+    const ran = await shellAsync(npx(run!), dir, env)
+    expect(ran.code, ran.stderr).toBe(0)
+    const rendered = await shellAsync(npx(report!), dir, env)
+    expect(rendered.stderr).toBe("")
+    expect(rendered.code).toBe(0)
+    expect(rendered.stdout).toBe(ran.stdout)
+    expect(rendered.stdout).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
+    expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
+    expect(readFileSync(join(dir, "reports/eval.md"), "utf8")).toContain("**18/22 passed**")
+  })
 
   it("writes the reports its reporter example names", async () => {
     const line = readme.split("\n").find((l) => l.startsWith("npx turn-eval run --fixtures cases/fixtures --reporter pretty"))!

@@ -45,6 +45,8 @@ describe("racing ratchets", () => {
       expect(from).toBe(i === 0 ? 0.3 : chain[i - 1]![1])
       expect(to).toBeGreaterThan(from!)
     })
+    // The history logs the same moves, in the same order.
+    expect(baseline.history.map((c: { from: number; to: number }) => [c.from, c.to])).toEqual(chain)
     expect(readdirSync(dir).filter((f) => f.startsWith("baseline.json."))).toEqual([])
   })
 

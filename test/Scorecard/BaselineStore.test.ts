@@ -24,6 +24,37 @@ describe("the baseline store", () => {
       expect(yield* readBaseline(file)).toEqual(Option.some(baseline))
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.effect("writes the history after the floor, one move a line in its order, and reads it back", () =>
+    Effect.gen(function*() {
+      const file = join(dir(), "baseline.json")
+      const baseline = {
+        _comment: ["header", "2026-11-30: floor set to 0.5 (1/2 passed all 3 attempts, --repeat 3)", "2026-12-01: floor 0.5 → 1 (2/2 passed all 3 attempts)"],
+        floor: 1,
+        repeat: 3,
+        history: [
+          { date: "2026-11-30", from: null, to: 0.5, passed: 1, total: 2 },
+          { date: "2026-12-01", from: 0.5, to: 1, passed: 2, total: 2 }
+        ]
+      }
+      yield* writeBaseline(file, baseline)
+      const text = readFileSync(file, "utf8")
+      expect(text).toBe(encodeBaseline(baseline))
+      expect(text.split("\n").slice(-7)).toEqual([
+        "  \"repeat\": 3,",
+        "  \"history\": [",
+        "    {\"date\": \"2026-11-30\", \"from\": null, \"to\": 0.5, \"passed\": 1, \"total\": 2},",
+        "    {\"date\": \"2026-12-01\", \"from\": 0.5, \"to\": 1, \"passed\": 2, \"total\": 2}",
+        "  ]",
+        "}",
+        ""
+      ])
+      expect(JSON.parse(text)).toEqual(baseline)
+      expect(yield* readBaseline(file)).toEqual(Option.some(baseline))
+      // An empty history stays one, and a baseline without one gets none.
+      expect(JSON.parse(encodeBaseline({ floor: 0.5, history: [] }))).toEqual({ floor: 0.5, history: [] })
+      expect(encodeBaseline({ floor: 0.5 })).toBe("{\n  \"floor\": 0.5\n}\n")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.effect("replaces the file atomically, leaving no temporary file behind", () =>
     Effect.gen(function*() {
       const folder = dir()
@@ -68,7 +99,32 @@ describe("the baseline store", () => {
     ["a floor as text", "{\"floor\": \"0.8\"}", "baseline.json: $.floor: expected number, got \"0.8\""],
     ["no floor", "{\"_comment\": []}", "baseline.json: $.floor: missing"],
     ["a misspelt key", "{\"floor\": 0.5, \"flor\": 0.9}", "baseline.json: $.flor: unknown key; expected one of \"floor\" | \"repeat\" | \"_comment\" | \"history\""],
-    ["a comment that is not a list", "{\"floor\": 0.5, \"_comment\": \"x\"}", "baseline.json: $._comment: expected ReadonlyArray<string>, got \"x\""]
+    ["a comment that is not a list", "{\"floor\": 0.5, \"_comment\": \"x\"}", "baseline.json: $._comment: expected ReadonlyArray<string>, got \"x\""],
+    [
+      "a history entry without its date",
+      "{\"floor\": 0.5, \"history\": [{\"from\": null, \"to\": 0.5, \"passed\": 1, \"total\": 2}]}",
+      "baseline.json: $.history[0].date: missing"
+    ],
+    [
+      "a history date that is not one",
+      "{\"floor\": 0.5, \"history\": [{\"date\": \"yesterday\", \"from\": null, \"to\": 0.5, \"passed\": 1, \"total\": 2}]}",
+      "baseline.json: $.history[0].date: expected a date as YYYY-MM-DD, got \"yesterday\""
+    ],
+    [
+      "a history floor above 1",
+      "{\"floor\": 0.5, \"history\": [{\"date\": \"2026-01-01\", \"from\": 0.2, \"to\": 5, \"passed\": 1, \"total\": 2}]}",
+      "baseline.json: $.history[0].to: expected a floor between 0 and 1, got 5"
+    ],
+    [
+      "more passed than ran",
+      "{\"floor\": 0.5, \"history\": [{\"date\": \"2026-01-01\", \"from\": null, \"to\": 0.5, \"passed\": 3, \"total\": 2}]}",
+      "baseline.json: $.history[0].passed: expected at most the run's total of 2 cases, got 3"
+    ],
+    [
+      "an unknown key in a history entry",
+      "{\"floor\": 0.5, \"history\": [{\"date\": \"2026-01-01\", \"from\": null, \"to\": 0.5, \"passed\": 1, \"total\": 2, \"by\": \"ci\"}]}",
+      "baseline.json: $.history[0].by: unknown key; expected one of \"date\" | \"from\" | \"to\" | \"passed\" | \"total\""
+    ]
   ]
   it.effect.each(corrupt)("reports a corrupt baseline (%s) with the file and JSON path", ([, content, message]) =>
     Effect.gen(function*() {

@@ -1,8 +1,9 @@
 /**
  * The run's summary in Markdown, for `$GITHUB_STEP_SUMMARY` or a pull-request comment: the verdict,
- * a table of the failing cases with their facts, the flaky cases with each attempt's facts, and the
- * passing cases folded away. Text from the assistant is escaped so that it reads as text: it cannot
- * break the table, start a block, or inject HTML.
+ * where the full HTML report went (when one was written), a table of the failing cases with their
+ * facts, the flaky cases with each attempt's facts, and the passing cases folded away. Text from the
+ * assistant is escaped so that it reads as text: it cannot break the table, start a block, or inject
+ * HTML.
  */
 import { inert } from "../../Schema/Decode.js"
 import type { CaseResult, RunResult } from "../../Schema/Result.js"
@@ -17,6 +18,8 @@ export interface MarkdownOptions {
   readonly noFloor?: string
   /** Markdown sections appended after the summary, in order (a comparison with an earlier run, say). */
   readonly extraSections?: ReadonlyArray<string>
+  /** The file the full HTML report was written to, which the summary points to. */
+  readonly htmlReport?: string
 }
 
 /**
@@ -46,7 +49,11 @@ const headline = (result: RunResult, options: MarkdownOptions): ReadonlyArray<st
     `## ${escapeMarkdown(options.title ?? "turn-eval")}: ${verdict}`,
     "",
     `**${result.passedCount}/${result.total} passed** · pass rate **${showRate(result.passRate)}** · ${floor}`,
-    ...(shape.length === 0 ? [] : ["", `${shape.join(" · ")}`.replace(/^./, (c) => c.toUpperCase())])
+    ...(shape.length === 0 ? [] : ["", `${shape.join(" · ")}`.replace(/^./, (c) => c.toUpperCase())]),
+    // The page lives where the run wrote it: on a CI runner, only until the job ends unless uploaded.
+    ...(options.htmlReport === undefined
+      ? []
+      : ["", `The full report: ${name(options.htmlReport)} (an HTML page; in CI, upload it as an artifact)`])
   ]
 }
 

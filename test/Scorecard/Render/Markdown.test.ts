@@ -86,6 +86,20 @@ describe("renderMarkdown", () => {
     expect(readSummary(renderMarkdown(repeatedRun)).intro[0]).toContain("no floor committed yet")
   })
 
+  it("says where the full HTML report was written, under the verdict, and nothing of one when none was", () => {
+    const summary = readSummary(renderMarkdown(plainRun, { htmlReport: "reports/turn-eval.html" }))
+    expect(summary.intro).toEqual([
+      "**3/5 passed** · pass rate **0.6000** · floor **0.8000**",
+      "The full report: `reports/turn-eval.html` (an HTML page; in CI, upload it as an artifact)"
+    ])
+    expect(renderMarkdown(plainRun)).not.toContain("The full report")
+    // A path that is not plain shows as the text it is, with nothing of it read as Markdown or HTML.
+    const odd = renderMarkdown(plainRun, { htmlReport: "out/<b>run</b> [1].html" })
+    const line = readSummary(odd).intro[1]!
+    expect(read(line)).toBe("The full report: out/<b>run</b> [1].html (an HTML page; in CI, upload it as an artifact)")
+    expect(strayHtml(odd)).toEqual([])
+  })
+
   it("tables the failing cases with each failing fact", () => {
     const summary = readSummary(renderMarkdown(plainRun))
     expect([...summary.sections.keys()]).toEqual(["❌ Failing (2)"])
