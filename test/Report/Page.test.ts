@@ -35,15 +35,20 @@ const open = async (file: string, options: Parameters<typeof openReport>[2] = {}
   return page
 }
 
+// The README's command, run as it is shown; the same run's results file is what the page is checked against.
+const readmeCommand = readFileSync("README.md", "utf8").split("\n")
+  .find((line) => line.startsWith("npx turn-eval run --fixtures cases/fixtures --reporter html="))!
+const goldenArgs = readmeCommand.replace(/^npx turn-eval /, "").split(" ")
+const goldenPage = join(project, goldenArgs.find((arg) => arg.startsWith("html="))!.slice("html=".length))
+
 beforeAll(async () => {
   browser = await launchBrowser()
-  const run = await evalCliAsync(
-    ["run", "--fixtures", "cases/fixtures", "--reporter", "html=reports/nested/report.html", "--json", "results.json"],
-    { cwd: project }
-  )
+  const shown = await evalCliAsync(goldenArgs, { cwd: project })
+  expect(shown.code, shown.stderr).toBe(0)
+  const run = await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--json", "results.json"], { cwd: project })
   expect(run.code, run.stderr).toBe(0)
   results = readResults(join(project, "results.json"))
-  golden = await open(join(project, "reports/nested/report.html"))
+  golden = await open(goldenPage)
 }, 60_000)
 
 afterAll(async () => {
@@ -204,7 +209,7 @@ describe("the HTML report of the golden set's offline run", () => {
 
   it("opens the case a link names (#case=ID), scrolled to and focused, even when the filters hid it", async () => {
     const target = results.cases.filter((c) => c.passed).at(-1)!
-    const linked = await open(join(project, "reports/nested/report.html"), { hash: `#case=${encodeURIComponent(target.id)}` })
+    const linked = await open(goldenPage, { hash: `#case=${encodeURIComponent(target.id)}` })
     const row = rowOf(linked, target.id)
     const toggle = row.getByRole("button", { name: target.id, exact: true })
     expect(await toggle.getAttribute("aria-expanded")).toBe("true")
@@ -223,7 +228,7 @@ describe("the HTML report of the golden set's offline run", () => {
 
   it("is the screenshot in the docs, at a fixed viewport", async () => {
     // A fresh page, scrolled to the top with nothing opened, as a reader first sees it.
-    const fresh = await open(join(project, "reports/nested/report.html"))
+    const fresh = await open(goldenPage)
     const png = await fresh.page.screenshot()
     const file = "docs/report.png"
     if (!existsSync(file) || !readFileSync(file).equals(png)) writeFileSync(file, png)
