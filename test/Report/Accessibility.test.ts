@@ -105,6 +105,10 @@ describe("the HTML report's accessibility, by axe-core", () => {
   for (const colorScheme of ["light", "dark"] as const) {
     it(`has no serious or critical violation on the golden set's page, a failing case open (${colorScheme})`, async () => {
       const opened = await openReport(browser, golden, { colorScheme })
+      // The page follows the system's setting.
+      expect(await opened.page.evaluate("getComputedStyle(document.documentElement).backgroundColor")).toBe(
+        colorScheme === "light" ? "rgb(255, 255, 255)" : "rgb(13, 17, 23)"
+      )
       const toggle = opened.page.locator("li.case.failed .toggle").first()
       await toggle.click()
       await opened.page.locator("li.case.failed .detail summary").first().click()

@@ -347,6 +347,48 @@ describe("the HTML report of other runs", () => {
   })
 })
 
+describe("the HTML report of a large run", () => {
+  // The golden set's cases again and again under new ids: more than the first rows the page draws.
+  const large = (count: number): RunResult => {
+    const cases = Array.from({ length: count }, (_, i) => {
+      const c = results.cases[i % results.cases.length]!
+      return { ...c, id: `${c.id}.${Math.floor(i / results.cases.length)}` }
+    })
+    const passedCount = cases.filter((c) => c.passed).length
+    return { ...results, cases, total: count, passedCount, passRate: passedCount / count }
+  }
+
+  it("draws its rows a chunk at a time — as asked, as scrolled to, all of them to print — and opens a link to the last", async () => {
+    const run = large(450)
+    const file = join(work, "large.html")
+    writeFileSync(file, renderHtml(run))
+    const opened = await open(file)
+    const { page } = opened
+    const rows = () => page.locator("li.case").count()
+    expect(await rows()).toBe(100)
+    expect(await page.getByRole("status").textContent()).toBe("Showing 450 of 450 cases")
+    await page.getByRole("button", { name: "Show 200 more (350 not shown)" }).click()
+    expect(await rows()).toBe(300)
+    await page.locator("button.more").scrollIntoViewIfNeeded()
+    await expect.poll(rows).toBe(450)
+    expect(await page.locator("button.more").isHidden()).toBe(true)
+
+    const last = [...run.cases].sort((a, b) => Number(a.passed) - Number(b.passed)).at(-1)!
+    const linked = await open(file, { hash: `#case=${encodeURIComponent(last.id)}` })
+    expect(await rowOf(linked, last.id).getByRole("button", { name: last.id, exact: true }).getAttribute("aria-expanded")).toBe("true")
+
+    // Printed, every row is there and the controls are not.
+    const fresh = await open(file)
+    expect(await fresh.page.locator("li.case").count()).toBe(100)
+    await fresh.page.emulateMedia({ media: "print" })
+    const pdf = await fresh.page.pdf()
+    expect(pdf.subarray(0, 4).toString()).toBe("%PDF")
+    expect(await fresh.page.locator("li.case").count()).toBe(450)
+    expect(await fresh.page.locator(".filters").isVisible()).toBe(false)
+    expect(await fresh.page.locator("header.verdict").isVisible()).toBe(true)
+  })
+})
+
 describe("every page above", () => {
   it("requested nothing beyond its own file and logged no error", () => {
     expect(opened.length).toBeGreaterThanOrEqual(6)
