@@ -93,7 +93,7 @@ const reporterOption = Options.text("reporter").pipe(
   Options.withPseudoName("NAME[:OPTION][=FILE]"),
   Options.repeated,
   Options.withDescription(
-    "Report the results with pretty (the default), json, junit, github or markdown (repeatable), each to standard output or to FILE; junit:file-attribute also writes each testcase's file attribute (GitLab shows it; the Jenkins and Ant schemas reject it); e.g. --reporter pretty --reporter junit=report.xml --reporter github"
+    "Report the results with pretty (the default), json, junit, github, markdown or html (repeatable), each to standard output or to FILE; html is one self-contained page to open in a browser; junit:file-attribute also writes each testcase's file attribute (GitLab shows it; the Jenkins and Ant schemas reject it); e.g. --reporter pretty --reporter junit=report.xml --reporter github"
   )
 )
 const repeatOption = Options.integer("repeat").pipe(

@@ -2,8 +2,8 @@
  * The reporters a run, a merge or a report of a results file writes its results with (`--reporter
  * NAME[:OPTION][=FILE]`, several at once): `pretty` (the terminal scorecard), `json` (the results
  * file), `junit` (JUnit XML for CI test reports), `github` (annotations on the golden-set file and the
- * step summary in GitHub Actions) and `markdown` (the summary for a pull-request comment). Each goes to
- * standard output or to a file.
+ * step summary in GitHub Actions), `markdown` (the summary for a pull-request comment) and `html` (a
+ * self-contained page to read the run in a browser). Each goes to standard output or to a file.
  */
 import { FileSystem } from "@effect/platform"
 import { Clock, Config, Console, Effect, Either, Option } from "effect"
@@ -20,13 +20,14 @@ import type { RunDiff } from "../Scorecard/Diff.js"
 import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
 import { renderDiffPretty } from "../Scorecard/Render/DiffText.js"
 import { caseLines, renderGitHubAnnotations } from "../Scorecard/Render/GitHub.js"
+import { renderHtml } from "../Scorecard/Render/Html.js"
 import { renderJUnit } from "../Scorecard/Render/JUnit.js"
 import { renderMarkdown } from "../Scorecard/Render/Markdown.js"
 import { renderPretty } from "../Scorecard/Render/Pretty.js"
 import { useColor } from "../Terminal.js"
 
 /** The reporters there are. */
-export const reporterNames = ["pretty", "json", "junit", "github", "markdown"] as const
+export const reporterNames = ["pretty", "json", "junit", "github", "markdown", "html"] as const
 /** The name of a reporter. */
 export type ReporterName = typeof reporterNames[number]
 
@@ -40,7 +41,8 @@ export const reporterOptions = {
   json: [],
   junit: ["file-attribute"],
   github: [],
-  markdown: []
+  markdown: [],
+  html: []
 } as const satisfies Record<ReporterName, ReadonlyArray<string>>
 
 /** An option of some reporter. */
@@ -148,7 +150,7 @@ export const refuseOverwritingInputs = (
 
 /** Whether standard output carries a document a program reads (so notes for people go to stderr). */
 export const stdoutIsDocument = (reporters: ReadonlyArray<Reporter>): boolean =>
-  reporters.some((r) => r.file === undefined && (r.name === "json" || r.name === "junit" || r.name === "markdown"))
+  reporters.some((r) => r.file === undefined && r.name !== "pretty" && r.name !== "github")
 
 /** What the reporters need besides the results. */
 export interface ReportContext {
@@ -203,6 +205,13 @@ const render = (
         noFloor: context.noFloor,
         extraSections: context.diff === undefined ? [] : [renderDiffMarkdown(context.diff.diff, context.diff.against)],
         ...(context.htmlReport === undefined ? {} : { htmlReport: context.htmlReport })
+      })
+    case "html":
+      return renderHtml(result, {
+        noFloor: context.noFloor,
+        ...(context.diff === undefined ? {} : { diff: context.diff }),
+        ...(context.history === undefined ? {} : { history: context.history }),
+        ...(context.durationMs === undefined ? {} : { durationMs: context.durationMs })
       })
   }
 }

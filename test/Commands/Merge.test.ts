@@ -66,7 +66,7 @@ describe("parseReporters", () => {
   })
 
   it("refuses unknown names, two documents on standard output, one file twice and a file for github", () => {
-    expect(message(parsed(["tap"]))).toContain("NAME one of pretty, json, junit, github, markdown")
+    expect(message(parsed(["tap"]))).toContain("NAME one of pretty, json, junit, github, markdown, html")
     expect(message(parsed(["pretty", "junit"]))).toContain("pretty and junit would both write to standard output")
     expect(message(parsed(["junit=r.txt", "markdown=r.txt"]))).toBe("two reporters write to r.txt: give each its own file")
     expect(message(parsed(["github=x"]))).toContain("--reporter github takes no file")

@@ -36,14 +36,14 @@ const npx = (args: ReadonlyArray<string>) => run("npx", ["--no", "--", "turn-eva
 const commandsIn = (help: string): ReadonlyArray<string> => [...help.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!)
 
 /**
- * What a user needs and nothing else: the build, its declarations, the docs, the licence, the manifest,
+ * What a user needs and nothing else: the build, its declarations, the docs (and the screenshot they show), the licence, the manifest,
  * the starter project `init` writes, and the golden set, catalog and floor `demo` falls back on.
  */
 const allowed = [
   /^package\.json$/,
   /^README\.md$/,
   /^LICENSE$/,
-  /^docs\/[\w-]+\.md$/,
+  /^docs\/[\w-]+\.(md|png)$/,
   /^templates\/starter\/(fixtures\/)?[\w.-]+\.(json|yml)$/,
   /^cases\/(golden-cases|surfaces)\.json$/,
   /^baseline\.json$/,

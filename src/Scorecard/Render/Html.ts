@@ -1,0 +1,349 @@
+/**
+ * The run as one self-contained HTML page (`--reporter html=FILE`): the verdict, the floor's history,
+ * a bar per surface, then every case — failing first — with its facts, and on opening it the question,
+ * the answer and the trace as a timeline. The page loads nothing: a Content-Security-Policy forbids
+ * every request, the one script and the one style are allowed by their hashes, and it works from
+ * `file://`. The results go into the page as JSON data that no text can close, and the page's script
+ * builds the document from it as text only, so nothing an assistant wrote can run or become markup.
+ * Pure.
+ */
+import { createHash } from "node:crypto"
+import { inert, inertLines } from "../../Schema/Decode.js"
+import type { FloorChange } from "../../Schema/Baseline.js"
+import type { Attempt, CaseResult, ExpectationResult, KeptTurn, RunResult } from "../../Schema/Result.js"
+import { attemptsOf, failingFacts, flakiness } from "../Attempts.js"
+import type { RunDiff } from "../Diff.js"
+import { maxKeptAnswer } from "../Kept.js"
+import { noFloorYet, repeatOf, showRate } from "../Scorecard.js"
+import { pageScript } from "./Html/Script.js"
+import { pageStyle } from "./Html/Style.js"
+
+/** What the page needs beyond the results: what a report context gives. */
+export interface HtmlOptions {
+  /** What to say when the run has no floor (none committed, or a partial run); backticks mark code. */
+  readonly noFloor?: string
+  /** The comparison with an earlier run (`run --compare`), and that run's file. */
+  readonly diff?: { readonly diff: RunDiff; readonly against: string }
+  /** The floor's moves, oldest first, from the baseline. */
+  readonly history?: ReadonlyArray<FloorChange>
+  /** How long the run took, when the results do not say. */
+  readonly durationMs?: number
+}
+
+/** How a case fared, as the page files it: `errored` when no attempt obtained its turn. */
+export type PageVerdict = "failed" | "errored" | "flaky" | "passed"
+
+/** One expectation as the page shows it. */
+interface PageExpectation {
+  readonly kind: string
+  readonly passed: boolean
+  readonly fact?: string
+}
+
+/** One tool execution of a trace, its input and output already written as the text the page shows. */
+interface PageExecution {
+  readonly tool: string
+  readonly input?: string
+  readonly output?: string
+  readonly error?: string
+  readonly durationMs?: number
+}
+
+/** A turn as the page shows it. */
+interface PageTurn {
+  readonly answer: string
+  readonly turnId: string
+  readonly outcome: string
+  readonly citations: ReadonlyArray<{ readonly path: string; readonly quote?: string; readonly match: string }>
+  /** The paths of the citations that matched a surfaced item, each once. */
+  readonly surfaced: ReadonlyArray<string>
+  readonly executions: ReadonlyArray<PageExecution>
+  readonly proposal?: { readonly id: string; readonly summary?: string; readonly status?: string; readonly actions?: string }
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number }
+  readonly omitted?: { readonly toolExecutions?: number; readonly citations?: number }
+}
+
+/** One attempt as the page shows it. */
+interface PageAttempt {
+  readonly passed: boolean
+  readonly turnId?: string
+  readonly error?: string
+  readonly expectations: ReadonlyArray<PageExpectation>
+  readonly durationMs?: number
+  readonly turn?: PageTurn
+}
+
+/** One case as the page shows it. */
+export interface PageCase {
+  readonly id: string
+  readonly surface: string
+  readonly verdict: PageVerdict
+  readonly guards?: string
+  readonly question?: string
+  readonly tags: ReadonlyArray<string>
+  readonly turnId?: string
+  readonly error?: string
+  readonly expectations: ReadonlyArray<PageExpectation>
+  readonly durationMs?: number
+  readonly turn?: PageTurn
+  /** Under `--repeat`: every attempt, and how many passed. */
+  readonly attempts?: ReadonlyArray<PageAttempt>
+  readonly passedAttempts?: number
+  /** With `--compare`: how the verdict changed, and the older run's failing facts. */
+  readonly change?: {
+    readonly kind: "regression" | "fix"
+    readonly then: { readonly passed: boolean; readonly facts: ReadonlyArray<{ readonly kind: string; readonly fact: string }> }
+  }
+}
+
+/** What the page is drawn from: the run's verdict and figures, its history and comparison, and its cases. */
+export interface PageData {
+  readonly run: {
+    readonly version: number
+    readonly verdict: "holds" | "below" | "none"
+    readonly passRate: number
+    readonly passRateShown: string
+    readonly floor: number | null
+    readonly floorShown?: string
+    readonly noFloor?: string
+    readonly total: number
+    readonly passedCount: number
+    readonly counts: Readonly<Record<PageVerdict, number>>
+    readonly durationMs?: number
+    readonly caseSet: string
+    readonly repeat: number
+    readonly shard?: { readonly index: number; readonly count: number }
+    readonly bailed: boolean
+  }
+  readonly history?: ReadonlyArray<FloorChange>
+  readonly compare?: {
+    readonly against: string
+    readonly passRate: number
+    readonly passRateShown: string
+    readonly passed: number
+    readonly total: number
+    readonly regressions: number
+    readonly fixes: number
+    readonly sameSet: boolean
+  }
+  readonly surfaces: ReadonlyArray<{ readonly name: string; readonly passing: number; readonly failing: number }>
+  readonly tags: ReadonlyArray<string>
+  readonly cases: ReadonlyArray<PageCase>
+}
+
+// Every string from the results is clipped, so no single one can swamp the page, and made inert:
+// control, bidi and zero-width characters are shown as their escapes instead of reordering or hiding
+// text. A block (an answer, a JSON value) keeps its line breaks.
+const line = (text: string): string => inert(text.length > maxKeptAnswer ? `${text.slice(0, maxKeptAnswer)}…` : text)
+const block = (text: string): string =>
+  inertLines((text.length > maxKeptAnswer ? `${text.slice(0, maxKeptAnswer)}…` : text).replace(/\r\n/g, "\n"))
+
+// A kept value: a string (the kept JSON of a value too long to keep whole, or a plain string) as it
+// is, anything else as indented JSON.
+const value = (v: unknown): string => {
+  if (typeof v === "string") return block(v)
+  const json = JSON.stringify(v, null, 2) as string | undefined
+  return block(json ?? String(v))
+}
+
+const expectation = (e: ExpectationResult): PageExpectation => ({
+  kind: line(e.kind),
+  passed: e.passed,
+  ...(e.fact === undefined ? {} : { fact: line(e.fact) })
+})
+
+const turn = (t: KeptTurn): PageTurn => {
+  const surfaced = [...new Set(t.trace.citations.filter((c) => c.match !== "unsurfaced").map((c) => line(c.path)))]
+  return {
+    answer: block(t.answer),
+    turnId: line(t.trace.turnId),
+    outcome: line(t.trace.outcome),
+    citations: t.trace.citations.map((c) => ({
+      path: line(c.path),
+      ...(c.quote === undefined ? {} : { quote: line(c.quote) }),
+      match: line(c.match)
+    })),
+    surfaced,
+    executions: t.trace.toolExecutions.map((e) => ({
+      tool: line(e.tool),
+      ...("input" in e ? { input: value(e.input) } : {}),
+      ...("output" in e ? { output: value(e.output) } : {}),
+      ...(typeof e.error === "string" && e.error.length > 0 ? { error: line(e.error) } : {}),
+      ...(typeof e.durationMs === "number" && Number.isFinite(e.durationMs) ? { durationMs: e.durationMs } : {})
+    })),
+    ...(t.trace.proposal === null ? {} : {
+      proposal: {
+        id: line(t.trace.proposal.id),
+        ...(t.trace.proposal.summary === undefined ? {} : { summary: line(t.trace.proposal.summary) }),
+        ...(t.trace.proposal.status === undefined ? {} : { status: line(t.trace.proposal.status) }),
+        ...(t.trace.proposal.actions === undefined ? {} : { actions: value(t.trace.proposal.actions) })
+      }
+    }),
+    ...(t.trace.usage === undefined ? {} : { usage: t.trace.usage }),
+    ...(t.omitted === undefined ? {} : { omitted: t.omitted })
+  }
+}
+
+const attempt = (a: Attempt): PageAttempt => ({
+  passed: a.passed,
+  ...(a.turnId === undefined ? {} : { turnId: line(a.turnId) }),
+  ...(a.error === undefined ? {} : { error: line(a.error) }),
+  expectations: a.expectations.map(expectation),
+  ...(a.durationMs === undefined ? {} : { durationMs: a.durationMs }),
+  ...(a.turn === undefined ? {} : { turn: turn(a.turn) })
+})
+
+/** A case's verdict on the page: flaky when some attempts passed, errored when no attempt obtained its turn. */
+export const pageVerdict = (c: CaseResult): PageVerdict => {
+  const { verdict } = flakiness(c)
+  if (verdict !== "failed") return verdict
+  return attemptsOf(c).every((a) => a.error !== undefined) ? "errored" : "failed"
+}
+
+const rank: Readonly<Record<PageVerdict, number>> = { failed: 0, errored: 1, flaky: 2, passed: 3 }
+
+const pageCase = (c: CaseResult, change: PageCase["change"] | undefined): PageCase => {
+  const verdict = pageVerdict(c)
+  return {
+    id: line(c.id),
+    surface: line(c.surface),
+    verdict,
+    ...(c.guards === undefined ? {} : { guards: line(c.guards) }),
+    ...(c.question === undefined ? {} : { question: block(c.question) }),
+    tags: (c.tags ?? []).map(line),
+    ...(c.turnId === undefined ? {} : { turnId: line(c.turnId) }),
+    ...(c.error === undefined ? {} : { error: line(c.error) }),
+    expectations: c.expectations.map(expectation),
+    ...(c.durationMs === undefined ? {} : { durationMs: c.durationMs }),
+    ...(c.turn === undefined ? {} : { turn: turn(c.turn) }),
+    ...(c.attempts === undefined
+      ? {}
+      : { attempts: c.attempts.map(attempt), passedAttempts: c.attempts.filter((a) => a.passed).length }),
+    ...(change === undefined ? {} : { change })
+  }
+}
+
+/** The page's data: the run's figures, and its cases failing first (failed, errored, flaky, passed), each group in golden-set order. */
+export const pageData = (result: RunResult, options: HtmlOptions = {}): PageData => {
+  const changes = new Map<string, NonNullable<PageCase["change"]>>()
+  for (const [kind, list] of [["regression", options.diff?.diff.regressions ?? []], ["fix", options.diff?.diff.fixes ?? []]] as const) {
+    for (const changed of list) {
+      changes.set(changed.id, {
+        kind,
+        then: {
+          passed: changed.then.passed,
+          facts: failingFacts(changed.then).map((f) => ({ kind: line(f.kind), fact: line(f.fact) }))
+        }
+      })
+    }
+  }
+  const cases = result.cases
+    .map((c, at) => ({ c: pageCase(c, changes.get(c.id)), at }))
+    .sort((a, b) => rank[a.c.verdict] - rank[b.c.verdict] || a.at - b.at)
+    .map(({ c }) => c)
+  const counts: Record<PageVerdict, number> = { failed: 0, errored: 0, flaky: 0, passed: 0 }
+  const surfaces = new Map<string, { name: string; passing: number; failing: number }>()
+  const tags = new Set<string>()
+  for (const c of cases) {
+    counts[c.verdict]++
+    const surface = surfaces.get(c.surface) ?? { name: c.surface, passing: 0, failing: 0 }
+    if (c.verdict === "passed") surface.passing++
+    else surface.failing++
+    surfaces.set(c.surface, surface)
+    for (const tag of c.tags) tags.add(tag)
+  }
+  const durationMs = result.durationMs ?? options.durationMs
+  const diff = options.diff
+  return {
+    run: {
+      version: result.version,
+      verdict: result.floor === null || result.passed === null ? "none" : result.passed ? "holds" : "below",
+      passRate: result.passRate,
+      passRateShown: showRate(result.passRate),
+      floor: result.floor,
+      ...(result.floor === null ? { noFloor: line(options.noFloor ?? noFloorYet) } : { floorShown: showRate(result.floor) }),
+      total: result.total,
+      passedCount: result.passedCount,
+      counts,
+      ...(durationMs === undefined ? {} : { durationMs }),
+      caseSet: line(result.caseSet),
+      repeat: repeatOf(result),
+      ...(result.shard === undefined ? {} : { shard: { index: result.shard.index, count: result.shard.count } }),
+      bailed: result.bailed === true
+    },
+    ...(options.history === undefined || options.history.length === 0
+      ? {}
+      : { history: options.history.map((h) => ({ ...h, date: line(h.date) })) }),
+    ...(diff === undefined ? {} : {
+      compare: {
+        against: line(diff.against),
+        passRate: diff.diff.passRate.from,
+        passRateShown: showRate(diff.diff.passRate.from),
+        passed: diff.diff.passed.from,
+        total: diff.diff.total.from,
+        regressions: diff.diff.regressions.length,
+        fixes: diff.diff.fixes.length,
+        sameSet: diff.diff.sameSet
+      }
+    }),
+    surfaces: [...surfaces.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    tags: [...tags].sort(),
+    cases
+  }
+}
+
+/**
+ * JSON that can sit inside a `<script>` element whatever its strings hold: every `<` is written
+ * `\u003c`, so no `</script>` or `<!--` can end or change the element, and the line and paragraph
+ * separators are escaped too. It parses back to the same value.
+ */
+export const scriptJson = (data: unknown): string =>
+  JSON.stringify(data).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")
+
+/** The CSP source that allows exactly this inline script or style: `'sha256-…'` of its text. */
+export const cspHash = (text: string): string => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
+
+/**
+ * The page's policy: nothing may load — no script, style, font, image, frame or request — but its own
+ * inline script and style, by hash; `data:` images only. Forms and a `<base>` are refused outright.
+ */
+export const contentSecurityPolicy = (script: string, style: string): string =>
+  [
+    "default-src 'none'",
+    `script-src ${cspHash(script)}`,
+    `style-src ${cspHash(style)}`,
+    "img-src data:",
+    "base-uri 'none'",
+    "form-action 'none'"
+  ].join("; ")
+
+// The title is made of figures only, so it needs no escaping.
+const title = (data: PageData): string => {
+  const verdict = data.run.verdict === "holds" ? "holds the floor" : data.run.verdict === "below" ? "below the floor" : "no floor"
+  return `turn-eval: ${data.run.passedCount}/${data.run.total} passed · ${verdict}`
+}
+
+/** Renders a run's results as one self-contained HTML page. */
+export const renderHtml = (result: RunResult, options: HtmlOptions = {}): string => {
+  const data = pageData(result, options)
+  return [
+    "<!doctype html>",
+    "<html lang=\"en\">",
+    "<head>",
+    "<meta charset=\"utf-8\">",
+    `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy(pageScript, pageStyle)}">`,
+    "<meta name=\"referrer\" content=\"no-referrer\">",
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+    "<meta name=\"color-scheme\" content=\"light dark\">",
+    `<title>${title(data)}</title>`,
+    `<style>${pageStyle}</style>`,
+    "</head>",
+    "<body>",
+    "<noscript><p>This report draws itself with the script it carries: allow scripts for this file to read it.</p></noscript>",
+    "<main id=\"report\" aria-busy=\"true\"></main>",
+    `<script type="application/json" id="report-data">${scriptJson(data)}</script>`,
+    `<script>${pageScript}</script>`,
+    "</body>",
+    "</html>"
+  ].join("\n")
+}
