@@ -336,6 +336,9 @@ describe("the README's workflow", () => {
     expect(gate.stdout.split("\n").filter((line) => line.startsWith("::error "))).toHaveLength(4)
     expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
     expect(results(join(dir, "results.json")).passed).toBe(true)
+    // The HTML report is written beside the others, and the step summary points to it.
+    expect(readFileSync(join(dir, "reports/eval.html"), "utf8")).toMatch(/^<!DOCTYPE html>/i)
+    expect(readFileSync(summary, "utf8")).toContain("The full report: `reports/eval.html`")
     // The gate keeps reports/ as an artifact, and every report file it writes is in there.
     expect(recipe).toMatch(/- uses: actions\/upload-artifact@v4\n {8}if: always\(\)\n {8}with: \{ name: turn-eval-reports, path: "reports\/" \}/)
     const written = [...commands[1]!.matchAll(/--reporter \w+(?::[\w-]+)*=(\S+)/g)].map((m) => m[1]!)
