@@ -63,6 +63,38 @@ describe("inert", () => {
 
 })
 
+/**
+ * `inert` as one regular-expression replacement writes it: the reference the scan of code units must
+ * agree with, character for character.
+ */
+const replaced = (keepLineFeeds: boolean) => (text: string): string =>
+  text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (c, at: number) =>
+    (keepLineFeeds && c === "\n") ||
+      (c === "\u200d" && /\p{Extended_Pictographic}[\u{fe0f}\u{1f3fb}-\u{1f3ff}]?$/u.test(text.slice(Math.max(0, at - 4), at)) &&
+        /^\p{Extended_Pictographic}/u.test(text.slice(at + 1, at + 3)))
+      ? c
+      : ({ "\n": "\\n", "\r": "\\r", "\t": "\\t" } as Record<string, string>)[c] ??
+        c.split("").map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""))
+
+describe("inert and inertLines against one regular-expression replacement", () => {
+  // Code units of every kind: ASCII, controls, C1, format and separator characters, lone and paired
+  // surrogates, emoji with joiners.
+  const units = fc.oneof(
+    fc.string({ unit: "binary" }),
+    fc.string({ unit: fc.constantFrom("a", "\n", "\r", "\t", "\u0000", "\u007f", "\u0085", "\u00ad", "\u200d", "\u202e", "\u2028", "\u2029", "\ufeff", "\ud83d", "\ude00", "\ud83d\ude00", "\u{e0041}", "\u{1f468}", "é", "→") })
+  )
+
+  it("give the same text for any text", () => {
+    fc.assert(
+      fc.property(units, (text) => {
+        expect(inert(text)).toBe(replaced(false)(text))
+        expect(inertLines(text)).toBe(replaced(true)(text))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+})
+
 describe("inertLines", () => {
   it("keeps line feeds and escapes the rest as inert does", () => {
     expect(inertLines("{\n  \"a\": 1\r\n}\t\u202e")).toBe("{\n  \"a\": 1\\r\n}\\t\\u202e")
