@@ -14,7 +14,7 @@
  * counts (a model wrapping another) is not counted on top of them. The root's counts are read only
  * when no model call of the turn carries any. docs/otel.md names every attribute.
  */
-import type { Usage } from "../Schema/Trace.js"
+import { summedUsage, type Usage } from "../Schema/Trace.js"
 import { type AttributeValue, attributeText } from "./Attributes.js"
 import type { Convention } from "./Conventions.js"
 import type { Span, Trace } from "./Otlp.js"
@@ -81,18 +81,13 @@ const countsOf = (span: Span, convention: Convention): { readonly input?: number
   return { ...(input === undefined ? {} : { input }), ...(output === undefined ? {} : { output }) }
 }
 
-/** A sum that stays a whole number JavaScript holds exactly: far beyond any budget, it stops there. */
-const plus = (a: number, b: number): number => Math.min(a + b, Number.MAX_SAFE_INTEGER)
-
 /**
  * The tokens a turn used: its model calls' counts summed (`below` holds the spans below `root`, parent
  * first), else the root's own; undefined when no span of the turn carries a count. A side that no span
  * counts is 0.
  */
 export const usageOf = (root: Span, convention: Convention, below: ReadonlyArray<Span>, trace: Trace): Usage | undefined => {
-  let inputTokens = 0
-  let outputTokens = 0
-  let counted = false
+  const counted: Array<readonly [number | undefined, number | undefined]> = []
   // The spans that hold a counted model call: a model call among them is not counted again. Walked from
   // the end, as `below` is parent first, a span's inner calls are met before it.
   const holding = new Set<string>()
@@ -101,14 +96,12 @@ export const usageOf = (root: Span, convention: Convention, below: ReadonlyArray
     if (holding.has(span.spanId) || !isModelCall(span, convention)) continue
     const counts = countsOf(span, convention)
     if (counts === undefined) continue
-    inputTokens = plus(inputTokens, counts.input ?? 0)
-    outputTokens = plus(outputTokens, counts.output ?? 0)
-    counted = true
+    counted.push([counts.input, counts.output])
     for (let at = span.parentSpanId; at !== undefined && at !== root.spanId && !holding.has(at); at = trace.byId.get(at)?.parentSpanId) {
       holding.add(at)
     }
   }
-  if (counted) return { inputTokens, outputTokens }
+  if (counted.length > 0) return summedUsage(counted)
   const own = countsOf(root, convention)
-  return own === undefined ? undefined : { inputTokens: own.input ?? 0, outputTokens: own.output ?? 0 }
+  return own === undefined ? undefined : summedUsage([[own.input, own.output]])
 }
