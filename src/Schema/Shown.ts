@@ -10,8 +10,11 @@ const maxShown = 200
 /** The most items a fact or a message lists; the rest are counted. */
 export const maxListed = 20
 
+/** Text cut to `limit` characters, `…` marking the cut. */
+export const clipped = (text: string, limit: number): string => text.length > limit ? `${text.slice(0, limit)}…` : text
+
 /** Untrusted text clipped so one huge value cannot swamp a report. */
-export const shown = (text: string): string => text.length > maxShown ? `${text.slice(0, maxShown)}…` : text
+export const shown = (text: string): string => clipped(text, maxShown)
 
 /** A count with thousands separators, the same on every machine: `99,980`. */
 export const showCount = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")

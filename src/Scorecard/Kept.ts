@@ -8,7 +8,7 @@
  */
 import { shownJson } from "../Graders/Json.js"
 import type { KeptTurn } from "../Schema/Result.js"
-import { maxListed, shown } from "../Schema/Shown.js"
+import { clipped, maxListed, shown } from "../Schema/Shown.js"
 import type { Citation, Proposal, ToolExecution, Turn } from "../Schema/Trace.js"
 
 /** The most characters of an answer a results file keeps. */
@@ -47,7 +47,7 @@ export const keptTurn = ({ answer, trace }: Turn): KeptTurn => {
   const executions = trace.toolExecutions.length - maxListed
   const citations = trace.citations.length - maxListed
   return {
-    answer: answer.length > maxKeptAnswer ? `${answer.slice(0, maxKeptAnswer)}…` : answer,
+    answer: clipped(answer, maxKeptAnswer),
     trace: {
       turnId: shown(trace.turnId),
       surface: shown(trace.surface),

@@ -11,6 +11,8 @@ import { createHash } from "node:crypto"
 import { inert, inertLines } from "../../Schema/Decode.js"
 import type { FloorChange } from "../../Schema/Baseline.js"
 import type { Attempt, CaseResult, ExpectationResult, KeptTurn, RunResult } from "../../Schema/Result.js"
+import { clipped } from "../../Schema/Shown.js"
+import { surfaced } from "../../Schema/Trace.js"
 import { attemptsOf, failingFacts, flakiness } from "../Attempts.js"
 import type { RunDiff } from "../Diff.js"
 import { maxKeptAnswer } from "../Kept.js"
@@ -134,9 +136,8 @@ export interface PageData {
 // Every string from the results is clipped, so no single one can swamp the page, and made inert:
 // control, bidi and zero-width characters are shown as their escapes instead of reordering or hiding
 // text. A block (an answer, a JSON value) keeps its line breaks.
-const line = (text: string): string => inert(text.length > maxKeptAnswer ? `${text.slice(0, maxKeptAnswer)}…` : text)
-const block = (text: string): string =>
-  inertLines((text.length > maxKeptAnswer ? `${text.slice(0, maxKeptAnswer)}…` : text).replace(/\r\n/g, "\n"))
+const line = (text: string): string => inert(clipped(text, maxKeptAnswer))
+const block = (text: string): string => inertLines(clipped(text, maxKeptAnswer).replace(/\r\n/g, "\n"))
 
 // A kept value: a string (the kept JSON of a value too long to keep whole, or a plain string) as it
 // is, anything else as indented JSON.
@@ -153,7 +154,7 @@ const expectation = (e: ExpectationResult): PageExpectation => ({
 })
 
 const turn = (t: KeptTurn): PageTurn => {
-  const surfaced = [...new Set(t.trace.citations.filter((c) => c.match !== "unsurfaced").map((c) => line(c.path)))]
+  const surfacedPaths = [...new Set(t.trace.citations.filter(surfaced).map((c) => line(c.path)))]
   return {
     answer: block(t.answer),
     turnId: line(t.trace.turnId),
@@ -163,7 +164,7 @@ const turn = (t: KeptTurn): PageTurn => {
       ...(c.quote === undefined ? {} : { quote: line(c.quote) }),
       match: line(c.match)
     })),
-    surfaced,
+    surfaced: surfacedPaths,
     executions: t.trace.toolExecutions.map((e) => ({
       tool: line(e.tool),
       ...("input" in e ? { input: value(e.input) } : {}),
