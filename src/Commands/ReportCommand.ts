@@ -10,7 +10,7 @@ import { noFloorYet, programName } from "../ProgramName.js"
 import type { Baseline } from "../Schema/Baseline.js"
 import type { CommandError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
-import { attemptsOf } from "../Scorecard/Attempts.js"
+import { obtainedNoTurn } from "../Scorecard/Attempts.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { diffRuns } from "../Scorecard/Diff.js"
 import { floorHistory } from "../Scorecard/Ratchet.js"
@@ -43,7 +43,7 @@ export const noFloorOf = (result: RunResult, baseline: Option.Option<Baseline>, 
   if (result.shard !== undefined) {
     return `shard ${result.shard.index}/${result.shard.count} (${result.total} cases): ${programName} merge applies the floor to the whole`
   }
-  if (result.cases.length > 0 && result.cases.every((c) => attemptsOf(c).every((a) => a.error !== undefined))) {
+  if (obtainedNoTurn(result.cases)) {
     return "no case obtained its turn: the run measured nothing"
   }
   if (Option.isNone(baseline)) return noFloorYet

@@ -25,7 +25,7 @@ import { caseLine, showCaseDuration, surfaceWidth } from "../Scorecard/Render/Pr
 import { renderProgress } from "../Scorecard/Render/Progress.js"
 import { floorHistory } from "../Scorecard/Ratchet.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
-import { attemptsOf } from "../Scorecard/Attempts.js"
+import { attemptsOf, obtainedNoTurn } from "../Scorecard/Attempts.js"
 import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
 import { useColor } from "../Terminal.js"
 import { applyRatchet } from "./Ratchet.js"
@@ -442,8 +442,8 @@ const hints: ReadonlyArray<readonly [RegExp, string]> = [
  * `undefined` when some case was graded.
  */
 export const measuredNothing = (results: ReadonlyArray<CaseResult>): string | undefined => {
+  if (!obtainedNoTurn(results)) return undefined
   const errors = results.flatMap((c) => attemptsOf(c).map((a) => ({ id: c.id, error: a.error })))
-  if (errors.length === 0 || errors.some((e) => e.error === undefined)) return undefined
   // Reasons are grouped as they would read without the case's own id or the URL it went to.
   const groups = new Map<string, { readonly example: string; count: number }>()
   for (const { error, id } of errors) {

@@ -23,6 +23,10 @@ export const attemptsOf = (c: CaseResult): ReadonlyArray<Attempt> =>
     expectations: c.expectations
   }]
 
+/** Whether a run obtained no turn at all: it has cases, and every attempt of every one failed to get its turn. */
+export const obtainedNoTurn = (cases: ReadonlyArray<CaseResult>): boolean =>
+  cases.length > 0 && cases.every((c) => attemptsOf(c).every((a) => a.error !== undefined))
+
 /** Whether a case passed, failed every attempt, or is flaky, with how many attempts passed. */
 export const flakiness = (c: CaseResult): Flakiness => {
   const attempts = attemptsOf(c)
