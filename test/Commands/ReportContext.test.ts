@@ -4,29 +4,18 @@
  * it ended — read from what the reporters write: the HTML page's embedded data and the JUnit report.
  * The commands run in this process, their output captured.
  */
-import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Console, Effect } from "effect"
 import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { main } from "../../src/Cli.js"
 import { noFloorYet } from "../../src/ProgramName.js"
 import type { PageData } from "../../src/Scorecard/Render/Html.js"
 import { scratchProject } from "../support/cli.js"
+import { cliInProcess } from "../support/inProcess.js"
 
-/** Runs the CLI in this process, its output captured, and returns the exit code and what it printed. */
+/** Runs the CLI in this process and returns the exit code and everything it printed. */
 const run = async (args: ReadonlyArray<string>) => {
-  const out: Array<string> = []
-  const code = await Effect.runPromise(
-    Console.consoleWith((base) =>
-      Console.withConsole(main(["node", "eval", ...args]), {
-        ...base,
-        log: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void out.push(parts.join(" "))),
-        error: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void out.push(parts.join(" ")))
-      })
-    ).pipe(Effect.provide(NodeContext.layer))
-  )
-  return { code, output: out.join("\n") }
+  const { code, stderr, stdout } = await cliInProcess(args)
+  return { code, output: [stdout, stderr].filter((text) => text !== "").join("\n") }
 }
 
 /** The data an HTML report was drawn from, as its page embeds it. */

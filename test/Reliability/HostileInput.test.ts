@@ -9,34 +9,19 @@
  * format characters, workflow commands, forged case lines) are shown escaped, and huge or countless
  * ones keep every report small.
  */
-import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Console, Effect, FastCheck as fc } from "effect"
+import { FastCheck as fc } from "effect"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { main } from "../../src/Cli.js"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
+import { cliInProcess } from "../support/inProcess.js"
 import { untimed } from "../support/untimed.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 type Path = ReadonlyArray<string | number>
 
-/** Runs the CLI in this process, capturing what it prints: the real command path, fast enough for properties. */
-const cli = async (args: ReadonlyArray<string>) => {
-  const stdout: Array<string> = []
-  const stderr: Array<string> = []
-  const code = await Effect.runPromise(
-    Console.consoleWith((base) =>
-      Console.withConsole(main(["node", "eval", ...args]), {
-        ...base,
-        log: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void stdout.push(parts.join(" "))),
-        error: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void stderr.push(parts.join(" ")))
-      })
-    ).pipe(Effect.provide(NodeContext.layer))
-  )
-  return { code, stdout: stdout.join("\n"), stderr: stderr.join("\n") }
-}
+const cli = cliInProcess
 
 const category = (value: Json): string =>
   categoryOfMarker(value) ?? (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
