@@ -4,16 +4,7 @@
  * order and whatever the other shards do.
  */
 import { Either } from "effect"
-
-/** A 32-bit FNV-1a hash: small, fast and the same on every machine. */
-export const fnv1a = (text: string): number => {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i)
-    hash = Math.imul(hash, 0x01000193) >>> 0
-  }
-  return hash
-}
+import { fnv1a } from "../Hash.js"
 
 /** Part `index` (from 1) of `count`. */
 export interface Shard {

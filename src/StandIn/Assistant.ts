@@ -10,7 +10,7 @@
  * from what the tools returned; of the question's own text they repeat only a service name, a number
  * or a release tag picked out by pattern, so nothing else the asker typed is echoed back as advice.
  */
-import { fnv1a } from "../Runner/Shard.js"
+import { fnv1a } from "../Hash.js"
 import type { Citation, Proposal, ToolExecution, Usage } from "../Schema/Trace.js"
 import {
   canonical,

@@ -11,7 +11,7 @@ import type { ProtocolName } from "../Schema/Surface.js"
 import type { AssistantTurn } from "./Assistant.js"
 import { recallsFromMemory, respondWithFlaws } from "./Flaws.js"
 import { sendJson } from "./Http.js"
-import { fnv1a } from "../Runner/Shard.js"
+import { fnv1a } from "../Hash.js"
 import type { Fault, FaultKind, StandInOptions, StandInStats, StoredConversation, StoredRating } from "./Server.js"
 
 /** A stable fraction in [0, 1) for a string (FNV-1a), so a rate selects the same questions every run. */
