@@ -11,7 +11,7 @@ import { executableName, programName } from "./ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile } from "./Runner/GoldenSet.js"
 import type { ProtocolName } from "./Schema/Surface.js"
 import { type CommandError, exitCodeOf, isCommandError, UsageError } from "./Schema/Errors.js"
-import { inert, inertLines } from "./Schema/Decode.js"
+import { inert, inertLines } from "./Schema/Inert.js"
 import { defaultBaselineFile } from "./Scorecard/BaselineStore.js"
 import { useColor } from "./Terminal.js"
 

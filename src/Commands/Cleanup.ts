@@ -7,7 +7,7 @@ import { Console, Duration, Effect, Either, Option, type Redacted } from "effect
 import { programName } from "../ProgramName.js"
 import { type Leftover, markGone, readJournal } from "../Runner/Journal.js"
 import { makeLive } from "../Runner/LiveClient.js"
-import { inert } from "../Schema/Decode.js"
+import { inert } from "../Schema/Inert.js"
 import { GateFailed } from "../Schema/Errors.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
 import { sessionOf } from "../Runner/Transport.js"

@@ -1,7 +1,7 @@
 /** `eval diff`: what changed between two runs' results files; `--check` fails on any regression. */
 import type { FileSystem } from "@effect/platform"
 import { Console, Effect } from "effect"
-import { inertLines } from "../Schema/Decode.js"
+import { inertLines } from "../Schema/Inert.js"
 import { type CommandError, GateFailed } from "../Schema/Errors.js"
 import { diffRuns } from "../Scorecard/Diff.js"
 import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"

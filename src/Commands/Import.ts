@@ -12,7 +12,7 @@ import { turnIdOf } from "../Otel/Turn.js"
 import { programName } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { encodeRecording, fixturePath } from "../Runner/SurfaceClient.js"
-import { inert } from "../Schema/Decode.js"
+import { inert } from "../Schema/Inert.js"
 import { UsageError } from "../Schema/Errors.js"
 import type { RecordedTurn } from "../Schema/Trace.js"
 

@@ -5,7 +5,7 @@ import { noFloorYet } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { showRate } from "../Scorecard/Scorecard.js"
-import { inert } from "../Schema/Decode.js"
+import { inert } from "../Schema/Inert.js"
 import type { CommandError } from "../Schema/Errors.js"
 import { catalogSuggestions } from "../Schema/Validate.js"
 

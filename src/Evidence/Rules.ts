@@ -6,7 +6,7 @@
  * docs/protocol.md give the defaults.
  */
 import { Schema } from "effect"
-import { inert } from "../Schema/Decode.js"
+import { inert } from "../Schema/Inert.js"
 import type { Problem } from "../Schema/Errors.js"
 import { names, quoted, shown } from "../Schema/Shown.js"
 

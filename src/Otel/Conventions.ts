@@ -13,7 +13,8 @@
  * docs/otel.md names every attribute read here.
  */
 import type { Problem } from "../Schema/Errors.js"
-import { inert, isRecord } from "../Schema/Decode.js"
+import { isRecord } from "../Schema/Decode.js"
+import { inert } from "../Schema/Inert.js"
 import type { Usage } from "../Schema/Trace.js"
 import { attributeText, firstLine, parseMaybeJson } from "./Attributes.js"
 import type { Span, Trace } from "./Otlp.js"

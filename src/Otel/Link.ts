@@ -6,7 +6,7 @@
  */
 import { Either } from "effect"
 import type { Case } from "../Schema/Case.js"
-import { inert } from "../Schema/Decode.js"
+import { inert } from "../Schema/Inert.js"
 import type { Problem } from "../Schema/Errors.js"
 import { resolveOtelRules, type ResolvedOtelRules } from "../Schema/Otel.js"
 import type { Catalog } from "../Schema/Surface.js"

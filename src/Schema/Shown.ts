@@ -3,7 +3,7 @@
  * size cannot swamp a report: each value clipped to 200 characters, each list to its first 20 items
  * and a count of the rest (`… and 99,980 more`). Pure.
  */
-import { inert } from "./Decode.js"
+import { inert } from "./Inert.js"
 
 const maxShown = 200
 

@@ -8,7 +8,8 @@
  */
 import { Effect, Either, Option, Ref, Schema } from "effect"
 import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
-import { inert, isRecord } from "../../Schema/Decode.js"
+import { isRecord } from "../../Schema/Decode.js"
+import { inert } from "../../Schema/Inert.js"
 import { quoted } from "../../Schema/Shown.js"
 import { type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
 import type { TurnError } from "../../Schema/Errors.js"

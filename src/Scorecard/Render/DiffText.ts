@@ -2,7 +2,7 @@
  * A run diff as a person reads it in a terminal: the pass-rate change, then regressions with their new
  * facts, fixes, new and removed cases. Assistant text is shown inert.
  */
-import { inert } from "../../Schema/Decode.js"
+import { inert } from "../../Schema/Inert.js"
 import { failingFacts, showFact } from "../Attempts.js"
 import type { RunDiff } from "../Diff.js"
 import { showRate } from "../Scorecard.js"

@@ -4,7 +4,7 @@
  * failed every attempt is an `::error`; a flaky case under `--repeat` is a `::warning` titled flaky,
  * so a reviewer tells an assistant that is unreliable on a case from one that is broken on it.
  */
-import { inert } from "../../Schema/Decode.js"
+import { inert } from "../../Schema/Inert.js"
 import type { CaseResult, RunResult } from "../../Schema/Result.js"
 import { attemptLines, attemptsOf, failingFacts, flakiness, showFact } from "../Attempts.js"
 

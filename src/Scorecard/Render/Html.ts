@@ -8,7 +8,7 @@
  * Pure.
  */
 import { createHash } from "node:crypto"
-import { inert, inertLines } from "../../Schema/Decode.js"
+import { inert, inertLines } from "../../Schema/Inert.js"
 import type { FloorChange } from "../../Schema/Baseline.js"
 import type { Attempt, CaseResult, ExpectationResult, KeptTurn, RunResult } from "../../Schema/Result.js"
 import { clipped } from "../../Schema/Shown.js"

@@ -11,7 +11,7 @@
  * Times are seconds from each case's `durationMs`; a case from results written before durations were
  * kept has `time="0"`.
  */
-import { inert } from "../../Schema/Decode.js"
+import { inert } from "../../Schema/Inert.js"
 import type { CaseResult, RunResult } from "../../Schema/Result.js"
 import { attemptLines, attemptsOf, failingFacts, flakiness, showFact } from "../Attempts.js"
 import { showRate } from "../Scorecard.js"

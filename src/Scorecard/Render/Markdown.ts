@@ -5,7 +5,7 @@
  * assistant is escaped so that it reads as text: it cannot break the table, start a block, or inject
  * HTML.
  */
-import { inert } from "../../Schema/Decode.js"
+import { inert } from "../../Schema/Inert.js"
 import type { CaseResult, RunResult } from "../../Schema/Result.js"
 import { attemptsOf, type Fact, failingFacts, flakiness } from "../Attempts.js"
 import { noFloorYet, showRate } from "../Scorecard.js"

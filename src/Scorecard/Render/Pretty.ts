@@ -3,7 +3,7 @@
  * pass rate against the floor. Text from the assistant is shown inert: control characters and escape
  * sequences are printed escaped, never interpreted by the terminal.
  */
-import { inert } from "../../Schema/Decode.js"
+import { inert } from "../../Schema/Inert.js"
 import type { CaseResult, RunResult } from "../../Schema/Result.js"
 import { shown } from "../../Schema/Shown.js"
 import { attemptsOf, failingFacts, flakiness } from "../Attempts.js"

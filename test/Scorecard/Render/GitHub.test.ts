@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { inert } from "../../../src/Schema/Decode.js"
+import { inert } from "../../../src/Schema/Inert.js"
 import type { RunResult } from "../../../src/Schema/Result.js"
 import { caseLines, renderGitHubAnnotations } from "../../../src/Scorecard/Render/GitHub.js"
 import { hostile, plainRun, repeatedRun } from "./results.js"

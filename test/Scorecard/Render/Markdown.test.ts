@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck } from "effect"
-import { inert } from "../../../src/Schema/Decode.js"
+import { inert } from "../../../src/Schema/Inert.js"
 import type { RunResult } from "../../../src/Schema/Result.js"
 import { renderMarkdown } from "../../../src/Scorecard/Render/Markdown.js"
 import { hostile, plainRun, repeatedRun } from "./results.js"
