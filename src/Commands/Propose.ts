@@ -21,7 +21,7 @@ import type { Catalog } from "../Schema/Surface.js"
 import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
 import { shown } from "../Schema/Shown.js"
 import { caseProblems } from "../Schema/Validate.js"
-import { appendCaseText, draftCase, renderCase } from "../Scorecard/Draft.js"
+import { appendCaseText, draftCase, renderCase } from "../Propose/Draft.js"
 import { parseBaseUrl, sessionAuth } from "./Run.js"
 
 /** The arguments of `eval candidates`. */

@@ -11,7 +11,7 @@ import {
   draftExpectations,
   guardsFor,
   renderCase
-} from "../../src/Scorecard/Draft.js"
+} from "../../src/Propose/Draft.js"
 import { agentSurface, call, cite, docsSurface, trace, turn } from "../support/turns.js"
 
 const kinds = (t: Parameters<typeof draftExpectations>[0], surface = docsSurface) =>
