@@ -6,7 +6,7 @@
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Either, Option, Stream } from "effect"
 import { describeFileError, linesOf, requireRegularFile } from "../Files.js"
-import { type AuditPlan, auditLine, auditSummary, emptyTally } from "../Runner/Audit.js"
+import { type AuditPlan, auditLine, emptyTally } from "../Runner/Audit.js"
 import { loadCatalog } from "../Runner/GoldenSet.js"
 import { parseShard } from "../Runner/Shard.js"
 import { type CasesFile, Expectation } from "../Schema/Case.js"
@@ -15,6 +15,7 @@ import { decodeValue, parseJson } from "../Schema/Decode.js"
 import { inert } from "../Schema/Inert.js"
 import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
 import { caseProblems } from "../Schema/Validate.js"
+import { auditSummary, violationLine } from "../Scorecard/Render/Audit.js"
 
 /** The arguments of `eval audit`. */
 export interface AuditArgs {
@@ -127,7 +128,9 @@ export const auditHandler = (args: AuditArgs) =>
           const found: Array<string> = []
           for (const line of chunk) {
             lineNumber++
-            for (const violation of auditLine(plan, tally, line, `${name}:${lineNumber}`)) found.push(violation)
+            for (const violation of auditLine(plan, tally, line, `${name}:${lineNumber}`)) {
+              found.push(violationLine(violation))
+            }
           }
           return found.length > 0 ? Console.log(found.join("\n")) : Effect.void
         })

@@ -1,15 +1,15 @@
 /**
  * Auditing an archive of turns: every turn of a JSON-lines export (one recorded turn per line) graded
  * against invariant expectations — `cites-only-surfaced`, `never-calls deploy` — as a stream, so an
- * archive of any size is read in constant memory. Violations are reported with their facts and turn
- * ids as they are found; unreadable lines are reported by file, line and JSON path.
+ * archive of any size is read in constant memory. Violations are returned with their facts and turn
+ * ids as they are found (`Scorecard/Render/Audit.ts` writes them as text); unreadable lines are
+ * located by file, line and JSON path.
  */
 import { Either, Schema } from "effect"
 import { gradeExpectation } from "../Graders/index.js"
 import type { Expectation } from "../Schema/Case.js"
 import { decodeValue, isRecord } from "../Schema/Decode.js"
 import { inert } from "../Schema/Inert.js"
-import { shown } from "../Schema/Shown.js"
 import type { Surface } from "../Schema/Surface.js"
 import { isTurnTrace, type Turn, TurnTrace } from "../Schema/Trace.js"
 import { describeJsonError } from "../Schema/JsonSyntax.js"
@@ -38,6 +38,13 @@ export interface AuditTally {
   readonly unreadableShown: Array<string>
 }
 
+/** An expectation a turn broke: the turn, the expectation's kind and the grader's fact. */
+export interface Violation {
+  readonly turnId: string
+  readonly kind: Expectation["kind"]
+  readonly fact: string | undefined
+}
+
 /** How many unreadable lines are shown; an archive with more has a systematic problem. */
 const unreadableShownMax = 20
 
@@ -61,10 +68,15 @@ const unreadable = (tally: AuditTally, where: string, why: string) => {
 }
 
 /**
- * Audits one line (`where` is `FILE:LINE`), updating the tally; returns the report lines of its
- * violations. Blank lines are skipped.
+ * Audits one line (`where` is `FILE:LINE`), updating the tally; returns the violations of its turn.
+ * Blank lines are skipped.
  */
-export const auditLine = (plan: AuditPlan, tally: AuditTally, line: string, where: string): ReadonlyArray<string> => {
+export const auditLine = (
+  plan: AuditPlan,
+  tally: AuditTally,
+  line: string,
+  where: string
+): ReadonlyArray<Violation> => {
   if (line.trim() === "") return []
   let value: unknown
   try {
@@ -95,29 +107,14 @@ export const auditLine = (plan: AuditPlan, tally: AuditTally, line: string, wher
     return []
   }
   tally.turns++
-  const found: Array<string> = []
+  const found: Array<Violation> = []
   for (const expectation of plan.expectations) {
     const verdict = gradeExpectation(expectation, turn, plan.surface)
-    if (!verdict.passed) found.push(`✗ ${inert(shown(turn.trace.turnId))}  ${expectation.kind}  ${inert(verdict.fact ?? "failed")}`)
+    if (!verdict.passed) found.push({ turnId: turn.trace.turnId, kind: expectation.kind, fact: verdict.fact })
   }
   if (found.length > 0) {
     tally.violatingTurns++
     tally.violations += found.length
   }
   return found
-}
-
-/** The audit's closing summary. */
-export const auditSummary = (plan: AuditPlan, tally: AuditTally): string => {
-  const parts = [
-    `${tally.violations} violation${tally.violations === 1 ? "" : "s"} in ${tally.violatingTurns} turn${
-      tally.violatingTurns === 1 ? "" : "s"
-    }`,
-    ...(tally.otherSurfaces > 0 ? [`${tally.otherSurfaces} turns of other surfaces skipped`] : []),
-    ...(plan.shard !== undefined ? [`${tally.otherShards} turns in other shards`] : []),
-    ...(tally.unreadable > 0 ? [`${tally.unreadable} unreadable lines`] : [])
-  ]
-  return `audited ${tally.turns} turns of ${inert(plan.surfaceName)} against ${plan.expectations.length} expectation${
-    plan.expectations.length === 1 ? "" : "s"
-  }: ${parts.join(" · ")}`
 }

@@ -1,0 +1,26 @@
+/**
+ * An audit's report as text: a line per violation (`✗ TURN  KIND  FACT`) as the turns are graded, and
+ * the closing summary. Text from the archive is shown inert.
+ */
+import type { AuditPlan, AuditTally, Violation } from "../../Runner/Audit.js"
+import { inert } from "../../Schema/Inert.js"
+import { shown } from "../../Schema/Shown.js"
+
+/** One violation's line: the turn id, the expectation's kind and the fact that broke it. */
+export const violationLine = (violation: Violation): string =>
+  `✗ ${inert(shown(violation.turnId))}  ${violation.kind}  ${inert(violation.fact ?? "failed")}`
+
+/** The audit's closing summary. */
+export const auditSummary = (plan: AuditPlan, tally: AuditTally): string => {
+  const parts = [
+    `${tally.violations} violation${tally.violations === 1 ? "" : "s"} in ${tally.violatingTurns} turn${
+      tally.violatingTurns === 1 ? "" : "s"
+    }`,
+    ...(tally.otherSurfaces > 0 ? [`${tally.otherSurfaces} turns of other surfaces skipped`] : []),
+    ...(plan.shard !== undefined ? [`${tally.otherShards} turns in other shards`] : []),
+    ...(tally.unreadable > 0 ? [`${tally.unreadable} unreadable lines`] : [])
+  ]
+  return `audited ${tally.turns} turns of ${inert(plan.surfaceName)} against ${plan.expectations.length} expectation${
+    plan.expectations.length === 1 ? "" : "s"
+  }: ${parts.join(" · ")}`
+}
