@@ -60,6 +60,7 @@ export { renderDiffPretty } from "./Scorecard/Render/DiffText.js"
 export { type ChangedCase, diffRuns, type OnlyIn, type RunDiff } from "./Scorecard/Diff.js"
 
 // ── OpenTelemetry: grade turns read from OTLP JSON traces ─────────────────────────────────────────
-export { describeUnlinked, loadOtelLinks, OtelClient, readOtelTurns } from "./Otel/Source.js"
+export { describeUnlinked, loadOtelLinks, readOtelTurns } from "./Otel/Source.js"
+export { OtelClient } from "./Runner/OtelClient.js"
 export { type Links, linkTurns, type Unlinked } from "./Otel/Link.js"
 export { type OtelRules, resolveOtelRules, type ResolvedOtelRules } from "./Schema/Otel.js"

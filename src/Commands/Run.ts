@@ -620,7 +620,10 @@ export const runHandler = (args: RunArgs) =>
     }
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
     const client = source._tag === "Otel"
-      ? yield* Effect.flatMap(Effect.promise(() => import("../Otel/Source.js")), (m) => m.otelSource(source.files, set))
+      ? yield* Effect.flatMap(
+        Effect.promise(() => import("../Runner/OtelClient.js")),
+        (m) => m.otelSource(source.files, set)
+      )
       : clientFor(source, set, args)
     return yield* gradeRun(args, set, client, source._tag === "Live" ? source.baseUrl : undefined)
   })

@@ -1,15 +1,14 @@
 /**
  * OpenTelemetry traces as a source of turns: files (or folders of `.json`/`.jsonl` files) read into
- * turns, linked to a golden set's cases, served to the Runner as a SurfaceClient. Anything that cannot
- * be read is bad input naming the file, the trace and the attribute.
+ * turns and linked to a golden set's cases, which `Runner/OtelClient.ts` serves to the Runner as a
+ * SurfaceClient. Anything that cannot be read is bad input naming the file, the trace and the attribute.
  */
 import { FileSystem, Path } from "@effect/platform"
-import { Console, Effect, Either, Layer } from "effect"
+import { Effect, Either } from "effect"
 import { readText } from "../Files.js"
 import type { GoldenSet } from "../Runner/GoldenSet.js"
-import { plainClient, SurfaceClient } from "../Runner/SurfaceClient.js"
 import { inert } from "../Schema/Inert.js"
-import { BadInput, type Problem, TurnError, UsageError } from "../Schema/Errors.js"
+import { BadInput, type Problem, UsageError } from "../Schema/Errors.js"
 import { type ReadTurn, readTurnsOf } from "./Conventions.js"
 import { type Links, linkTurns, type Unlinked } from "./Link.js"
 import { groupTraces, readSpans, type Span } from "./Otlp.js"
@@ -90,40 +89,6 @@ export const loadOtelLinks = (
       onRight: Effect.succeed
     }))
 
-/** Why a case has no turn in the traces. */
-const noTurn = (caseId: string, surface: string) =>
-  `no turn for case ${caseId} in the traces: none carries its case id or asks its question on surface ${surface}`
-
-/** Serves each case the turn linked to it; a case without one fails with the reason. */
-export const OtelClient = (links: Links): Layer.Layer<SurfaceClient> =>
-  Layer.succeed(
-    SurfaceClient,
-    plainClient((testCase) => {
-      const linked = links.byCase.get(testCase.id)
-      if (linked === undefined) return Effect.fail(new TurnError({ reason: noTurn(testCase.id, testCase.surface) }))
-      return Either.match(linked.turn, {
-        onLeft: (reason) => Effect.fail(new TurnError({ reason })),
-        onRight: Effect.succeed
-      })
-    })
-  )
-
 /** The lines listing turns that no case was given, each with its reason. */
 export const describeUnlinked = (unlinked: ReadonlyArray<Unlinked>): ReadonlyArray<string> =>
   unlinked.map((u) => `  ${turnIdOf(u.turn)}  ${inert(u.reason)}`)
-
-/** The SurfaceClient of `eval run --otel`: the linked turns, and a note on stderr of those left over. */
-export const otelSource = (
-  paths: ReadonlyArray<string>,
-  set: GoldenSet
-): Effect.Effect<Layer.Layer<SurfaceClient>, BadInput | UsageError, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function*() {
-    const links = yield* loadOtelLinks(paths, set)
-    if (links.unlinked.length > 0) {
-      const n = links.unlinked.length
-      yield* Console.error(
-        `${n} turn${n === 1 ? "" : "s"} in the traces linked to no case:\n${describeUnlinked(links.unlinked).join("\n")}\n`
-      )
-    }
-    return OtelClient(links)
-  })

@@ -1,7 +1,8 @@
 /**
  * The service that obtains a case's turn. Layers choose where turns come from: recorded-turn files
- * (`Fixture`), a table in tests (`fromTable`), or a live app over HTTP (`Live`). Whatever a turn opened
- * (a conversation) stays open while the turn is graded and is released right after.
+ * (`Fixture`), a table in tests (`fromTable`), a live app over HTTP (`Live`), or OpenTelemetry traces
+ * (`OtelClient.ts`). Whatever a turn opened (a conversation) stays open while the turn is graded and is
+ * released right after.
  */
 import { FileSystem, type HttpClient, Path } from "@effect/platform"
 import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
