@@ -1,6 +1,6 @@
 /** `eval diff`: what changed between two runs' results files; `--check` fails on any regression. */
 import type { FileSystem } from "@effect/platform"
-import { Console, Effect } from "effect"
+import { Console, Effect, Either } from "effect"
 import { inertLines } from "../Schema/Inert.js"
 import { type CommandError, GateFailed } from "../Schema/Errors.js"
 import { diffRuns } from "../Scorecard/Diff.js"
@@ -8,6 +8,7 @@ import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
 import { renderDiffPretty } from "../Scorecard/Render/DiffText.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { useColor } from "../Terminal.js"
+import { withAllowDifferentSets } from "./Hints.js"
 
 
 /** The arguments of `eval diff`. */
@@ -25,6 +26,7 @@ export const diffHandler = (args: DiffArgs): Effect.Effect<void, CommandError, F
     const older = yield* readResults(args.older)
     const newer = yield* readResults(args.newer)
     const diff = yield* diffRuns(older, newer, { allowDifferentSets: args.allowDifferentSets, names: [args.older, args.newer] })
+      .pipe(Either.mapLeft(withAllowDifferentSets))
     yield* Console.log(
       args.format === "json"
         ? inertLines(JSON.stringify(diff, null, 2))

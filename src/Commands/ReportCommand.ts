@@ -5,7 +5,7 @@
  * verdict is the one the file records, and the floor it was held to is the one it names.
  */
 import { FileSystem } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { noFloorYet, programName } from "../ProgramName.js"
 import type { Baseline } from "../Schema/Baseline.js"
 import type { CommandError } from "../Schema/Errors.js"
@@ -16,6 +16,7 @@ import { diffRuns } from "../Scorecard/Diff.js"
 import { floorHistory } from "../Scorecard/Ratchet.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { repeatOf } from "../Scorecard/Scorecard.js"
+import { withAllowDifferentSets } from "./Hints.js"
 import { parseReporters, refuseOverwritingInputs, writeReports } from "./Report.js"
 
 /** The arguments of `eval report`. */
@@ -77,7 +78,7 @@ export const reportHandler = (args: ReportArgs): Effect.Effect<void, CommandErro
       diff: yield* diffRuns(yield* readResults(compareFile), result, {
         allowDifferentSets: args.allowDifferentSets,
         names: [compareFile, args.results]
-      }),
+      }).pipe(Either.mapLeft(withAllowDifferentSets)),
       against: compareFile
     }
     const baseline = yield* readBaseline(args.baseline)

@@ -28,6 +28,7 @@ import { readResults } from "../Scorecard/ResultsStore.js"
 import { attemptsOf, obtainedNoTurn } from "../Scorecard/Attempts.js"
 import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
 import { useColor } from "../Terminal.js"
+import { withAllowDifferentSets } from "./Hints.js"
 import { applyRatchet } from "./Ratchet.js"
 import { parseReporters, refuseOverwritingInputs, stdoutIsDocument, writeReports } from "./Report.js"
 
@@ -526,7 +527,7 @@ export const gradeRun = (
       yield* refuseDifferentSets(older.caseSet, caseSet, {
         allowDifferentSets: args.allowDifferentSets,
         names: [compareFile!, "this run"]
-      })
+      }).pipe(Either.mapLeft(withAllowDifferentSets))
     }
     const held = yield* floorToHold(args, args.repeat, partial)
     const runner = yield* Runner

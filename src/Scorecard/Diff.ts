@@ -42,7 +42,8 @@ export interface RunDiff {
 
 /**
  * Refuses to compare runs over different case sets (`older` and `newer` fingerprints) unless
- * `allowDifferentSets`: a pass-rate change between them says nothing about the assistant.
+ * `allowDifferentSets`: a pass-rate change between them says nothing about the assistant. The refusal
+ * names no CLI flag; the CLI adds `--allow-different-sets` to it.
  */
 export const refuseDifferentSets = (
   older: string,
@@ -55,12 +56,15 @@ export const refuseDifferentSets = (
     new UsageError({
       message: `${a} and ${b} ran over different case sets (${shortFingerprint(older)} and ${
         shortFingerprint(newer)
-      }): a golden set was edited, filtered or sharded between them; pass --allow-different-sets to compare them case by case`
+      }): a golden set was edited, filtered or sharded between them`
     })
   )
 }
 
-/** Compares two runs case by case (by id), refusing different case sets as `refuseDifferentSets` does. */
+/**
+ * Compares two runs case by case (by id), refusing different case sets as `refuseDifferentSets` does
+ * (with a message that names no CLI flag: the CLI adds `--allow-different-sets`).
+ */
 export const diffRuns = (
   older: RunResult,
   newer: RunResult,

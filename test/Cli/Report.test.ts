@@ -77,6 +77,7 @@ describe("eval report", () => {
     const refused = p.cli(["report", "after.json", "--compare", "smoke.json"])
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain("smoke.json and after.json ran over different case sets")
+    expect(refused.stderr).toMatch(/between them; pass --allow-different-sets to compare them case by case\n$/)
     expect(refused.stdout).toBe("")
     const allowed = p.cli(["report", "after.json", "--compare", "smoke.json", "--allow-different-sets"])
     expect(allowed.code).toBe(0)

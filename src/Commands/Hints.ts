@@ -1,0 +1,9 @@
+/**
+ * What the CLI adds to the core's messages: the flag that applies. The pure core words its refusals
+ * without CLI flags, since a program calling the typed API has none; each command adds its flag here.
+ */
+import { UsageError } from "../Schema/Errors.js"
+
+/** A refusal to compare runs over different case sets, with the flag that compares them anyway. */
+export const withAllowDifferentSets = (error: UsageError): UsageError =>
+  new UsageError({ message: `${error.message}; pass --allow-different-sets to compare them case by case` })
