@@ -1,8 +1,8 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import { existsSync } from "node:fs"
-import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../src/Runner/GoldenSet.js"
+import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet, selectCases } from "../src/Runner/GoldenSet.js"
 import { expectationKinds } from "../src/Schema/Case.js"
 
 describe("the committed golden set", () => {
@@ -25,5 +25,16 @@ describe("the committed golden set", () => {
       const surfaces = set.catalog.surfaces
       expect(surfaces["docs"]?.tools).toEqual(expect.arrayContaining(["search_docs", "catalog"]))
       expect(surfaces["ops-agent"]?.gatedTools?.length).toBeGreaterThan(0)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("selectCases", () => {
+  it.effect("refuses filters that select nothing, naming the filters and the cases file but no CLI flag", () =>
+    Effect.gen(function*() {
+      const set = yield* loadGoldenSet(defaultCasesFile, defaultSurfacesFile)
+      const refused = yield* Effect.exit(selectCases(set, ["nothing", "neither"]))
+      expect(refused).toEqual(Exit.fail(expect.objectContaining({
+        message: `"nothing", "neither" matches no case id or tag in ${defaultCasesFile}`
+      })))
     }).pipe(Effect.provide(NodeContext.layer)))
 })

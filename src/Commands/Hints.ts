@@ -4,6 +4,10 @@
  */
 import { UsageError } from "../Schema/Errors.js"
 
+/** A problem with the value of a flag, the flag named first: `--filter "x" matches no case…`. */
+export const flagUsage = (flag: string, problem: string): UsageError =>
+  new UsageError({ message: `${flag} ${problem}` })
+
 /** A refusal to compare runs over different case sets, with the flag that compares them anyway. */
 export const withAllowDifferentSets = (error: UsageError): UsageError =>
   new UsageError({ message: `${error.message}; pass --allow-different-sets to compare them case by case` })

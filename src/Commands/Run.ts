@@ -28,7 +28,7 @@ import { readResults } from "../Scorecard/ResultsStore.js"
 import { attemptsOf, obtainedNoTurn } from "../Scorecard/Attempts.js"
 import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
 import { useColor } from "../Terminal.js"
-import { withAllowDifferentSets } from "./Hints.js"
+import { flagUsage, withAllowDifferentSets } from "./Hints.js"
 import { applyRatchet } from "./Ratchet.js"
 import { parseReporters, refuseOverwritingInputs, stdoutIsDocument, writeReports } from "./Report.js"
 
@@ -339,7 +339,9 @@ interface Selection {
 export const selectRun = (set: GoldenSet, args: Pick<RunArgs, "filter" | "shard">): Effect.Effect<Selection, UsageError> =>
   Effect.gen(function*() {
     if (Option.isNone(args.shard)) {
-      const cases = yield* selectCases(set, args.filter)
+      const cases = yield* selectCases(set, args.filter).pipe(
+        Effect.mapError((error) => flagUsage("--filter", error.message))
+      )
       return {
         cases,
         shard: undefined,

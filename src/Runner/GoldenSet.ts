@@ -47,7 +47,8 @@ export const loadGoldenSet = (
 
 /**
  * The cases a `--filter` selects: a case matches a filter equal to its id or to one of its tags.
- * No filter selects every case; filters that select nothing are a usage error.
+ * No filter selects every case; filters that select nothing are a usage error, which names no CLI flag
+ * (the CLI adds `--filter`).
  */
 export const selectCases = (
   set: GoldenSet,
@@ -59,7 +60,7 @@ export const selectCases = (
     ? Effect.succeed(selected)
     : Effect.fail(
       new UsageError({
-        message: `--filter ${filters.map((f) => JSON.stringify(f)).join(", ")} matches no case id or tag in ${set.casesFile}`
+        message: `${filters.map((f) => JSON.stringify(f)).join(", ")} matches no case id or tag in ${set.casesFile}`
       })
     )
 }
