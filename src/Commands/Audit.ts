@@ -16,6 +16,7 @@ import { inert } from "../Schema/Inert.js"
 import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { auditSummary, violationLine } from "../Scorecard/Render/Audit.js"
+import { flagUsage } from "./Hints.js"
 
 /** The arguments of `eval audit`. */
 export interface AuditArgs {
@@ -111,7 +112,7 @@ export const auditHandler = (args: AuditArgs) =>
     }
     const shard = Option.isNone(args.shard)
       ? undefined
-      : yield* Either.mapLeft(parseShard(args.shard.value), (message) => new UsageError({ message }))
+      : yield* Either.mapLeft(parseShard(args.shard.value), (problem) => flagUsage("--shard", problem))
     // Every archive is checked before any is read: only a regular file ends (not /dev/zero) and
     // opens without waiting (not a FIFO).
     for (const file of args.traces) {

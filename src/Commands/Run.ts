@@ -354,7 +354,7 @@ export const selectRun = (set: GoldenSet, args: Pick<RunArgs, "filter" | "shard"
       return yield* new UsageError({ message: "--shard splits the whole golden set; it cannot be combined with --filter" })
     }
     const shard = yield* Either.match(parseShard(args.shard.value), {
-      onLeft: (message) => Effect.fail(new UsageError({ message })),
+      onLeft: (problem) => Effect.fail(flagUsage("--shard", problem)),
       onRight: Effect.succeed
     })
     const cases = set.cases.filter((c) => inShard(shard, c.id))

@@ -12,14 +12,14 @@ export interface Shard {
   readonly count: number
 }
 
-/** Reads `i/n`, with 1 ≤ i ≤ n. */
+/** Reads `i/n`, with 1 ≤ i ≤ n; the problem with any other text names no CLI flag (the CLI adds `--shard`). */
 export const parseShard = (text: string): Either.Either<Shard, string> => {
   const match = /^(\d+)\/(\d+)$/.exec(text.trim())
   const index = Number(match?.[1])
   const count = Number(match?.[2])
   return match !== null && count >= 1 && index >= 1 && index <= count
     ? Either.right({ index, count })
-    : Either.left(`--shard ${JSON.stringify(text)}: expected i/n with 1 ≤ i ≤ n, such as 2/4`)
+    : Either.left(`${JSON.stringify(text)}: expected i/n with 1 ≤ i ≤ n, such as 2/4`)
 }
 
 /** Whether the item with this key belongs to the shard. */
