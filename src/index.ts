@@ -23,7 +23,14 @@ export { attemptsOf, type Fact, failingFacts, flakiness, type Flakiness, showFac
 export { defaultBaselineFile, encodeBaseline, readBaseline, writeBaseline } from "./Scorecard/BaselineStore.js"
 export { readResults } from "./Scorecard/ResultsStore.js"
 export { caseSetFingerprint } from "./Scorecard/CaseSet.js"
-export { baselineHeader, commentLine, floorHistory, ratchet, type RatchetDecision } from "./Scorecard/Ratchet.js"
+export {
+  baselineHeader,
+  commentLine,
+  floorHistory,
+  ratchet,
+  type RatchetDecision,
+  type RunWords
+} from "./Scorecard/Ratchet.js"
 export { floorFor, noFloorYet, resultInconsistencies, showRate, summarize } from "./Scorecard/Scorecard.js"
 
 // ── Golden set: the cases file and the catalog, loaded and checked against each other ─────────────

@@ -9,6 +9,7 @@ import { ratchet } from "../Scorecard/Ratchet.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { showRate } from "../Scorecard/Scorecard.js"
 import type { CommandError } from "../Schema/Errors.js"
+import { flagWords } from "./Hints.js"
 
 const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
 
@@ -27,7 +28,7 @@ export const applyRatchet = (
 const ratchetLocked = (set: GoldenSet, baselineFile: string, result: RunResult, say: (text: string) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const current = yield* readBaseline(baselineFile)
-    const decision = yield* ratchet(current, result, caseSetFingerprint(set.cases), yield* today)
+    const decision = yield* ratchet(current, result, caseSetFingerprint(set.cases), yield* today, flagWords)
     const tally = `${result.passedCount}/${result.total} passed`
     if (decision._tag === "Kept") {
       const how = decision.achieved === decision.floor ? "it" : `only ${showRate(decision.achieved)}`

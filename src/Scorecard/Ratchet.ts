@@ -79,19 +79,41 @@ export const floorHistory = (baseline: Baseline): ReadonlyArray<FloorChange> => 
 }
 
 /**
+ * How a refused ratchet names the ways a run was made: plain words by default, and the CLI's flags
+ * (`--bail`, `--filter`, `--repeat`) when the CLI passes its own, so each reader sees what they can type.
+ */
+export interface RunWords {
+  /** A run that stopped starting cases after failures: `stopped early`. */
+  readonly stoppedEarly: string
+  /** A run over part of the golden set: `a filtered run`. */
+  readonly filteredRun: string
+  /** Runs that asked each case `k` times: `3 attempts per case`. */
+  readonly repeated: (k: number) => string
+}
+
+const plainWords: RunWords = {
+  stoppedEarly: "stopped early",
+  filteredRun: "a filtered run",
+  repeated: (k) => `${k} attempt${k === 1 ? "" : "s"} per case`
+}
+
+/**
  * Decides a ratchet. `caseSet` is the fingerprint of the golden set the floor belongs to; a run over
- * another set is refused. `date` is the day written into the log (YYYY-MM-DD).
+ * another set is refused. `date` is the day written into the log (YYYY-MM-DD). A refusal names no CLI
+ * flag unless `words` do (the CLI's words name `--bail`, `--filter` and `--repeat`).
  */
 export const ratchet = (
   baseline: Option.Option<Baseline>,
   result: RunResult,
   caseSet: string,
-  date: string
+  date: string,
+  words: RunWords = plainWords
 ): Either.Either<RatchetDecision, Refused> => {
   if (result.bailed === true) {
     return Either.left(
       new Refused({ reason: "ratchet", 
-        message: "the results are of a run that stopped early (--bail): a partial run cannot move the floor; ratchet from a full run"
+        message: `the results are of a run that ${words.stoppedEarly}: a partial run cannot move the floor; ` +
+          "ratchet from a full run"
       })
     )
   }
@@ -100,7 +122,8 @@ export const ratchet = (
       new Refused({ reason: "ratchet", 
         message: `the results cover another case set (${shortFingerprint(result.caseSet)}) than the golden set (${
           shortFingerprint(caseSet)
-        }): a --filter'ed run or an edited golden set cannot move the floor; run the whole golden set and ratchet from that`
+        }): ${words.filteredRun} or an edited golden set cannot move the floor; ` +
+          "run the whole golden set and ratchet from that"
       })
     )
   }
@@ -115,9 +138,9 @@ export const ratchet = (
   if (Option.isSome(baseline) && repeatOf(baseline.value) !== k) {
     return Either.left(
       new Refused({ reason: "ratchet", 
-        message: `the floor was set by runs with --repeat ${repeatOf(baseline.value)}, and these results repeated each case ${k} time${
-          k === 1 ? "" : "s"
-        }: a floor moves only with runs of the K it was set at`
+        message: `the floor was set by runs with ${words.repeated(repeatOf(baseline.value))}, ` +
+          `and these results repeated each case ${k} time${k === 1 ? "" : "s"}: ` +
+          "a floor moves only with runs of the K it was set at"
       })
     )
   }

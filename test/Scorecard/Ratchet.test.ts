@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option } from "effect"
+import { flagWords } from "../../src/Commands/Hints.js"
 import type { CaseResult } from "../../src/Schema/Result.js"
 import { baselineHeader, commentLine, floorHistory, ratchet } from "../../src/Scorecard/Ratchet.js"
 import { summarize } from "../../src/Scorecard/Scorecard.js"
@@ -79,10 +80,29 @@ describe("ratchet", () => {
     expect(Either.getOrThrow(ratchet(Option.some({ floor: 0.75 }), run(3, 4), set, "2026-11-30"))._tag).toBe("Kept")
   })
 
-  it("refuses results over another case set, saying why", () => {
+  it("refuses results over another case set, saying why, in the CLI's flags only when given its words", () => {
     const refused = ratchet(Option.some({ floor: 0.1 }), run(4, 4, other), set, "2026-11-30")
     expect(Either.isLeft(refused) && refused.left.message).toBe(
-      "the results cover another case set (bbbbbbbbbbbb) than the golden set (aaaaaaaaaaaa): a --filter'ed run or an edited golden set cannot move the floor; run the whole golden set and ratchet from that"
+      "the results cover another case set (bbbbbbbbbbbb) than the golden set (aaaaaaaaaaaa): a filtered run or an " +
+        "edited golden set cannot move the floor; run the whole golden set and ratchet from that"
+    )
+    const worded = ratchet(Option.some({ floor: 0.1 }), run(4, 4, other), set, "2026-11-30", flagWords)
+    expect(Either.isLeft(worded) && worded.left.message).toBe(
+      "the results cover another case set (bbbbbbbbbbbb) than the golden set (aaaaaaaaaaaa): a --filter'ed run or an " +
+        "edited golden set cannot move the floor; run the whole golden set and ratchet from that"
+    )
+  })
+
+  it("refuses the results of a run that stopped early, in the CLI's flags only when given its words", () => {
+    const bailed = { ...run(1, 4), bailed: true as const }
+    const refused = ratchet(Option.none(), bailed, set, "2026-11-30")
+    expect(Either.isLeft(refused) && refused.left.message).toBe(
+      "the results are of a run that stopped early: a partial run cannot move the floor; ratchet from a full run"
+    )
+    const worded = ratchet(Option.none(), bailed, set, "2026-11-30", flagWords)
+    expect(Either.isLeft(worded) && worded.left.message).toBe(
+      "the results are of a run that stopped early (--bail): a partial run cannot move the floor; " +
+        "ratchet from a full run"
     )
   })
 })
@@ -109,9 +129,13 @@ describe("ratchet and --repeat", () => {
 
   it("moves a floor only with runs of the K it was set at", () => {
     const refusedHigherK = ratchet(Option.some({ floor: 0.5 }), repeated(4, 4, 3), set, "2026-11-30")
-    expect(Either.isLeft(refusedHigherK) && refusedHigherK.left.message).toContain("--repeat 1")
+    expect(Either.isLeft(refusedHigherK) && refusedHigherK.left.message).toContain("runs with 1 attempt per case,")
     const refusedLowerK = ratchet(Option.some({ floor: 0.5, repeat: 3 }), run(4, 4), set, "2026-11-30")
-    expect(Either.isLeft(refusedLowerK) && refusedLowerK.left.message).toContain("--repeat 3")
+    expect(Either.isLeft(refusedLowerK) && refusedLowerK.left.message).toContain("runs with 3 attempts per case,")
+    const wordedHigherK = ratchet(Option.some({ floor: 0.5 }), repeated(4, 4, 3), set, "2026-11-30", flagWords)
+    expect(Either.isLeft(wordedHigherK) && wordedHigherK.left.message).toContain("set by runs with --repeat 1,")
+    const wordedLowerK = ratchet(Option.some({ floor: 0.5, repeat: 3 }), run(4, 4), set, "2026-11-30", flagWords)
+    expect(Either.isLeft(wordedLowerK) && wordedLowerK.left.message).toContain("set by runs with --repeat 3,")
     expect(Either.getOrThrow(ratchet(Option.some({ floor: 0.5, repeat: 3 }), repeated(4, 4, 3), set, "2026-11-30")))
       .toMatchObject({ _tag: "Raised", to: 1, baseline: { floor: 1, repeat: 3 } })
   })
