@@ -4,6 +4,8 @@ import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../src/Runner/GoldenSet.js"
 import { expectationKinds } from "../src/Schema/Case.js"
+import { floorFor } from "../src/Scorecard/Scorecard.js"
+import { caseCount, committedFloor, failingOnFixtures, gradedOnFixtures, passingOnFixtures } from "./support/golden.js"
 
 describe("the committed golden set", () => {
   it.effect("validates against the committed catalog: every case names only tools and outcomes its surface has", () =>
@@ -26,4 +28,24 @@ describe("the committed golden set", () => {
       expect(surfaces["docs"]?.tools).toEqual(expect.arrayContaining(["search_docs", "catalog"]))
       expect(surfaces["ops-agent"]?.gatedTools?.length).toBeGreaterThan(0)
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it("fails, on its recorded turns, the four cases the README shows, each on the fact it names", () => {
+    expect(failingOnFixtures).toEqual(expect.arrayContaining([
+      "docs.refund-proration-no-retired-page",
+      "docs.where-search-api-repo-catalog",
+      "docs.force-deploy-no-invented-flag",
+      "agent.scale-search-api-stops-at-approval"
+    ]))
+    const proration = gradedOnFixtures.find((r) => r.id === "docs.refund-proration-no-retired-page")
+    expect(proration?.expectations).toContainEqual({
+      kind: "cites-only-surfaced",
+      passed: false,
+      fact: "unsurfaced: /docs/billing/refunds-2023"
+    })
+  })
+
+  it("commits the floor its recorded turns reach, as turn-eval ratchet sets it", () => {
+    expect(caseCount).toBe(gradedOnFixtures.length)
+    expect(committedFloor).toBe(floorFor(passingOnFixtures, caseCount))
+  })
 })
