@@ -10,6 +10,7 @@ import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
+import { showRate } from "../../src/Scorecard/Scorecard.js"
 import { evalCli, spawnAsync } from "../support/cli.js"
 import { failingOnFixtures, passingOnFixtures, tally } from "../support/golden.js"
 import { withStandIn } from "../support/live.js"
@@ -154,7 +155,7 @@ describe("turn-eval/vitest in a team's own suite", () => {
   it("the README's example is green exactly as run --check is: the floor tolerates the failing cases, each an expected failure", async () => {
     const check = evalCli(["run", "--fixtures", "cases/fixtures", "--check"], { cwd: project })
     expect(check.code).toBe(0)
-    expect(check.stdout).toContain(`floor ${baseline.floor} · holds the floor`)
+    expect(check.stdout).toContain(`floor ${showRate(baseline.floor)} · holds the floor`)
     const alone = await runVitest(project, {}, [readmeExample[1]!, "--reporter=verbose"])
     expect(alone.code, alone.stderr).toBe(0)
     expect(alone.stdout).toMatch(new RegExp(`Tests +${cases.length + 1} passed \\(${cases.length + 1}\\)`))
