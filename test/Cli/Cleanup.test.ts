@@ -15,6 +15,7 @@ import { join } from "node:path"
 import { fillRoute } from "../../src/Schema/Protocol.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
+import { caseCount } from "../support/golden.js"
 import { startHostileApp } from "../support/hostileApp.js"
 import { startHoldingProxy } from "../support/holdingProxy.js"
 import { withStandIn } from "../support/live.js"
@@ -356,7 +357,7 @@ describe("ids no route may hold", () => {
         expect(listed.filter((line) => line.startsWith(`  ${escaped}  `))).toHaveLength(seen.filter((_, k) => k % (payloads.length + 1) === i).length)
       }
       expect(`${run.stdout}\n${run.stderr}`.split(/\r\n|\r|\n/).filter((line) => line.startsWith("::"))).toEqual([])
-      expect(run.stdout.split("\n").filter((line) => /^[✓✗~] /.test(line))).toHaveLength(22)
+      expect(run.stdout.split("\n").filter((line) => /^[✓✗~] /.test(line))).toHaveLength(caseCount)
     } finally {
       await app.close()
     }

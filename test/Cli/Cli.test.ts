@@ -5,7 +5,18 @@ import { join } from "node:path"
 import { CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { caseSetFingerprint } from "../../src/Scorecard/CaseSet.js"
+import { showRate } from "../../src/Scorecard/Scorecard.js"
 import { evalCli, scratchProject, shell, stackFrame } from "../support/cli.js"
+import {
+  caseCount,
+  committedFloor,
+  floorOf,
+  offlineHolds,
+  passingOnFixtures,
+  standInHolds,
+  tally,
+  validated
+} from "../support/golden.js"
 import { untimed } from "../support/untimed.js"
 
 const failing = [
@@ -44,9 +55,9 @@ describe("the README's commands", () => {
     const port = /127\.0\.0\.1:\d+/.exec(run.stdout)![0]
     const shown = /^stand-in assistant on .*$/m
     expect(shown.exec(run.stdout)![0]).toBe(shown.exec(readme)![0].replace(/127\.0\.0\.1:\d+/, port))
-    expect(run.stdout.match(/^✓ /gm)).toHaveLength(22)
-    expect(run.stdout).toContain("22/22 passed · pass rate 1.0000 · floor 0.8181 · holds the floor")
-    expect(run.stdout).toContain("22 conversations opened, 22 deleted, 0 left")
+    expect(run.stdout.match(/^✓ /gm)).toHaveLength(caseCount)
+    expect(run.stdout).toContain(standInHolds)
+    expect(run.stdout).toContain(`${caseCount} conversations opened, ${caseCount} deleted, 0 left`)
   })
 
   it("grades the committed recorded turns offline, four of them failing with their facts", () => {
@@ -57,8 +68,8 @@ describe("the README's commands", () => {
     for (const [id, fact] of failing) {
       expect(run.stdout).toMatch(new RegExp(`✗ +\\S+ +${id.replaceAll(".", "\\.")}\\n +${fact.replace(/[().*?"]/g, "\\$&")}`))
     }
-    expect(run.stdout.match(/^✓ /gm)).toHaveLength(18)
-    expect(run.stdout).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
+    expect(run.stdout.match(/^✓ /gm)).toHaveLength(passingOnFixtures)
+    expect(run.stdout).toContain(offlineHolds)
   })
 })
 
@@ -68,8 +79,14 @@ describe("eval run", () => {
     const run = evalCli(["run", "--fixtures", "cases/fixtures", "--json", out, "--concurrency", "8"])
     expect(run.code).toBe(0)
     const result = readResults(out)
-    expect(result).toMatchObject({ version: 2, total: 22, passedCount: 18, floor: 0.8181, passed: true })
-    expect(result.passRate).toBe(18 / 22)
+    expect(result).toMatchObject({
+      version: 2,
+      total: caseCount,
+      passedCount: passingOnFixtures,
+      floor: committedFloor,
+      passed: true
+    })
+    expect(result.passRate).toBe(passingOnFixtures / caseCount)
     expect(result.cases.map((c) => c.id)).toEqual(goldenSet().cases.map((c) => c.id))
     expect(result.caseSet).toBe(caseSetFingerprint(goldenSet().cases))
     const proration = result.cases.find((c) => c.id === failing[0][0])
@@ -89,14 +106,15 @@ describe("eval run", () => {
 
   it("fails a case without a recording with the reason, goes on, and exits 1 under --check below the floor", () => {
     const dir = scratchProject()
-    cpBaseline(dir, 0.8181)
+    cpBaseline(dir, committedFloor)
     rmSync(join(dir, "cases/fixtures/docs.refund-window-cites-source.json"))
     const run = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--json", "r.json"], { cwd: dir })
     expect(run.code).toBe(1)
     expect(run.stdout).toContain(
       "✗ docs       docs.refund-window-cites-source\n    turn error  no recorded turn: cases/fixtures/docs.refund-window-cites-source.json"
     )
-    expect(run.stdout).toContain("17/22 passed · pass rate 0.7727 · floor 0.8181 · below the floor")
+    const below = `${tally(passingOnFixtures - 1)} · floor ${showRate(committedFloor)} · below the floor`
+    expect(run.stdout).toContain(below)
     const result = readResults(join(dir, "r.json"))
     expect(result.passed).toBe(false)
     // Each case keeps its wall time, the rest of its result as before.
@@ -119,7 +137,8 @@ describe("eval run", () => {
     expect(byTag.code).toBe(0)
     const ids = goldenSet().cases.filter((c) => c.tags?.includes("smoke") || c.id === failing[1][0]).map((c) => c.id)
     expect(byTag.stdout.match(/^[✓✗] /gm)).toHaveLength(ids.length)
-    expect(byTag.stdout).toContain(`the floor is not applied to a --filter'ed run (${ids.length} of 22 cases)`)
+    const notApplied = `the floor is not applied to a --filter'ed run (${ids.length} of ${caseCount} cases)`
+    expect(byTag.stdout).toContain(notApplied)
     const checked = evalCli(["run", "--fixtures", "cases/fixtures", "--filter", "smoke", "--check"])
     expect(checked.code).toBe(2)
     expect(checked.stderr).toContain("a --filter'ed run cannot be checked against it")
@@ -139,6 +158,9 @@ describe("eval run", () => {
     expect(run.stderr).not.toMatch(stackFrame)
   })
 })
+
+/** A `_comment` line of the ratchet's log: a date, then this text exactly. */
+const dated = (text: string) => new RegExp(`^\\d{4}-\\d{2}-\\d{2}: ${text.replace(/[.()]/g, "\\$&")}$`)
 
 /** Writes a baseline with this floor into a scratch project. */
 const cpBaseline = (dir: string, floor: number) => writeFileSync(join(dir, "baseline.json"), JSON.stringify({ floor }))
@@ -229,7 +251,7 @@ describe("bad input", () => {
     expect(run.stdout).toContain(
       "turn error  recorded turn cases/fixtures/docs.refund-window-cites-source.json: not valid JSON: unexpected end of input at line 1, column 12"
     )
-    expect(run.stdout).toContain("17/22 passed")
+    expect(run.stdout).toContain(`${passingOnFixtures - 1}/${caseCount} passed`)
   })
 })
 
@@ -285,9 +307,7 @@ describe("eval validate", () => {
   it("accepts the committed golden set, catalog and baseline", () => {
     const run = evalCli(["validate"])
     expect(run.code).toBe(0)
-    expect(run.stdout).toBe(
-      "cases/golden-cases.json: 22 cases over 2 surfaces (docs, ops-agent), valid against cases/surfaces.json\nbaseline.json: floor 0.8181\n"
-    )
+    expect(run.stdout).toBe(validated)
   })
 
   it("suggests moving evidence rules still under a surface's otel block, which it still reads (exit 0)", () => {
@@ -312,12 +332,19 @@ describe("the ratchet", () => {
 
     expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "first.json"], { cwd: dir }).code).toBe(0)
     const first = evalCli(["ratchet", "--from", "first.json"], { cwd: dir })
-    expect(first.stdout.trim()).toBe("floor set to 0.8181 (18/22 passed); wrote baseline.json")
+    const [set, raisedTo] = [floorOf(passingOnFixtures), floorOf(passingOnFixtures + 1)]
+    const [setShown, raisedShown] = [showRate(set), showRate(raisedTo)]
+    const score = `${passingOnFixtures}/${caseCount}`
+    expect(first.stdout.trim()).toBe(`floor set to ${setShown} (${score} passed); wrote baseline.json`)
     const date = expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/)
     expect(JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8"))).toEqual({
-      _comment: [expect.stringContaining("never lowered"), expect.stringMatching(/^\d{4}-\d{2}-\d{2}: floor set to 0\.8181 \(18\/22 passed\)$/)],
-      floor: 0.8181,
-      history: [{ date, from: null, to: 0.8181, passed: 18, total: 22 }]
+      _comment: [
+        expect.stringContaining("never lowered"),
+        // The log writes the floor as a number; the scorecard shows it to four decimals.
+        expect.stringMatching(dated(`floor set to ${set} (${score} passed)`))
+      ],
+      floor: set,
+      history: [{ date, from: null, to: set, passed: passingOnFixtures, total: caseCount }]
     })
 
     // The assistant is fixed for one case: its recording now passes, and run --ratchet raises the floor.
@@ -327,21 +354,23 @@ describe("the ratchet", () => {
     writeFileSync(fixed, JSON.stringify(turn))
     const raised = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--ratchet", "--json", "second.json"], { cwd: dir })
     expect(raised.code).toBe(0)
-    expect(raised.stdout).toContain("floor raised 0.8181 → 0.8636 (19/22 passed); wrote baseline.json")
+    const better = `${passingOnFixtures + 1}/${caseCount} passed`
+    expect(raised.stdout).toContain(`floor raised ${setShown} → ${raisedShown} (${better}); wrote baseline.json`)
     const baseline = JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8"))
-    expect(baseline.floor).toBe(0.8636)
+    expect(baseline.floor).toBe(raisedTo)
     expect(baseline._comment).toHaveLength(3)
-    expect(baseline._comment[2]).toMatch(/: floor 0\.8181 → 0\.8636 \(19\/22 passed\)$/)
+    expect(baseline._comment[2]).toMatch(dated(`floor ${set} → ${raisedTo} (${better})`))
     expect(baseline.history).toEqual([
-      { date, from: null, to: 0.8181, passed: 18, total: 22 },
-      { date, from: 0.8181, to: 0.8636, passed: 19, total: 22 }
+      { date, from: null, to: set, passed: passingOnFixtures, total: caseCount },
+      { date, from: set, to: raisedTo, passed: passingOnFixtures + 1, total: caseCount }
     ])
 
     // An older, worse run cannot lower it, and the file is left untouched.
     const before = readFileSync(join(dir, "baseline.json"), "utf8")
     const kept = evalCli(["ratchet", "--from", "first.json"], { cwd: dir })
     expect(kept.code).toBe(0)
-    expect(kept.stdout.trim()).toBe("floor stays at 0.8636: this run achieved only 0.8181 (18/22 passed)")
+    const stays = `floor stays at ${raisedShown}: this run achieved only ${setShown} (${score} passed)`
+    expect(kept.stdout.trim()).toBe(stays)
     expect(readFileSync(join(dir, "baseline.json"), "utf8")).toBe(before)
     expect(evalCli(["run", "--fixtures", "cases/fixtures", "--check"], { cwd: dir }).code).toBe(0)
   })
@@ -369,10 +398,13 @@ describe("the ratchet", () => {
     const dir = scratchProject()
     expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "r.json"], { cwd: dir }).code).toBe(0)
     const result = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))
-    writeFileSync(join(dir, "r.json"), JSON.stringify({ ...result, passedCount: 22, passRate: 1 }))
+    writeFileSync(join(dir, "r.json"), JSON.stringify({ ...result, passedCount: caseCount, passRate: 1 }))
     const run = evalCli(["ratchet", "--from", "r.json"], { cwd: dir })
     expect(run.code).toBe(2)
-    expect(run.stderr).toBe("r.json: $.passedCount: says 22, but 18 cases passed\nr.json: $.passRate: says 1, but the cases give 0.8181818181818182\n")
+    expect(run.stderr).toBe(
+      `r.json: $.passedCount: says ${caseCount}, but ${passingOnFixtures} cases passed\n` +
+        `r.json: $.passRate: says 1, but the cases give ${passingOnFixtures / caseCount}\n`
+    )
     expect(evalCli(["ratchet", "--from", "missing.json"], { cwd: dir }).stderr.trim()).toBe("missing.json: cannot read: no such file")
   })
 })

@@ -24,7 +24,7 @@ import {
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { bin, evalCli, notesOf, scratchProject, spawnAsync, stackFrame, type CliRun } from "../support/cli.js"
-import { failingOnFixtures } from "../support/golden.js"
+import { floorOf, offlineScore, passingOnFixtures, rateOf } from "../support/golden.js"
 
 const scratch = () => mkdtempSync(join(tmpdir(), "eval-files-"))
 
@@ -126,7 +126,7 @@ describe("special files and oversized files", () => {
     expect(errorOf(passing[0]!)).toBe(`recorded turn ${zero}: cannot read: not a regular file (a character device)`)
     expect(errorOf(passing[1]!)).toBe(`recorded turn ${pipe}: cannot read: not a regular file (a FIFO)`)
     expect(errorOf(passing[2]!)).toBe(`recorded turn ${big}: cannot read: 65.0 MiB, over the 64 MiB limit for one file`)
-    expect(results.passedCount).toBe(22 - failingOnFixtures.length - 3)
+    expect(results.passedCount).toBe(passingOnFixtures - 3)
   })
 
   it("audit --traces /dev/zero and a FIFO end in exit 2 naming the file", async () => {
@@ -214,7 +214,7 @@ describe("duplicate keys", () => {
     writeFileSync(file, duplicated(turn, [], "answer", turn.answer))
     const run = evalCli(["run", "--fixtures", fixtures, "--json", join(dir, "r.json")])
     expect(run.code).toBe(0)
-    expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8")).passedCount).toBe(22 - failingOnFixtures.length)
+    expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8")).passedCount).toBe(passingOnFixtures)
   })
 })
 
@@ -227,10 +227,12 @@ describe("writing files", () => {
     expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "r.json"], { cwd: dir }).code).toBe(0)
     const run = evalCli(["ratchet", "--from", "r.json"], { cwd: dir })
     expect(run.stderr).toBe("")
-    expect(run.stdout.trim()).toBe("floor raised 0.5000 → 0.8181 (18/22 passed); wrote baseline.json")
+    const raised = `floor raised 0.5000 → ${rateOf(passingOnFixtures)} (${offlineScore} passed); wrote baseline.json`
+    expect(run.stdout.trim()).toBe(raised)
     expect(lstatSync(join(dir, "baseline.json")).isSymbolicLink()).toBe(true)
     expect(readlinkSync(join(dir, "baseline.json"))).toBe(join("shared", "baseline.json"))
-    expect(JSON.parse(readFileSync(join(dir, "shared", "baseline.json"), "utf8")).floor).toBe(0.8181)
+    const written = JSON.parse(readFileSync(join(dir, "shared", "baseline.json"), "utf8"))
+    expect(written.floor).toBe(floorOf(passingOnFixtures))
     expect(readdirSync(join(dir, "shared"))).toEqual(["baseline.json"])
     expect(readdirSync(dir).filter((f) => f.includes("baseline"))).toEqual(["baseline.json"])
   })

@@ -9,9 +9,22 @@ import { join } from "node:path"
 import { Baseline } from "../../src/Schema/Baseline.js"
 import { Case, CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
+import { showRateChange } from "../../src/Scorecard/Render/DiffText.js"
 import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame, startCli, streamedLine, userEnv } from "../support/cli.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
-import { failingOnFixtures } from "../support/golden.js"
+import {
+  caseCount,
+  failingOnFixtures,
+  floorOf,
+  offlineHolds,
+  offlineScore,
+  offlineTally,
+  onSurface,
+  passingOnFixtures,
+  rateOf,
+  selectedBy,
+  surfacesInUse
+} from "../support/golden.js"
 import { withStandIn } from "../support/live.js"
 import { untimed } from "../support/untimed.js"
 
@@ -44,7 +57,7 @@ describe("--reporter", () => {
       "markdown=out/summary.md"
     ])
     expect(run.code).toBe(0)
-    expect(run.stdout).toContain("18/22 passed · pass rate 0.8181")
+    expect(run.stdout).toContain(offlineTally)
 
     const json = results(join(dir, "out/results.json"))
     expect(json.cases.filter((c) => !c.passed).map((c) => c.id)).toEqual(failingOnFixtures)
@@ -55,7 +68,9 @@ describe("--reporter", () => {
     expect(root.name).toBe("testsuites")
     expect(root.attributes).toEqual({})
     const suites = allElements(root, "testsuite").map((s) => [s.attributes["name"], s.attributes["tests"], s.attributes["failures"]])
-    expect(suites).toEqual([["docs", "13", "3"], ["ops-agent", "9", "1"]])
+    expect(suites).toEqual(
+      surfacesInUse.map((surface) => [surface, String(onSurface(surface).cases), String(onSurface(surface).failing)])
+    )
     const failed = allElements(root, "testcase").filter((c) => c.children.some((f) => f.name === "failure"))
     expect(failed.map((c) => c.attributes["name"])).toEqual(failingOnFixtures)
     const proration = failed[0]!.children.find((f) => f.name === "failure")!
@@ -65,15 +80,16 @@ describe("--reporter", () => {
     const rows = markdown.split("\n").filter((line) => line.startsWith("| `"))
     expect(rows.map((row) => /^\| `([^`]+)`/.exec(row)![1])).toEqual(failingOnFixtures)
     expect(rows[1]).toContain("catalog errored\\: timeout")
-    expect(markdown).toMatch(/<summary>✅ Passing \(18\)<\/summary>/)
+    expect(markdown).toMatch(new RegExp(`<summary>✅ Passing \\(${passingOnFixtures}\\)</summary>`))
   })
 
   it("prints a document alone on standard output, sending notes for people to stderr", () => {
     const dir = scratchProject()
     const run = inProject(dir)(["run", "--fixtures", "cases/fixtures", "--reporter", "json", "--ratchet"])
     expect(run.code).toBe(0)
-    expect(Schema.decodeUnknownSync(RunResult)(JSON.parse(run.stdout)).passedCount).toBe(18)
-    expect(run.stderr).toContain("floor set to 0.8181 (18/22 passed); wrote baseline.json")
+    expect(Schema.decodeUnknownSync(RunResult)(JSON.parse(run.stdout)).passedCount).toBe(passingOnFixtures)
+    const set = `floor set to ${rateOf(passingOnFixtures)} (${offlineScore} passed); wrote baseline.json`
+    expect(run.stderr).toContain(set)
   })
 
   it("annotates each failing case on its line of the golden-set file and appends the step summary in GitHub Actions", () => {
@@ -85,7 +101,7 @@ describe("--reporter", () => {
     expect(run.code).toBe(0)
     const lines = readFileSync(join(dir, "cases/golden-cases.json"), "utf8").split("\n")
     const annotations = run.stdout.split("\n").filter((line) => line.startsWith("::"))
-    expect(annotations).toHaveLength(4)
+    expect(annotations).toHaveLength(failingOnFixtures.length)
     for (const [i, id] of failingOnFixtures.entries()) {
       const match = /^::error file=([^,]+),line=(\d+),title=([^:]*)::(.*)$/.exec(annotations[i]!)
       expect(match, annotations[i]).not.toBeNull()
@@ -94,10 +110,10 @@ describe("--reporter", () => {
     }
     expect(annotations[0]).toContain("unsurfaced%3A /docs/billing/refunds-2023".replace("%3A", ":"))
     // The scorecard still goes to the log, and the summary is appended after what the step had.
-    expect(run.stdout).toContain("18/22 passed")
+    expect(run.stdout).toContain(`${offlineScore} passed`)
     const appended = readFileSync(summary, "utf8")
     expect(appended.startsWith("earlier step\n")).toBe(true)
-    expect(appended).toContain("**18/22 passed**")
+    expect(appended).toContain(`**${offlineScore} passed**`)
 
     const outside = inProject(dir)(["run", "--fixtures", "cases/fixtures", "--reporter", "github"])
     expect(outside.stdout).not.toMatch(/^::/m)
@@ -142,9 +158,9 @@ describe("--repeat", () => {
     const r3 = results(join(dir, "r3.json"))
     expect(r3.repeat).toBe(3)
     expect(r3.cases.every((c) => c.attempts?.length === 3)).toBe(true)
-    expect(first.stdout).toContain("18/22 passed all 3 attempts")
+    expect(first.stdout).toContain(`${offlineScore} passed all 3 attempts`)
     const baseline = Schema.decodeUnknownSync(Baseline)(JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8")))
-    expect(baseline).toMatchObject({ floor: 0.8181, repeat: 3 })
+    expect(baseline).toMatchObject({ floor: floorOf(passingOnFixtures), repeat: 3 })
 
     expect(run(["run", "--fixtures", "cases/fixtures", "--repeat", "3", "--check"]).code).toBe(0)
     const onceChecked = run(["run", "--fixtures", "cases/fixtures", "--check"])
@@ -200,7 +216,7 @@ describe("--shard and eval merge", () => {
       return results(join(dir, `shard-${i}.json`))
     })
     const ids = parts.flatMap((p) => p.cases.map((c) => c.id))
-    expect(new Set(ids).size).toBe(22)
+    expect(new Set(ids).size).toBe(caseCount)
     expect(parts.every((p) => p.cases.length > 0 && p.floor === null)).toBe(true)
 
     // The partition depends on the case ids alone: reversing the golden set changes no shard.
@@ -211,11 +227,11 @@ describe("--shard and eval merge", () => {
 
     const merged = run(["merge", "shard-3.json", "shard-1.json", "shard-2.json", "--check", "--json", "merged.json", "--reporter", "junit=merged.xml"])
     expect(merged.code).toBe(0)
-    expect(merged.stdout).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
+    expect(merged.stdout).toContain(offlineHolds)
     // The whole run's results, now held to the floor the full run set.
     const whole = results(join(dir, "merged.json"))
     const full = results(join(dir, "full.json"))
-    expect(untimed(whole)).toEqual(untimed({ ...full, floor: 0.8181, passed: true }))
+    expect(untimed(whole)).toEqual(untimed({ ...full, floor: floorOf(passingOnFixtures), passed: true }))
 
     const missing = run(["merge", "shard-1.json", "shard-3.json"])
     expect(missing.code).toBe(2)
@@ -248,7 +264,12 @@ describe("eval diff and run --compare", () => {
     regress(dir)
     const compared = run(["run", "--fixtures", "cases/fixtures", "--json", "after.json", "--compare", "before.json"])
     expect(compared.code).toBe(0)
-    expect(compared.stdout).toContain("compared with before.json: pass rate 0.8181 → 0.7727 (−0.0454) · 18/22 → 17/22 passed")
+    const [before, after] = [passingOnFixtures, passingOnFixtures - 1]
+    expect(compared.stdout).toContain(
+      `compared with before.json: pass rate ${rateOf(before)} → ${rateOf(after)}` +
+        ` (${showRateChange(before / caseCount, after / caseCount)})` +
+        ` · ${before}/${caseCount} → ${after}/${caseCount} passed`
+    )
     expect(compared.stdout).toMatch(/regressed 1:\n {2}✗ docs {2}docs\.refund-window-cites-source\n {6}cites-only-surfaced: unsurfaced: \/docs\/billing\/made-up/)
 
     const checked = run(["diff", "before.json", "after.json", "--check"])
@@ -257,7 +278,7 @@ describe("eval diff and run --compare", () => {
     expect(run(["diff", "after.json", "before.json", "--check"]).code).toBe(0)
     const json = JSON.parse(run(["diff", "before.json", "after.json", "--format", "json"]).stdout)
     expect(json.regressions.map((c: { id: string }) => c.id)).toEqual(["docs.refund-window-cites-source"])
-    expect(json.passRate).toEqual({ from: 18 / 22, to: 17 / 22 })
+    expect(json.passRate).toEqual({ from: before / caseCount, to: after / caseCount })
     const markdown = run(["diff", "before.json", "after.json", "--format", "markdown"]).stdout
     expect(markdown).toContain("**Regressions (1)**")
 
@@ -273,7 +294,7 @@ describe("eval diff and run --compare", () => {
     expect(early.stdout).toBe("")
     const allowed = run(["diff", "before.json", "some.json", "--allow-different-sets"])
     expect(allowed.code).toBe(0)
-    expect(allowed.stdout).toContain("removed 15:")
+    expect(allowed.stdout).toContain(`removed ${caseCount - selectedBy("citations").length}:`)
 
     const broken = run(["diff", "before.json", "cases/surfaces.json"])
     expect(broken.code).toBe(2)
@@ -289,8 +310,10 @@ describe("the progress line", () => {
       const env = { ...userEnv(), EVAL_COOKIE: Redacted.value(s.cookie()), NO_COLOR: "1" }
       const onTerminal = await shellAsync(`script -qec '${command}' /dev/null`, dir, { ...env, CI: "" })
       expect(onTerminal.code).toBe(0)
-      expect(onTerminal.stdout).toMatch(/\r\u001b\[2K\d+\/22 cases · \d+ passing · \d+s elapsed · ~\d+s left/)
-      expect(onTerminal.stdout).toContain("22/22 passed")
+      const progress = new RegExp(`\\r\\u001b\\[2K\\d+/${caseCount} cases · \\d+ passing · ` +
+        `\\d+s elapsed · ~\\d+s left`)
+      expect(onTerminal.stdout).toMatch(progress)
+      expect(onTerminal.stdout).toContain(`${caseCount}/${caseCount} passed`)
       const inCi = await shellAsync(`script -qec '${command}' /dev/null`, dir, { ...env, CI: "true" })
       expect(inCi.code).toBe(0)
       expect(inCi.stdout).not.toContain("elapsed")
@@ -301,17 +324,17 @@ describe("the progress line", () => {
       expect(piped.notes).toBe("")
       // Off a terminal each case's line is streamed to stderr as it finishes, with its wall time; then the scorecard.
       const streamed = piped.stderr.split("\n").filter((line) => streamedLine.test(line))
-      expect(streamed).toHaveLength(22)
+      expect(streamed).toHaveLength(caseCount)
       expect(streamed.map((line) => line.replace(/ {2}\S+$/, "")).sort()).toEqual(
         piped.stdout.split("\n").filter((line) => /^[✓✗~] /.test(line)).sort()
       )
-      expect(inCi.stdout.split(/\r?\n/).filter((line) => streamedLine.test(line))).toHaveLength(22)
+      expect(inCi.stdout.split(/\r?\n/).filter((line) => streamedLine.test(line))).toHaveLength(caseCount)
       const silent = await evalCliAsync(["run", "--base-url", s.url, "--concurrency", "1", "--silent"], {
         cwd: dir,
         env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" }
       })
       expect(silent.stderr).toBe("")
-      expect(silent.stdout).toContain("22/22 passed")
+      expect(silent.stdout).toContain(`${caseCount}/${caseCount} passed`)
     }), 60_000)
 })
 
@@ -334,8 +357,8 @@ describe("the README's workflow", () => {
     const gate = await shellAsync(npx(commands[1]!), dir, env)
     expect(gate.stderr).toBe("")
     expect(gate.code).toBe(0)
-    expect(gate.stdout).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
-    expect(gate.stdout.split("\n").filter((line) => line.startsWith("::error "))).toHaveLength(4)
+    expect(gate.stdout).toContain(offlineHolds)
+    expect(gate.stdout.split("\n").filter((line) => line.startsWith("::error "))).toHaveLength(failingOnFixtures.length)
     expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
     expect(results(join(dir, "results.json")).passed).toBe(true)
     // The HTML report is written beside the others, and the step summary points to it.
@@ -360,9 +383,9 @@ describe("the README's workflow", () => {
     expect(rendered.stderr).toBe("")
     expect(rendered.code).toBe(0)
     expect(rendered.stdout).toBe(ran.stdout)
-    expect(rendered.stdout).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
+    expect(rendered.stdout).toContain(offlineHolds)
     expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
-    expect(readFileSync(join(dir, "reports/eval.md"), "utf8")).toContain("**18/22 passed**")
+    expect(readFileSync(join(dir, "reports/eval.md"), "utf8")).toContain(`**${offlineScore} passed**`)
   })
 
   it("writes the reports its reporter example names", async () => {
@@ -370,9 +393,9 @@ describe("the README's workflow", () => {
     const dir = scratchProject()
     const run = await shellAsync(npx(line), dir, { ...userEnv(), NO_COLOR: "1", CI: "" })
     expect(run.code).toBe(0)
-    expect(run.stdout).toContain("18/22 passed")
+    expect(run.stdout).toContain(`${offlineScore} passed`)
     expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
-    expect(readFileSync(join(dir, "reports/eval.md"), "utf8")).toContain("**18/22 passed**")
+    expect(readFileSync(join(dir, "reports/eval.md"), "utf8")).toContain(`**${offlineScore} passed**`)
   })
 })
 

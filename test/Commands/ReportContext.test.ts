@@ -10,6 +10,7 @@ import { join } from "node:path"
 import { noFloorYet } from "../../src/ProgramName.js"
 import type { PageData } from "../../src/Scorecard/Render/Html.js"
 import { scratchProject } from "../support/cli.js"
+import { caseCount, committedFloor, offlineHolds, offlineTally, passingOnFixtures, rateOf } from "../support/golden.js"
 import { cliInProcess } from "../support/inProcess.js"
 
 /** Runs the CLI in this process and returns the exit code and everything it printed. */
@@ -48,7 +49,7 @@ const history = [
 describe("the floor's history, handed to the reporters", () => {
   it("is the baseline's history on run, whether or not the floor applies to the run", async () => {
     const p = project()
-    writeFileSync(p.at("baseline.json"), JSON.stringify({ floor: 0.8181, history }))
+    writeFileSync(p.at("baseline.json"), JSON.stringify({ floor: committedFloor, history }))
     const full = await cli([...p.run, "--check"], p.at("full.html"))
     expect(full.code).toBe(0)
     expect(full.data?.history).toEqual(history)
@@ -77,11 +78,11 @@ describe("the floor's history, handed to the reporters", () => {
 
   it("is the baseline's history on merge", async () => {
     const p = project()
-    writeFileSync(p.at("baseline.json"), JSON.stringify({ floor: 0.8181, history }))
+    writeFileSync(p.at("baseline.json"), JSON.stringify({ floor: committedFloor, history }))
     for (const i of [1, 2]) expect((await run([...p.run, "--shard", `${i}/2`, "--json", p.at(`s${i}.json`)])).code).toBe(0)
     const merged = await cli(["merge", p.at("s1.json"), p.at("s2.json"), ...p.files, "--check"], p.at("merged.html"))
     expect(merged.code, merged.output).toBe(0)
-    expect(merged.output).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
+    expect(merged.output).toContain(offlineHolds)
     expect(merged.data?.history).toEqual(history)
   })
 })
@@ -89,7 +90,7 @@ describe("the floor's history, handed to the reporters", () => {
 describe("eval report, in this process", () => {
   it("hands the reporters the baseline's history, the diff against --compare, and the run's time and end", async () => {
     const p = project()
-    writeFileSync(p.at("baseline.json"), JSON.stringify({ floor: 0.8181, history }))
+    writeFileSync(p.at("baseline.json"), JSON.stringify({ floor: committedFloor, history }))
     expect((await run([...p.run, "--json", p.at("before.json")])).code).toBe(0)
     expect((await run([...p.run, "--json", p.at("r.json")])).code).toBe(0)
     const ended = new Date("2026-11-30T12:00:00Z")
@@ -99,11 +100,19 @@ describe("eval report, in this process", () => {
       p.at("r.html")
     )
     expect(report.code, report.output).toBe(0)
-    expect(report.output).toContain("18/22 passed · pass rate 0.8181 · floor 0.8181 · holds the floor")
-    expect(report.output).toContain(`compared with ${p.at("before.json")}: pass rate 0.8181 → 0.8181`)
+    expect(report.output).toContain(offlineHolds)
+    const rate = rateOf(passingOnFixtures)
+    expect(report.output).toContain(`compared with ${p.at("before.json")}: pass rate ${rate} → ${rate}`)
     const data = report.data!
     expect(data.history).toEqual(history)
-    expect(data.compare).toMatchObject({ against: p.at("before.json"), regressions: 0, fixes: 0, sameSet: true, passed: 18, total: 22 })
+    expect(data.compare).toMatchObject({
+      against: p.at("before.json"),
+      regressions: 0,
+      fixes: 0,
+      sameSet: true,
+      passed: passingOnFixtures,
+      total: caseCount
+    })
     const results = JSON.parse(readFileSync(p.at("r.json"), "utf8")) as { durationMs: number }
     expect(data.run.durationMs).toBe(results.durationMs)
     // JUnit dates the run from when the results file was written, less the run's wall time; its
@@ -123,7 +132,7 @@ describe("eval report, in this process", () => {
     expect(bare.code, bare.output).toBe(0)
     expect(bare.data).not.toHaveProperty("history")
     expect(bare.data?.run.noFloor).toBe(noFloorYet)
-    expect(bare.output).toContain("18/22 passed · pass rate 0.8181 · no floor committed yet")
+    expect(bare.output).toContain(`${offlineTally} · no floor committed yet`)
 
     const refused = await cli(["report", p.at("r.json"), "--compare", p.at("smoke.json"), "--baseline", p.at("none.json")], p.at("refused.html"))
     expect(refused.code).toBe(2)

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { spawnAsync, userEnv } from "../support/cli.js"
+import { caseCount } from "../support/golden.js"
 
 const repo = process.cwd()
 const copy = mkdtempSync(join(tmpdir(), "eval-build-"))
@@ -27,7 +28,7 @@ describe("npm run eval in a checkout", () => {
     const run = await npmRunEval(["validate"])
     expect(run.stderr).toBe("")
     expect(run.code).toBe(0)
-    expect(run.stdout).toContain("cases/golden-cases.json: 22 cases")
+    expect(run.stdout).toContain(`cases/golden-cases.json: ${caseCount} cases`)
     expect(existsSync(join(copy, "dist/eval.js"))).toBe(true)
     expect(existsSync(join(copy, "dist/types"))).toBe(false)
   })

@@ -4,8 +4,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { RunResult } from "../../src/Schema/Result.js"
-import { floorFor } from "../../src/Scorecard/Scorecard.js"
+import { floorFor, showRate } from "../../src/Scorecard/Scorecard.js"
 import { evalCli, evalCliAsync, scratchProject } from "../support/cli.js"
+import { caseCount, passingOnFixtures } from "../support/golden.js"
 
 /** A consistent results file with `passing` of the run's passing cases turned into failures. */
 const withFailures = (result: RunResult, failures: number): RunResult => {
@@ -34,7 +35,7 @@ describe("racing ratchets", () => {
     const runs = await Promise.all(counts.map((k) => evalCliAsync(["ratchet", "--from", `r${k}.json`], { cwd: dir })))
     expect(runs.map((r) => [r.code, r.stderr])).toEqual(counts.map(() => [0, ""]))
     const baseline = JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8"))
-    expect(baseline.floor).toBe(floorFor(18, 22))
+    expect(baseline.floor).toBe(floorFor(passingOnFixtures, caseCount))
     const raised = runs.filter((r) => r.stdout.startsWith("floor raised")).length
     expect(baseline._comment[0]).toBe("kept: the team's own note")
     const raises = baseline._comment.slice(1) as Array<string>
@@ -56,7 +57,7 @@ describe("racing ratchets", () => {
     writeFileSync(join(dir, "baseline.json.lock"), "999999999\n")
     const run = evalCli(["ratchet", "--from", "full.json"], { cwd: dir })
     expect(run.code).toBe(0)
-    expect(run.stdout).toContain("floor set to 0.8181")
+    expect(run.stdout).toContain(`floor set to ${showRate(floorFor(passingOnFixtures, caseCount))}`)
     expect(readdirSync(dir).filter((f) => f.startsWith("baseline.json."))).toEqual([])
   })
 })

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from "ai"
 import * as v6 from "ai-v6"
-import { Effect, Exit, Redacted, Scope } from "effect"
+import { Effect, Redacted } from "effect"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { type StandIn, start } from "../../src/StandIn/Server.js"
 import { uiMessageChunks, uiMessageFrames } from "../../src/StandIn/Wire/AiSdk.js"
@@ -223,7 +223,8 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
       expect(s.conversations("other")).toEqual([])
     }))
 
-  it("deletes a chat by the surface's own delete route, a template with a query", async () => {
+  it.live("deletes a chat by the surface's own delete route, a template with a query", () =>
+    Effect.scoped(Effect.gen(function*() {
     const catalog = {
       surfaces: {
         docs: {
@@ -234,9 +235,8 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
         }
       }
     }
-    const scope = Effect.runSync(Scope.make())
-    const s = await Effect.runPromise(Scope.extend(start({ catalog }), scope))
-    try {
+    const s = yield* start({ catalog })
+    yield* Effect.promise(async () => {
       await (await post(s, "/api/chat", chatRequest("c/1 x", "Which repo is search-api in?"))).text()
       expect(s.serves).toContain("DELETE /api/chat?id={conversationId}  delete a conversation (docs)")
       expect((await fetch(`${s.url}/api/chat?id=other`, { method: "DELETE", headers: signIn(s) })).status).toBe(404)
@@ -244,8 +244,6 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
       const removed = await fetch(`${s.url}/api/chat?id=${encodeURIComponent("c/1 x")}`, { method: "DELETE", headers: signIn(s) })
       expect([removed.status, await removed.json()]).toEqual([200, { deleted: "c/1 x" }])
       expect(s.conversations()).toEqual([])
-    } finally {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-    }
-  })
+    })
+  })))
 })

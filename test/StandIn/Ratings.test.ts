@@ -1,6 +1,6 @@
 /** The stand-in's ratings: rating a turn as an app's thumbs buttons do, the ratings route, and its known flaws. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Redacted, Scope } from "effect"
+import { Effect, Redacted } from "effect"
 import { readFileSync } from "node:fs"
 import { grade } from "../../src/Graders/index.js"
 import { CasesFile } from "../../src/Schema/Case.js"
@@ -73,24 +73,22 @@ describe("the stand-in's ratings", () => {
       expect((await request(s, "GET", "/api/ai/ratings?rating=down")).body).toEqual([])
     }))
 
-  it("serves the ratings route where the catalog puts it, under a path prefix", async () => {
+  it.live("serves the ratings route where the catalog puts it, under a path prefix", () =>
+    Effect.scoped(Effect.gen(function*() {
     const catalog = {
       surfaces: { docs: { endpoint: "/chat/docs", tools: ["search_docs", "catalog"] } },
       routes: { ratings: "/v2/feedback?thumbs=down" }
     }
-    const scope = Effect.runSync(Scope.make())
-    const s = await Effect.runPromise(Scope.extend(start({ catalog, prefix: "/app", answerModes: { docs: "json" } }), scope))
-    try {
+    const s = yield* start({ catalog, prefix: "/app", answerModes: { docs: "json" } })
+    yield* Effect.promise(async () => {
       const asked = await request(s, "POST", "/chat/docs", { message: "Who owns checkout-web?" })
       expect(asked.status).toBe(200)
       const { id: conversationId, turnId } = s.conversations()[0]!
       await request(s, "POST", `/api/ai/turns/${turnId}/rating`, { rating: "down", comment: "no" })
       expect((await request(s, "GET", "/v2/feedback?thumbs=down")).body).toEqual([{ turnId, conversationId, comment: "no" }])
       expect((await request(s, "GET", "/api/ai/ratings?rating=down")).status).toBe(404)
-    } finally {
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-    }
-  })
+    })
+  })))
 
   it("seeds a rated-down turn per known flaw when asked, whose trace shows the flaw", () =>
     withStandIn({ seedRatings: true }, async (s) => {

@@ -1,0 +1,183 @@
+/**
+ * The transport over an `HttpClient` that answers from a table: redirects, retries and `Retry-After`,
+ * the session header and the body limit, each a unit test with no socket. The loopback tests
+ * (test/Runner/HostileApp.test.ts, test/Reliability/FaultMatrix.test.ts) run the same paths over HTTP.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Duration, Effect, Either, Fiber, Redacted, TestClock } from "effect"
+import { cookieAuth, makeTransport, type TransportConfig } from "../../src/Runner/Transport.js"
+import { type Answer, tableClient } from "../support/tableClient.js"
+
+const app = "https://app.test"
+const limit = Duration.seconds(30)
+
+/** The transport for the app at `base`, over a client answering from `table`, and what it was sent. */
+const transportOver = (
+  table: Readonly<Record<string, Answer | ReadonlyArray<Answer>>>,
+  config: Partial<TransportConfig> = {}
+) => {
+  const http = tableClient(table)
+  return Effect.map(
+    makeTransport({ baseUrl: new URL(`${app}/base/`), auth: cookieAuth(Redacted.make("session=s3cret")), ...config })
+      .pipe(Effect.provide(http.layer)),
+    (transport) => ({ transport, http })
+  )
+}
+
+/** When the sleeps on the test clock end, but for the request's own deadline (`limit`). */
+const retrySleeps = Effect.map(
+  TestClock.sleeps(),
+  (sleeps) => Chunk.toReadonlyArray(sleeps).filter((end) => end !== Duration.toMillis(limit))
+)
+
+/** Lets the forked request run until it sleeps on the test clock before a retry; when that sleep ends. */
+const untilSleeping = Effect.gen(function*() {
+  for (let i = 0; i < 1000 && (yield* retrySleeps).length === 0; i++) {
+    yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+  }
+  return yield* retrySleeps
+})
+
+describe("the transport's requests", () => {
+  it.effect("go under the base URL's path, with the session header and an accept header", () =>
+    Effect.gen(function*() {
+      const { http, transport } = yield* transportOver({ [`GET ${app}/base/api/c/1?x=y`]: { body: "{}" } })
+      expect(yield* transport.get("conversation", "/api/c/1?x=y", limit)).toBe("{}")
+      expect(http.seen).toHaveLength(1)
+      expect(http.seen[0]!.headers).toMatchObject({ cookie: "session=s3cret", accept: "application/json" })
+      expect(transport.connected()).toBe(true)
+    }))
+
+  it.effect("follow a same-origin redirect, sending the session to the app's origin only", () =>
+    Effect.gen(function*() {
+      const { http, transport } = yield* transportOver({
+        [`GET ${app}/base/a`]: { status: 302, headers: { location: "/base/b" } },
+        [`GET ${app}/base/b`]: { body: "here" }
+      })
+      expect(yield* transport.get("trace", "/a", limit)).toBe("here")
+      expect(http.routes()).toEqual([`GET ${app}/base/a`, `GET ${app}/base/b`])
+      expect(http.seen.every((s) => s.headers["cookie"] === "session=s3cret")).toBe(true)
+    }))
+
+  it.effect("refuse a redirect to another origin, a re-post of a question, and a sixth redirect", () =>
+    Effect.gen(function*() {
+      const { http, transport } = yield* transportOver({
+        [`GET ${app}/base/away`]: { status: 302, headers: { location: "https://elsewhere.test/steal" } },
+        [`POST ${app}/base/ask`]: { status: 302, headers: { location: "/base/asked" } },
+        [`POST ${app}/base/kept`]: { status: 307, headers: { location: "/base/asked" } },
+        [`POST ${app}/base/asked`]: { body: "{}" },
+        [`GET ${app}/base/loop`]: { status: 301, headers: { location: "/base/loop" } }
+      })
+      const away = yield* Effect.flip(transport.get("conversation", "/away", limit))
+      expect(away).toMatchObject({
+        _tag: "TurnError",
+        reason: "conversation: redirected to another origin (https://elsewhere.test); not followed"
+      })
+      expect(http.routes().some((r) => r.includes("elsewhere"))).toBe(false)
+
+      const reposted = yield* Effect.flip(transport.send("ask", "POST", "/ask", { body: { q: 1 } }))
+      const reason = "ask: HTTP 302 redirect; a question is not re-posted"
+      expect(reposted).toMatchObject({ _tag: "TurnError", reason })
+      // A 307 keeps the method and the body: it is followed.
+      expect((yield* transport.send("ask", "POST", "/kept", { body: { q: 1 } })).status).toBe(200)
+      expect(http.seen.at(-1)).toMatchObject({ route: `POST ${app}/base/asked`, body: "{\"q\":1}" })
+
+      const loop = yield* Effect.flip(transport.get("trace", "/loop", limit))
+      expect(loop).toMatchObject({ _tag: "TurnError", reason: "trace: more than 5 redirects" })
+      expect(http.routes().filter((r) => r === `GET ${app}/base/loop`)).toHaveLength(6)
+    }))
+
+  it.effect("stop the run on a 401: the session is not signed in", () =>
+    Effect.gen(function*() {
+      const { transport } = yield* transportOver({ [`GET ${app}/base/c`]: { status: 401, body: "sign in" } })
+      expect(yield* Effect.flip(transport.get("conversation", "/c", limit))).toMatchObject({
+        _tag: "RunStopped",
+        reason: "session-rejected"
+      })
+    }))
+})
+
+describe("the transport's retries", () => {
+  it.effect("wait as long as Retry-After asks when that is longer than the backoff, then retry", () =>
+    Effect.gen(function*() {
+      const { http, transport } = yield* transportOver({
+        [`GET ${app}/base/c`]: [{ status: 503, headers: { "retry-after": "2" } }, { body: "again" }]
+      })
+      const read = yield* Effect.fork(transport.get("conversation", "/c", limit))
+      expect(yield* untilSleeping).toEqual([2000])
+      expect(http.seen).toHaveLength(1)
+      yield* TestClock.adjust("1999 millis")
+      expect(http.seen).toHaveLength(1)
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(read)).toBe("again")
+      expect(http.seen).toHaveLength(2)
+    }))
+
+  it.effect("back off exponentially when Retry-After asks for less", () =>
+    Effect.gen(function*() {
+      const { transport } = yield* transportOver(
+        { [`GET ${app}/base/c`]: [{ status: 429, headers: { "retry-after": "0" } }, { status: 502 }, { body: "ok" }] },
+        { retryDelay: Duration.millis(300) }
+      )
+      const read = yield* Effect.fork(transport.get("conversation", "/c", limit))
+      expect(yield* untilSleeping).toEqual([300])
+      yield* TestClock.adjust("300 millis")
+      expect(yield* untilSleeping).toEqual([900])
+      yield* TestClock.adjust("600 millis")
+      expect(yield* Fiber.join(read)).toBe("ok")
+    }))
+
+  it.live("give up after the configured retries, naming the last status", () =>
+    Effect.gen(function*() {
+      const { http, transport } = yield* transportOver(
+        { [`GET ${app}/base/c`]: { status: 503 } },
+        { retries: 2, retryDelay: Duration.millis(1) }
+      )
+      const failed = yield* Effect.flip(transport.get("conversation", "/c", limit))
+      expect(failed).toMatchObject({ reason: "conversation: HTTP 503" })
+      expect(http.seen).toHaveLength(3)
+    }))
+
+  it.effect("never retry an answer that is not retryable", () =>
+    Effect.gen(function*() {
+      const { http, transport } = yield* transportOver({ [`GET ${app}/base/c`]: { status: 500 } })
+      const failed = yield* Effect.flip(transport.get("conversation", "/c", limit))
+      expect(failed).toMatchObject({ reason: "conversation: HTTP 500" })
+      expect(http.seen).toHaveLength(1)
+    }))
+})
+
+describe("the transport's limits", () => {
+  const mib = 1024 * 1024
+
+  it.effect("refuse a body over the limit, declared or streamed, and read one at it", () =>
+    Effect.gen(function*() {
+      const { transport } = yield* transportOver(
+        {
+          [`GET ${app}/base/declared`]: { headers: { "content-length": String(mib + 1) }, body: "x" },
+          [`GET ${app}/base/streamed`]: { body: "x".repeat(mib + 1) },
+          [`GET ${app}/base/at`]: { body: "x".repeat(mib) }
+        },
+        { maxBodyBytes: mib }
+      )
+      for (const path of ["/declared", "/streamed"]) {
+        const refused = yield* Effect.flip(transport.get("trace", path, limit))
+        expect(refused).toMatchObject({ reason: "trace: body over 1 MiB" })
+      }
+      expect((yield* transport.get("trace", "/at", limit)).length).toBe(mib)
+    }))
+})
+
+describe("the transport's delete", () => {
+  it.effect("says deleted for a 2xx, already gone for a 404, and why not for anything else", () =>
+    Effect.gen(function*() {
+      const { transport } = yield* transportOver({
+        [`DELETE ${app}/base/c/1`]: { status: 204 },
+        [`DELETE ${app}/base/c/3`]: { status: 403 }
+      })
+      expect(yield* transport.deleteAt("/c/1", limit)).toEqual(Either.right("deleted"))
+      expect(yield* transport.deleteAt("/c/2", limit)).toEqual(Either.right("already gone"))
+      const refused = `delete: HTTP 403 — DELETE ${app}/base/c/3`
+      expect(yield* transport.deleteAt("/c/3", limit)).toEqual(Either.left(refused))
+    }))
+})
