@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
 import { readFileSync } from "node:fs"
+import { kinds } from "../../src/Graders/Kinds.js"
 import { CasesFile, fastCasesFile } from "../../src/Schema/Case.js"
 import { fastRecordedTurn, fastTurnTrace, RecordedTurn, TurnTrace } from "../../src/Schema/Trace.js"
 
@@ -32,18 +33,62 @@ const replaced = (value: unknown, path: Path, replacement: unknown, remove: bool
   return copy
 }
 
-/** Valid values, and valid values with one part replaced by anything or removed. */
+/** The value at a path. */
+const at = (value: unknown, path: Path): unknown =>
+  path.reduce<unknown>((here, key) => (here as Record<string | number, unknown>)[key], value)
+
+/** The paths of a value at which `keep` holds, the value itself included. */
+const pathsWhere = (value: unknown, keep: (here: unknown) => boolean): Array<Path> =>
+  [[], ...paths(value)].filter((path) => keep(at(value, path)))
+
+/** One part of a value, among those `keep` picks, replaced by one of `by`. */
+const oneReplaced = (
+  value: unknown,
+  keep: (here: unknown) => boolean,
+  by: fc.Arbitrary<unknown>
+): fc.Arbitrary<unknown> => {
+  const chosen = pathsWhere(value, keep)
+  return chosen.length === 0
+    ? fc.constant(value)
+    : fc.tuple(fc.constantFrom(...chosen), by).map(([path, other]) => replaced(value, path, other, false))
+}
+
+const isObject = (here: unknown): boolean => here !== null && typeof here === "object" && !Array.isArray(here)
+
+/** One object of a value given a key that no schema of the contract knows. */
+const withUnknownKey = (value: unknown): fc.Arbitrary<unknown> => {
+  const objects = pathsWhere(value, isObject)
+  if (objects.length === 0) return fc.constant(value)
+  return fc.tuple(fc.constantFrom(...objects), fc.constantFrom("note", "Kind", "extra"), fc.jsonValue({ maxDepth: 1 }))
+    .map(([path, key, extra]) => replaced(value, path, { ...(at(value, path) as object), [key]: extra }, false))
+}
+
+/**
+ * Valid values, and valid values with one part replaced by anything or removed; and, in most runs, one
+ * part emptied (an empty list, an empty or blank string) or one object given a key no schema knows.
+ */
 const nearValid = (valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
   fc.oneof(
-    valid,
-    valid.chain((value) => {
-      const all = paths(value)
-      if (all.length === 0) return fc.constant(value)
-      return fc.tuple(fc.constantFrom(...all), fc.anything({ maxDepth: 2 }), fc.boolean()).map(([path, other, remove]) =>
-        replaced(value, path, other, remove)
-      )
-    }),
-    fc.anything()
+    { arbitrary: valid, weight: 1 },
+    {
+      arbitrary: valid.chain((value) => {
+        const all = paths(value)
+        if (all.length === 0) return fc.constant(value)
+        return fc.tuple(fc.constantFrom(...all), fc.anything({ maxDepth: 2 }), fc.boolean())
+          .map(([path, other, remove]) => replaced(value, path, other, remove))
+      }),
+      weight: 2
+    },
+    // A list emptied, a string emptied or blanked, an object given a key no schema knows.
+    { arbitrary: valid.chain((value) => oneReplaced(value, Array.isArray, fc.constant([]))), weight: 2 },
+    {
+      arbitrary: valid.chain((value) =>
+        oneReplaced(value, (here) => typeof here === "string", fc.constantFrom("", " "))
+      ),
+      weight: 2
+    },
+    { arbitrary: valid.chain(withUnknownKey), weight: 2 },
+    { arbitrary: fc.anything(), weight: 1 }
   )
 
 describe("fastRecordedTurn", () => {
@@ -117,6 +162,20 @@ describe("fastCasesFile", () => {
       }),
       { numRuns: 2000 }
     )
+  })
+
+  it("reaches, in most runs, an empty list, an empty or blank string, or a key no schema knows", () => {
+    const known = new Set(["version", "cases", "id", "surface", "question", "guards", "expect", "tags"])
+    known.add("kind").add("drafted")
+    for (const kind of kinds) for (const field of kind.fields) known.add(field)
+    const edge = (value: unknown): boolean =>
+      Array.isArray(value)
+        ? value.length === 0 || value.some(edge)
+        : typeof value === "string"
+        ? value.trim() === ""
+        : isObject(value) && Object.entries(value as object).some(([key, child]) => !known.has(key) || edge(child))
+    const sample = fc.sample(nearValid(anyMarked), { numRuns: 1000, seed: 16 })
+    expect(sample.filter(edge).length).toBeGreaterThan(sample.length / 2)
   })
 
   it("accepts every valid cases file", () => {

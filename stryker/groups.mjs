@@ -1,0 +1,39 @@
+/**
+ * The mutation groups of the pure core: each module group is mutated against its own unit tests only,
+ * with the score below which `npm run mutate` fails.
+ */
+
+/** Each group: the sources Stryker mutates, the test files that must kill the mutants, the break threshold. */
+export const groups = {
+  graders: {
+    mutate: ["src/Graders/**/*.ts"],
+    testFiles: ["test/Graders/**/*.test.ts"],
+    threshold: 90
+  },
+  schema: {
+    mutate: [
+      "src/Schema/Validate.ts",
+      "src/Schema/Case.ts",
+      "src/Schema/Decode.ts",
+      "src/Schema/Fields.ts",
+      "src/Schema/Trace.ts"
+    ],
+    testFiles: ["test/Schema/**/*.test.ts"],
+    threshold: 90
+  },
+  scorecard: {
+    mutate: ["src/Scorecard/*.ts"],
+    testFiles: ["test/Scorecard/**/*.test.ts"],
+    threshold: 90
+  },
+  runner: {
+    mutate: ["src/Runner/Runner.ts", "src/Runner/Shard.ts"],
+    testFiles: [
+      "test/Runner/Runner.test.ts",
+      "test/Runner/RunCases.test.ts",
+      "test/Runner/CombineAttempts.test.ts",
+      "test/Runner/Shard.test.ts"
+    ],
+    threshold: 85
+  }
+}
