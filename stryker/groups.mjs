@@ -15,6 +15,7 @@ export const groups = {
       "src/Schema/Validate.ts",
       "src/Schema/Case.ts",
       "src/Schema/Decode.ts",
+      "src/Schema/Inert.ts",
       "src/Schema/Fields.ts",
       "src/Schema/Trace.ts"
     ],
@@ -22,8 +23,8 @@ export const groups = {
     threshold: 90
   },
   scorecard: {
-    mutate: ["src/Scorecard/*.ts"],
-    testFiles: ["test/Scorecard/**/*.test.ts"],
+    mutate: ["src/Scorecard/*.ts", "src/Propose/*.ts"],
+    testFiles: ["test/Scorecard/**/*.test.ts", "test/Propose/**/*.test.ts"],
     threshold: 90
   },
   runner: {

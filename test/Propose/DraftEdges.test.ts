@@ -1,6 +1,6 @@
 /** Drafting a case from a rated turn at its edges: blank names, acting turns, long ids, slugs, guards. */
 import { describe, expect, it } from "@effect/vitest"
-import { candidateExpectations, caseIdFor, draftExpectations, guardsFor } from "../../src/Scorecard/Draft.js"
+import { candidateExpectations, caseIdFor, draftExpectations, guardsFor } from "../../src/Propose/Draft.js"
 import { agentSurface, call, cite, docsSurface, trace, turn } from "../support/turns.js"
 
 describe("candidateExpectations", () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import type { Case } from "../../src/Schema/Case.js"
-import { appendCaseText } from "../../src/Scorecard/Draft.js"
+import { appendCaseText } from "../../src/Propose/Draft.js"
 
 const drafted: Case = { id: "new", surface: "docs", question: "Q?", guards: "g", expect: [{ kind: "no-citations" }] }
 const compact = JSON.stringify(drafted)
