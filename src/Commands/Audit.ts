@@ -14,16 +14,7 @@ import { kindNamed } from "../Graders/Kinds.js"
 import { decodeValue, inert, parseJson } from "../Schema/Decode.js"
 import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
 import { caseProblems } from "../Schema/Validate.js"
-
-/** The arguments of `eval audit`. */
-export interface AuditArgs {
-  readonly surfaces: string
-  readonly surface: string
-  readonly expect: ReadonlyArray<string>
-  readonly expectJson: ReadonlyArray<string>
-  readonly traces: ReadonlyArray<string>
-  readonly shard: Option.Option<string>
-}
+import type { AuditArgs } from "./Options.js"
 
 /**
  * Reads `KIND`, `KIND=ARG` or `KIND ARG` (`never-calls=deploy`, `answer-excludes=rm -rf`): each kind
