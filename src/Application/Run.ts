@@ -8,6 +8,7 @@
 import { FileSystem, type Path } from "@effect/platform"
 import { Console, Duration, Effect, Either, Exit, Layer, Option } from "effect"
 import type { RunArgs } from "../Commands/Options.js"
+import { programName } from "../ProgramName.js"
 import type { ReportContext } from "../Reporters/Reporter.js"
 import { parseReporters, refuseOverwritingInputs, type ReporterSpec, stdoutIsDocument, writeReports } from "../Reporters/Reports.js"
 import { type GoldenSet, loadGoldenSet, selectCases } from "../Runner/GoldenSet.js"
@@ -101,7 +102,7 @@ const refusePart = (part: Part, plan: Pick<RunPlan, "check" | "ratchet">): Effec
   return fail(
     `${flag} holds the floor of the whole golden set; ${shard ? "a shard" : "a --filter'ed run"} cannot ${
       plan.check ? "be checked against it" : "move it"
-    }${shard ? " (merge the shards: ${programName} merge … --check)" : ""}`
+    }${shard ? ` (merge the shards: ${programName} merge … --check)` : ""}`
   )
 }
 
