@@ -15,13 +15,14 @@ import type { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { afterAll, assert, describe, it, type TestContext } from "vitest"
+import { committedFloor } from "./Application/Floor.js"
 import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet, selectCases } from "./Runner/GoldenSet.js"
 import { Runner } from "./Runner/Runner.js"
 import { SurfaceClient } from "./Runner/SurfaceClient.js"
 import { failingFacts, showFact } from "./Scorecard/Attempts.js"
 import { readBaseline } from "./Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "./Scorecard/CaseSet.js"
-import { noFloorYet, repeatOf, showRate, summarize } from "./Scorecard/Scorecard.js"
+import { noFloorYet, showRate, summarize } from "./Scorecard/Scorecard.js"
 import type { Case } from "./Schema/Case.js"
 import type { CaseResult } from "./Schema/Result.js"
 
@@ -143,12 +144,14 @@ export const goldenSet = (options: GoldenSetOptions = {}): void => {
     )
     if (Exit.isFailure(outcome)) return failsWith("runs the golden set", outcome.cause)
     const { baseline, results } = outcome.value
-    const problem = baseline._tag === "None"
+    // The floor `run --check` holds a whole run of one attempt per case to, or why there is none.
+    const committed = committedFloor(baseline, baselineFile, 1)
+    const { floor } = committed
+    const problem = committed.floor !== null
+      ? undefined
+      : committed.why._tag === "NoBaseline"
       ? `${baselineFile}: ${noFloorYet}`
-      : repeatOf(baseline.value) !== 1
-      ? `${baselineFile}: the floor was set with --repeat ${repeatOf(baseline.value)}; the helper asks each case once (compare like with like)`
-      : undefined
-    const floor = problem === undefined && baseline._tag === "Some" ? baseline.value.floor : null
+      : `${baselineFile}: the floor was set with --repeat ${committed.why.set}; the helper asks each case once (compare like with like)`
     const run = summarize(results, caseSetFingerprint(cases), floor)
     const verdict = `${run.passedCount}/${run.total} passed · pass rate ${showRate(run.passRate)}${
       floor === null ? "" : ` · floor ${showRate(floor)}`

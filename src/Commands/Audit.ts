@@ -17,16 +17,7 @@ import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { auditSummary, violationLine } from "../Scorecard/Render/Audit.js"
 import { flagUsage } from "./Hints.js"
-
-/** The arguments of `eval audit`. */
-export interface AuditArgs {
-  readonly surfaces: string
-  readonly surface: string
-  readonly expect: ReadonlyArray<string>
-  readonly expectJson: ReadonlyArray<string>
-  readonly traces: ReadonlyArray<string>
-  readonly shard: Option.Option<string>
-}
+import type { AuditArgs } from "./Options.js"
 
 /**
  * Reads `KIND`, `KIND=ARG` or `KIND ARG` (`never-calls=deploy`, `answer-excludes=rm -rf`): each kind

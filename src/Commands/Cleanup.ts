@@ -3,7 +3,8 @@
  * (a run killed with kill -9, quit with a second Ctrl-C, or whose deletes failed), signed in as the same
  * session, and reports each id. Conversations of a run still going are left to it.
  */
-import { Console, Duration, Effect, Either, Option, type Redacted } from "effect"
+import { Console, Duration, Effect, Either } from "effect"
+import { parseBaseUrl, sessionAuth } from "../Application/Session.js"
 import { programName } from "../ProgramName.js"
 import { type Leftover, markGone, readJournal } from "../Runner/Journal.js"
 import { makeLive } from "../Runner/LiveClient.js"
@@ -11,14 +12,7 @@ import { inert } from "../Schema/Inert.js"
 import { GateFailed } from "../Schema/Errors.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
 import { sessionOf } from "../Runner/Transport.js"
-import { parseBaseUrl, sessionAuth } from "./Run.js"
-
-/** The arguments of `eval cleanup`. */
-export interface CleanupArgs {
-  readonly baseUrl: string
-  readonly cookie: Option.Option<Redacted.Redacted<string>>
-  readonly timeout: number
-}
+import type { CleanupArgs } from "./Options.js"
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
 

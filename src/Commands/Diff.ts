@@ -9,16 +9,7 @@ import { renderDiffPretty } from "../Scorecard/Render/DiffText.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { useColor } from "../Terminal.js"
 import { withAllowDifferentSets } from "./Hints.js"
-
-
-/** The arguments of `eval diff`. */
-export interface DiffArgs {
-  readonly older: string
-  readonly newer: string
-  readonly check: boolean
-  readonly allowDifferentSets: boolean
-  readonly format: "pretty" | "markdown" | "json"
-}
+import type { DiffArgs } from "./Options.js"
 
 /** `eval diff OLD.json NEW.json`. */
 export const diffHandler = (args: DiffArgs): Effect.Effect<void, CommandError, FileSystem.FileSystem> =>

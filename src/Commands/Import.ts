@@ -15,14 +15,7 @@ import { encodeRecording, fixturePath } from "../Runner/SurfaceClient.js"
 import { inert } from "../Schema/Inert.js"
 import { UsageError } from "../Schema/Errors.js"
 import type { RecordedTurn } from "../Schema/Trace.js"
-
-/** The arguments of `eval import`. */
-export interface ImportArgs {
-  readonly otel: ReadonlyArray<string>
-  readonly out: string
-  readonly cases: string
-  readonly surfaces: string
-}
+import type { ImportArgs } from "./Options.js"
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 

@@ -6,6 +6,7 @@
  */
 import { FileSystem, Path } from "@effect/platform"
 import { Console, Duration, Effect, Either, Option, type Redacted, Schema } from "effect"
+import { parseBaseUrl, sessionAuth } from "../Application/Session.js"
 import { readText, writeAtomically } from "../Files.js"
 import { programName } from "../ProgramName.js"
 import { HttpLive } from "../Runner/Http.js"
@@ -22,26 +23,7 @@ import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
 import { shown } from "../Schema/Shown.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { appendCaseText, draftCase, renderCase } from "../Propose/Draft.js"
-import { parseBaseUrl, sessionAuth } from "./Run.js"
-
-/** The arguments of `eval candidates`. */
-export interface CandidatesArgs {
-  readonly baseUrl: string
-  readonly cookie: Option.Option<Redacted.Redacted<string>>
-  readonly surfaces: string
-}
-
-/** The arguments of `eval propose`. */
-export interface ProposeArgs {
-  readonly turn: string
-  readonly baseUrl: string
-  readonly cookie: Option.Option<Redacted.Redacted<string>>
-  readonly cases: string
-  readonly surfaces: string
-  readonly fixtures: string
-  readonly id: Option.Option<string>
-  readonly append: boolean
-}
+import type { CandidatesArgs, ProposeArgs } from "./Options.js"
 
 /** Bounds each read of the app, retries included. */
 const readTimeout = Duration.seconds(30)

@@ -4,34 +4,20 @@
  */
 import { FileSystem, type Path } from "@effect/platform"
 import { Console, Effect, Either, Option, Redacted } from "effect"
+import { runGoldenSet } from "../Application/Run.js"
+import { parseBaseUrl } from "../Application/Session.js"
 import type { Case } from "../Schema/Case.js"
 import type { ProtocolName } from "../Schema/Surface.js"
 import { packageFile } from "../PackageFiles.js"
 import { programName } from "../ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../Runner/GoldenSet.js"
+import { cookieAuth } from "../Runner/Transport.js"
 import { type CommandError, UsageError } from "../Schema/Errors.js"
 import { defaultBaselineFile } from "../Scorecard/BaselineStore.js"
 import { faultProblem, parseFault } from "../StandIn/Faults.js"
 import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
 import { servedProtocols, type StandIn, stableFraction, start } from "../StandIn/Server.js"
-import { clientFor, gradeRun, parseBaseUrl } from "./Run.js"
-import { cookieAuth } from "../Runner/Transport.js"
-
-/** The arguments of `eval standin`. */
-export interface StandInArgs {
-  readonly surfaces: string
-  readonly cases: string
-  readonly host: string
-  readonly port: number
-  readonly latency: number
-  readonly maxConversations: number
-  readonly fault: ReadonlyArray<string>
-  readonly flaky: number
-  /** Start with a rated-down turn per known flaw, to try `eval candidates` and `eval propose` on. */
-  readonly seedRatings?: boolean
-  /** The protocol every surface is served over (default: each surface's own). */
-  readonly protocol?: Option.Option<ProtocolName>
-}
+import type { DemoArgs, StandInArgs } from "./Options.js"
 
 /**
  * What the stand-in prints once it listens: where, how to sign in (the cookie, or the same token as a
@@ -87,13 +73,13 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
           onRight: Effect.succeed
         }))
       const set = yield* loadGoldenSet(args.cases, args.surfaces)
-      const protocol = Option.getOrUndefined(args.protocol ?? Option.none())
+      const protocol = Option.getOrUndefined(args.protocol)
       const protocols = servedProtocols({ catalog: set.catalog, ...(protocol === undefined ? {} : { protocol }) })
       for (const [i, fault] of faults.entries()) {
         const problem = faultProblem(fault, protocols)
         if (problem !== undefined) return yield* new UsageError({ message: `--fault ${JSON.stringify(args.fault[i])}: ${problem}` })
       }
-      if (args.seedRatings === true && !protocols.includes("turn-eval")) {
+      if (args.seedRatings && !protocols.includes("turn-eval")) {
         return yield* new UsageError({
           message: `--seed-ratings: ratings are read back over this product's own protocol, and no surface speaks it (${
             protocols.join(", ")
@@ -111,14 +97,14 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
         maxConversations: args.maxConversations,
         faults,
         flaky,
-        seedRatings: args.seedRatings === true
+        seedRatings: args.seedRatings
       }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot listen on ${args.host}:${args.port}: ${error.message}` })))
       yield* Console.log(
         [
           ...startUpLines(standIn, Object.keys(set.catalog.surfaces), protocol),
           `then run:  ${programName} run --base-url ${standIn.url}`,
           ...(flakyIds.length === 0 ? [] : [`flaky:     every second ask of ${flakyIds.join(", ")} also cites a page from memory`]),
-          ...(args.seedRatings === true
+          ...(args.seedRatings
             ? [`${standIn.ratings().length} turns are rated thumbs-down: ${programName} candidates --base-url ${standIn.url}`]
             : []),
           "Ctrl-C stops it."
@@ -127,14 +113,6 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
       return yield* Effect.never
     })
   )
-
-/** The arguments of `eval demo`. */
-export interface DemoArgs {
-  readonly cases: string
-  readonly surfaces: string
-  readonly baseline: string
-  readonly concurrency: Option.Option<number>
-}
 
 /**
  * The golden set, catalog and floor the demo runs: the ones given, or, in a folder with no golden set
@@ -167,31 +145,17 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, CommandError, F
         yield* Console.log(`no ${args.cases} in this folder: asking the package's own golden set (${programName} init writes a starter)`)
       }
       yield* Console.log(`stand-in assistant on ${standIn.url}; asking it the golden set live (${programName} run --base-url … --check)\n`)
-      const run = {
-        ...args,
-        ...files,
-        fixtures: Option.none(),
-        baseUrl: Option.some(standIn.url),
-        cookie: Option.some(standIn.cookie()),
-        keep: false,
+      // `run --base-url … --check`, quietly, signed in as the stand-in's user; the stand-in ends with the
+      // demo, and its conversations with it: nothing to journal.
+      yield* runGoldenSet({
+        set,
+        baseline: files.baseline,
+        source: { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), auth: cookieAuth(standIn.cookie()), journal: false },
+        concurrency: args.concurrency,
         timeout: 30,
-        record: Option.none(),
-        json: Option.none(),
         check: true,
-        ratchet: false,
-        filter: [],
-        repeat: 1,
-        shard: Option.none(),
-        reporter: [],
-        compare: Option.none(),
-        allowDifferentSets: false,
-        otel: [],
-        bail: Option.none(),
         silent: true
-      }
-      const source = { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), auth: cookieAuth(standIn.cookie()) } as const
-      // The stand-in ends with the demo, and its conversations with it: nothing to journal.
-      yield* gradeRun(run, set, clientFor(source, set, run, { journal: false })).pipe(
+      }).pipe(
         Effect.ensuring(Effect.suspend(() => {
           const stats = standIn.stats()
           return Console.log(

@@ -8,13 +8,7 @@ import { showRate } from "../Scorecard/Scorecard.js"
 import { inert } from "../Schema/Inert.js"
 import type { CommandError } from "../Schema/Errors.js"
 import { catalogSuggestions } from "../Schema/Validate.js"
-
-/** The arguments of `eval validate`. */
-export interface ValidateArgs {
-  readonly cases: string
-  readonly surfaces: string
-  readonly baseline: string
-}
+import type { ValidateArgs } from "./Options.js"
 
 /** Checks the catalog, the golden set against it, and the baseline when there is one. */
 export const validateHandler = (args: ValidateArgs): Effect.Effect<void, CommandError, FileSystem.FileSystem> =>

@@ -10,10 +10,7 @@ import { BadInput, UsageError } from "../Schema/Errors.js"
 import { Catalog } from "../Schema/Surface.js"
 import { caseProblems, catalogProblems } from "../Schema/Validate.js"
 
-/** The default location of the cases file. */
-export const defaultCasesFile = "cases/golden-cases.json"
-/** The default location of the surface catalog. */
-export const defaultSurfacesFile = "cases/surfaces.json"
+export { defaultCasesFile, defaultSurfacesFile } from "../ProjectFiles.js"
 
 /** A validated golden set and where it came from. */
 export interface GoldenSet {

@@ -10,8 +10,7 @@ import { Baseline } from "../Schema/Baseline.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { BadInput } from "../Schema/Errors.js"
 
-/** The default location of the baseline. */
-export const defaultBaselineFile = "baseline.json"
+export { defaultBaselineFile } from "../ProjectFiles.js"
 
 /** Reads the baseline; `None` when the file does not exist, bad input when it cannot be decoded. */
 export const readBaseline = (

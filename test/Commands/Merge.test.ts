@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option } from "effect"
-import { mergeShards } from "../../src/Commands/Merge.js"
-import { parseReporters } from "../../src/Commands/Report.js"
+import { mergeShards } from "../../src/Application/Merge.js"
+import { parseReporters } from "../../src/Reporters/Reports.js"
 import type { CaseResult, RunResult } from "../../src/Schema/Result.js"
 import { summarize } from "../../src/Scorecard/Scorecard.js"
 

@@ -8,7 +8,7 @@ import { ConfigProvider, Effect, Layer } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { htmlReportOf, type Reporter, writeReports } from "../../src/Commands/Report.js"
+import { htmlReportOf, type ReporterSpec, writeReports } from "../../src/Reporters/Reports.js"
 import { plainRun } from "../Scorecard/Render/results.js"
 
 const pointer = "The full report: `reports/turn-eval.html` (an HTML page; in CI, upload it as an artifact)"
@@ -24,7 +24,7 @@ describe("writeReports", () => {
       const summary = join(dir, "step-summary.md")
       writeFileSync(summary, "")
       const markdown = join(dir, "summary.md")
-      const reporters: ReadonlyArray<Reporter> = [{ name: "markdown", file: markdown }, { name: "github" }]
+      const reporters: ReadonlyArray<ReporterSpec> = [{ name: "markdown", file: markdown }, { name: "github" }]
       yield* writeReports(plainRun, reporters, {
         casesFile: "cases/golden-cases.json",
         noFloor: "no floor",
@@ -45,7 +45,7 @@ describe("writeReports", () => {
 describe("htmlReportOf", () => {
   it("is the file of the reporter named html, and nothing when it writes to standard output or is absent", () => {
     // The html reporter is named as a user names it on the command line.
-    const html = (file?: string) => ({ name: "html", ...(file === undefined ? {} : { file }) }) as unknown as Reporter
+    const html = (file?: string) => ({ name: "html", ...(file === undefined ? {} : { file }) }) as unknown as ReporterSpec
     expect(htmlReportOf([{ name: "pretty" }, html("reports/turn-eval.html"), { name: "junit", file: "r.xml" }]))
       .toBe("reports/turn-eval.html")
     expect(htmlReportOf([{ name: "pretty" }, html()])).toBeUndefined()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Option } from "effect"
-import { noFloorOf } from "../../src/Commands/ReportCommand.js"
+import { noFloorOf } from "../../src/Application/Floor.js"
 import { noFloorYet, programName } from "../../src/ProgramName.js"
 import type { RunResult } from "../../src/Schema/Result.js"
 import { plainRun, repeatedRun } from "../Scorecard/Render/results.js"

@@ -1,0 +1,459 @@
+/**
+ * What a run is — `eval run`, and `eval demo`, which is a run against a stand-in: its flags checked,
+ * all in one place and before anything is read; where turns come from (recorded turns, a live app,
+ * OpenTelemetry traces); the cases selected (`--filter`, `--shard`); every turn obtained and graded;
+ * the results summarised and reported; the floor held (`--check`) and moved (`--ratchet`). A merge of
+ * shards ends as a run does, with `concludeRun`.
+ */
+import { FileSystem, type Path } from "@effect/platform"
+import { Console, Duration, Effect, Either, Exit, Layer, Option } from "effect"
+import { flagUsage, withAllowDifferentSets } from "../Commands/Hints.js"
+import type { RunArgs } from "../Commands/Options.js"
+import { programName } from "../ProgramName.js"
+import type { ReportContext } from "../Reporters/Reporter.js"
+import { parseReporters, refuseOverwritingInputs, type ReporterSpec, stdoutIsDocument, writeReports } from "../Reporters/Reports.js"
+import { type GoldenSet, loadGoldenSet, selectCases } from "../Runner/GoldenSet.js"
+import { openJournal } from "../Runner/Journal.js"
+import { Runner } from "../Runner/Runner.js"
+import { inShard, parseShard, type Shard } from "../Runner/Shard.js"
+import { SurfaceClient } from "../Runner/SurfaceClient.js"
+import { type Auth, sessionOf } from "../Runner/Transport.js"
+import type { Case } from "../Schema/Case.js"
+import { inert } from "../Schema/Inert.js"
+import { type CommandError, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
+import { resolveRoutes } from "../Schema/Protocol.js"
+import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
+import { shown } from "../Schema/Shown.js"
+import { attemptsOf, obtainedNoTurn } from "../Scorecard/Attempts.js"
+import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
+import { diffRuns, refuseDifferentSets } from "../Scorecard/Diff.js"
+import { readResults } from "../Scorecard/ResultsStore.js"
+import { summarize } from "../Scorecard/Scorecard.js"
+import { applyRatchet, floorToHold, type NoFloor, noFloorText, type Part, type Stop, stoppedWords } from "./Floor.js"
+import { noteLeftovers, reportLeftBehind } from "./LeftBehind.js"
+import { caseProgress } from "./Progress.js"
+import { parseBaseUrl, sessionAuth } from "./Session.js"
+
+/** Where turns come from. */
+export type Source =
+  | { readonly _tag: "Fixtures"; readonly dir: string }
+  | {
+    readonly _tag: "Live"
+    readonly baseUrl: URL
+    readonly auth: Auth
+    /**
+     * Whether each conversation is journalled until deleted, so that what a killed run left can be
+     * cleaned up: not for an app that ends with the run (the demo's stand-in), which keeps nothing.
+     */
+    readonly journal: boolean
+  }
+  | { readonly _tag: "Otel"; readonly files: ReadonlyArray<string> }
+
+/**
+ * What a run is asked to do: `eval run`'s arguments (their types are the flags' own), of which a run
+ * not started from the command line gives only what differs from run's defaults. Where turns come
+ * from is `source` when given (the demo's stand-in), else what `--fixtures`, `--base-url` with
+ * `--cookie`, or `--otel` say; the golden set is `set` when loaded already, else read from `--cases`
+ * and `--surfaces`.
+ */
+export type RunRequest =
+  & Partial<RunArgs>
+  & Pick<RunArgs, "baseline" | "timeout">
+  & ({ readonly cases: string; readonly surfaces: string } | { readonly set: GoldenSet })
+  & { readonly source?: Source }
+
+/** A run's request, checked: every flag valid, and valid together, each with its default filled in. */
+export interface RunPlan {
+  readonly baseline: string
+  readonly source: Source
+  readonly reporters: ReadonlyArray<ReporterSpec>
+  readonly filter: ReadonlyArray<string>
+  readonly shard: Shard | undefined
+  readonly repeat: number
+  /** Cases in flight at once. */
+  readonly concurrency: number
+  readonly bail: number | undefined
+  /** Seconds one live case may take, retries included. */
+  readonly timeout: number
+  readonly keep: boolean
+  readonly record: string | undefined
+  readonly compare: string | undefined
+  readonly allowDifferentSets: boolean
+  readonly check: boolean
+  readonly ratchet: boolean
+  readonly silent: boolean
+}
+
+/** The most attempts per case: enough to measure any flakiness worth gating on, without flooding the app. */
+const maxRepeat = 100
+
+/** Cases in flight at once against a live app when `--concurrency` is not given. */
+const defaultLiveConcurrency = 4
+
+/** The longest a delete may take, whatever `--timeout` says: cleanup must not hold a stopping run for long. */
+const maxDeleteSeconds = 30
+
+const fail = (message: string) => Effect.fail(new UsageError({ message }))
+
+/** Refuses `--check` and `--ratchet` on a part of the golden set: the floor is the whole set's. */
+const refusePart = (part: Part, plan: Pick<RunPlan, "check" | "ratchet">): Effect.Effect<void, UsageError> => {
+  if (!plan.check && !plan.ratchet) return Effect.void
+  const flag = plan.check ? "--check" : "--ratchet"
+  const shard = part._tag === "Shard"
+  return fail(
+    `${flag} holds the floor of the whole golden set; ${shard ? "a shard" : "a --filter'ed run"} cannot ${
+      plan.check ? "be checked against it" : "move it"
+    }${shard ? ` (merge the shards: ${programName} merge … --check)` : ""}`
+  )
+}
+
+/**
+ * Checks a run's flags, alone and together, before anything is read or run, and fills in their
+ * defaults: the numbers in range, one source of turns (a live app's URL and session checked), the
+ * reporters, and the shard. What needs the golden set or the baseline (a filter that matches nothing,
+ * `--check` of a part of the set, a floor set at another K) is checked where they are read, still
+ * before any turn is obtained.
+ */
+export const checkRun = (request: RunRequest): Effect.Effect<RunPlan, UsageError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const concurrency = Option.getOrUndefined(request.concurrency ?? Option.none())
+    const bail = Option.getOrUndefined(request.bail ?? Option.none())
+    const repeat = request.repeat ?? 1
+    const record = Option.getOrUndefined(request.record ?? Option.none())
+    const check = request.check ?? false
+    const ratchet = request.ratchet ?? false
+    const filter = request.filter ?? []
+    const shardFlag = Option.getOrUndefined(request.shard ?? Option.none())
+    if (concurrency !== undefined && concurrency < 1) return yield* fail("--concurrency must be at least 1")
+    if (!(request.timeout > 0)) return yield* fail("--timeout must be more than 0 seconds")
+    if (bail !== undefined && bail < 1) return yield* fail("--bail must be at least 1")
+    if (repeat < 1 || repeat > maxRepeat) return yield* fail(`--repeat must be from 1 to ${maxRepeat}`)
+    if (repeat > 1 && record !== undefined) {
+      return yield* fail("--record keeps one turn per case, and --repeat obtains several: record with a run of its own")
+    }
+    const source = request.source ?? (yield* sourceOf(request))
+    const reporters = yield* parseReporters(request.reporter ?? [], request.json ?? Option.none())
+    if (shardFlag !== undefined && filter.length > 0) {
+      return yield* fail("--shard splits the whole golden set; it cannot be combined with --filter")
+    }
+    const shard = shardFlag === undefined
+      ? undefined
+      : yield* Either.mapLeft(parseShard(shardFlag), (problem) => flagUsage("--shard", problem))
+    return {
+      baseline: request.baseline,
+      source,
+      reporters,
+      filter,
+      shard,
+      repeat,
+      // 4 against a live app, whose latency they overlap; 1 for recorded turns, which are read without
+      // waiting, so more would only add scheduling.
+      concurrency: concurrency ?? (source._tag === "Live" ? defaultLiveConcurrency : 1),
+      bail,
+      timeout: request.timeout,
+      keep: request.keep ?? false,
+      record,
+      compare: Option.getOrUndefined(request.compare ?? Option.none()),
+      allowDifferentSets: request.allowDifferentSets ?? false,
+      check,
+      ratchet,
+      silent: request.silent ?? false
+    }
+  })
+
+/** Decides where turns come from: exactly one of `--fixtures`, `--base-url` and `--otel`. */
+const sourceOf = (
+  flags: Pick<Partial<RunArgs>, "fixtures" | "baseUrl" | "otel" | "cookie">
+): Effect.Effect<Source, UsageError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const otel = flags.otel ?? []
+    const fixtures = Option.getOrUndefined(flags.fixtures ?? Option.none())
+    const baseUrl = Option.getOrUndefined(flags.baseUrl ?? Option.none())
+    if (otel.length > 0 && (fixtures !== undefined || baseUrl !== undefined)) {
+      return yield* fail("--otel cannot be used with --fixtures or --base-url: pick one source of turns")
+    }
+    if (otel.length > 0) return { _tag: "Otel", files: otel } as const
+    if (fixtures !== undefined && baseUrl !== undefined) {
+      return yield* fail("--fixtures and --base-url cannot be used together: pick one source of turns")
+    }
+    if (baseUrl !== undefined) {
+      const url = yield* parseBaseUrl(baseUrl)
+      return { _tag: "Live", baseUrl: url, auth: yield* sessionAuth(flags.cookie ?? Option.none()), journal: true } as const
+    }
+    if (fixtures === undefined) {
+      return yield* fail(
+        "say where turns come from: --fixtures DIR (recorded turns), --base-url URL (a live app) or --otel FILE (OpenTelemetry traces)"
+      )
+    }
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* Effect.option(fs.stat(fixtures))
+    if (Option.isNone(info) || info.value.type !== "Directory") return yield* fail(`--fixtures ${fixtures}: no such folder`)
+    return { _tag: "Fixtures", dir: fixtures } as const
+  })
+
+/** The SurfaceClient for recorded turns or a live app; a live one uses the catalog's routes. */
+export const clientFor = (
+  source: Exclude<Source, { readonly _tag: "Otel" }>,
+  set: GoldenSet,
+  plan: Pick<RunPlan, "keep" | "timeout" | "concurrency">
+): Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path> =>
+  source._tag === "Fixtures"
+    ? SurfaceClient.Fixture(source.dir)
+    : Layer.unwrapScoped(Effect.gen(function*() {
+      const routes = resolveRoutes(set.catalog.routes)
+      // Every conversation is journalled until deleted, so that what a killed run left can be cleaned up.
+      const journal = plan.keep || !source.journal ? undefined : yield* openJournal({
+        baseUrl: source.baseUrl,
+        session: sessionOf(source.auth),
+        deleteRoute: routes.delete ?? "",
+        warn: (text) => process.stderr.write(`warning: ${inert(text)}\n`)
+      })
+      return SurfaceClient.Live({
+        baseUrl: source.baseUrl,
+        auth: source.auth,
+        routes,
+        timeout: Duration.seconds(plan.timeout),
+        deleteTimeout: Duration.seconds(Math.min(plan.timeout, maxDeleteSeconds)),
+        keep: plan.keep,
+        // As many cases' deletes under way as cases asking: the conversations open at once stay within
+        // twice the concurrency, however slow the app is to delete.
+        maxDeleting: plan.concurrency,
+        ...(journal === undefined ? {} : { journal })
+      }).pipe(Layer.provide(Layer.unwrapEffect(Effect.promise(() => import("../Runner/Http.js")).pipe(Effect.map((m) => m.HttpLive)))))
+    }))
+
+/** What a run covers: the cases `--filter` or `--shard` selects, and which part of the golden set that is. */
+export interface Selection {
+  readonly cases: ReadonlyArray<Case>
+  /** The shard, as the results record it. */
+  readonly shard: ShardInfo | undefined
+  /** The part of the golden set the cases are, when they are not all of it: held to no floor. */
+  readonly part: Part | undefined
+}
+
+/** Selects the cases of a run: those `--filter` names, or `--shard i/n` of the whole golden set by case id. */
+export const selectRun = (
+  set: GoldenSet,
+  plan: Pick<RunPlan, "filter" | "shard">
+): Effect.Effect<Selection, UsageError> =>
+  Effect.gen(function*() {
+    const { shard } = plan
+    if (shard === undefined) {
+      const cases = yield* selectCases(set, plan.filter).pipe(
+        Effect.mapError((error) => flagUsage("--filter", error.message))
+      )
+      return {
+        cases,
+        shard: undefined,
+        part: cases.length < set.cases.length ? { _tag: "Filtered", cases: cases.length, of: set.cases.length } : undefined
+      }
+    }
+    const cases = set.cases.filter((c) => inShard(shard, c.id))
+    return {
+      cases,
+      shard: { index: shard.index, count: shard.count, of: caseSetFingerprint(set.cases) },
+      part: { _tag: "Shard", index: shard.index, count: shard.count, cases: cases.length, of: set.cases.length }
+    }
+  })
+
+/**
+ * Results with their case's question, what it guards and its tags, so that a results file read later
+ * (a report, a page) shows the case without the golden set. Ids are unique in a golden set.
+ */
+const withCaseText = (cases: ReadonlyArray<Case>, results: ReadonlyArray<CaseResult>): ReadonlyArray<CaseResult> => {
+  const byId = new Map(cases.map((c) => [c.id, c]))
+  return results.map((result) => {
+    const c = byId.get(result.id)
+    if (c === undefined) return result
+    const { id, passed, surface, ...rest } = result
+    return { id, surface, passed, question: c.question, guards: c.guards, ...(c.tags === undefined ? {} : { tags: c.tags }), ...rest }
+  })
+}
+
+/** Hints for the reasons a run may obtain no turn at all. */
+const hints: ReadonlyArray<readonly [RegExp, string]> = [
+  [/connection refused|host not found|TLS/, "is the dev server running, and the URL right?"],
+  [/^no recorded turn: /, "is --fixtures the folder of the recorded turns?"],
+  [/HTTP 404/, "are the routes right (\"routes\" in the catalog)?"]
+]
+
+/**
+ * Why a run measured nothing — no case obtained its turn — naming the most common reason, or
+ * `undefined` when some case was graded.
+ */
+export const measuredNothing = (results: ReadonlyArray<CaseResult>): string | undefined => {
+  if (!obtainedNoTurn(results)) return undefined
+  const errors = results.flatMap((c) => attemptsOf(c).map((a) => ({ id: c.id, error: a.error })))
+  // Reasons are grouped as they would read without the case's own id or the URL it went to.
+  const groups = new Map<string, { readonly example: string; count: number }>()
+  for (const { error, id } of errors) {
+    const kind = error!.split(id).join("…").replace(/ — (GET|POST|DELETE) \S+$/, "")
+    const group = groups.get(kind)
+    if (group === undefined) groups.set(kind, { example: error!, count: 1 })
+    else group.count++
+  }
+  const { count, example: reason } = [...groups.values()].sort((a, b) => b.count - a.count)[0]!
+  const hint = hints.find(([pattern]) => pattern.test(reason))?.[1]
+  return `no case obtained its turn, so the run measured nothing and no floor is held: ${inert(shown(reason))}${
+    hint === undefined || reason.includes(" — ") ? "" : ` — ${hint}`
+  } (${count} of ${errors.length} ${errors.length === 1 ? "turn" : "turns"})`
+}
+
+/** Where notes for people go: standard error when standard output carries a document a program reads. */
+export const sayFor = (reporters: ReadonlyArray<ReporterSpec>) => (text: string): Effect.Effect<void> =>
+  stdoutIsDocument(reporters) ? Console.error(text) : Console.log(text)
+
+/** How a run ends, once it is summarised. */
+export interface RunEnd<R = never> {
+  readonly set: GoldenSet
+  readonly plan: Pick<RunPlan, "baseline" | "reporters" | "check" | "ratchet">
+  readonly result: RunResult
+  readonly context: ReportContext
+  /** Told once the reports are written (what a live run left in the app). */
+  readonly afterReports?: Effect.Effect<void, never, R>
+  /** Why the run measured nothing (no case obtained its turn), when it did. */
+  readonly measuredNothing?: string
+  /** How the run stopped early (`--bail`), when it did. */
+  readonly stop?: Stop
+}
+
+/**
+ * The end of every run, whole or merged: its reports; then a run that measured nothing is refused,
+ * the floor moves (`--ratchet`) on a full run only, and is held (`--check`) — a run that stopped early
+ * fails it.
+ */
+export const concludeRun = <R = never>(end: RunEnd<R>): Effect.Effect<void, CommandError, FileSystem.FileSystem | R> =>
+  Effect.gen(function*() {
+    const { plan, result } = end
+    yield* writeReports(result, plan.reporters, end.context)
+    if (end.afterReports !== undefined) yield* end.afterReports
+    if (end.measuredNothing !== undefined) return yield* new Refused({ reason: "not-a-measurement", message: end.measuredNothing })
+    if (plan.ratchet && end.stop !== undefined) {
+      return yield* new Refused({
+        reason: "ratchet",
+        message: `--ratchet: the run ${stoppedWords(end.stop)}: the floor moves only on a full run`
+      })
+    }
+    if (plan.ratchet) yield* applyRatchet(end.set, plan.baseline, result, sayFor(plan.reporters))
+    if (plan.check && (end.stop !== undefined || result.passed === false)) return yield* new GateFailed({ reason: "below-floor" })
+  })
+
+/**
+ * Grades the selected cases of `set` through `client`, reports the results, then holds the floor. A
+ * comparison or a floor that will be refused is refused before any turn is obtained.
+ */
+export const gradeRun = (
+  plan: RunPlan,
+  set: GoldenSet,
+  client: Layer.Layer<SurfaceClient, never, FileSystem.FileSystem | Path.Path>
+): Effect.Effect<void, CommandError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const { cases, part, shard } = yield* selectRun(set, plan)
+    if (part !== undefined) yield* refusePart(part, plan)
+    const compareFile = plan.compare
+    yield* refuseOverwritingInputs(plan.reporters, [
+      [set.casesFile, "the golden set"],
+      [set.surfacesFile, "the catalog"],
+      [plan.baseline, "the baseline"],
+      ...(compareFile === undefined ? [] : [[compareFile, "the results compared with"] as const])
+    ])
+    const caseSet = caseSetFingerprint(cases)
+    const older = compareFile === undefined ? undefined : yield* readResults(compareFile)
+    if (older !== undefined) {
+      yield* refuseDifferentSets(older.caseSet, caseSet, {
+        allowDifferentSets: plan.allowDifferentSets,
+        names: [compareFile!, "this run"]
+      }).pipe(Either.mapLeft(withAllowDifferentSets))
+    }
+    const held = yield* floorToHold(plan, plan.repeat, part)
+    // The hints at the end name `eval cleanup` only for conversations the journal holds.
+    const say = sayFor(plan.reporters)
+    const leftBehind = reportLeftBehind(say, plan.source._tag === "Live" && plan.source.journal ? plan.source.baseUrl : undefined)
+    const runner = yield* Runner
+    const progress = yield* caseProgress(cases, plan.silent)
+    const { bailed, results: graded } = yield* runner.runCases(set.catalog, cases, {
+      concurrency: plan.concurrency,
+      repeat: plan.repeat,
+      keepTurns: true,
+      onCaseDone: progress.onCaseDone,
+      ...(plan.bail === undefined ? {} : { bail: plan.bail })
+    }).pipe(
+      Effect.ensuring(progress.clear),
+      Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : leftBehind)
+    )
+    const results = withCaseText(cases, graded)
+    // A run in which no case obtained its turn measured nothing: its pass rate is no verdict.
+    const nothing = measuredNothing(results)
+    // A run that stopped early covers the cases that finished, and is held to no floor.
+    const stop = bailed ? { bail: plan.bail!, notRun: cases.length - results.length, of: cases.length } : undefined
+    const noFloor: NoFloor | undefined = nothing !== undefined
+      ? { _tag: "NotMeasured" }
+      : stop !== undefined
+      ? { _tag: "Stopped", stop }
+      : held.floor === null
+      ? held.noFloor
+      : undefined
+    const finished = new Set(results.map((r) => r.id))
+    const durationMs = yield* progress.elapsedMs
+    const result = summarize(
+      results,
+      bailed ? caseSetFingerprint(cases.filter((c) => finished.has(c.id))) : caseSet,
+      noFloor === undefined ? held.floor : null,
+      {
+        repeat: plan.repeat,
+        ...(shard === undefined ? {} : { shard }),
+        ...(bailed ? { bailed: true } : {}),
+        durationMs
+      }
+    )
+    const diff = older === undefined
+      ? undefined
+      : { diff: yield* diffRuns(older, result, { allowDifferentSets: true }), against: compareFile! }
+    yield* concludeRun({
+      set,
+      plan,
+      result,
+      context: {
+        casesFile: set.casesFile,
+        ...(noFloor === undefined ? {} : { noFloor: noFloorText(noFloor) }),
+        durationMs,
+        ...(diff === undefined ? {} : { diff }),
+        ...(held.history.length === 0 ? {} : { history: held.history })
+      },
+      afterReports: leftBehind,
+      ...(nothing === undefined ? {} : { measuredNothing: nothing }),
+      ...(stop === undefined ? {} : { stop })
+    })
+  }).pipe(
+    Effect.provide(
+      Runner.Default.pipe(
+        Layer.provideMerge(plan.record === undefined ? client : SurfaceClient.recording(plan.record, client))
+      )
+    )
+  )
+
+/**
+ * A run: its flags checked; conversations earlier runs left in a live app told of; the golden set
+ * read; turns obtained from the source, graded, reported; the floor held and moved.
+ */
+export const runGoldenSet = (request: RunRequest): Effect.Effect<void, CommandError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const plan = yield* checkRun(request)
+    const { source } = plan
+    if (source._tag === "Live" && source.journal) yield* noteLeftovers(source.baseUrl, source.auth)
+    if (plan.record !== undefined) {
+      const dir = plan.record
+      const fs = yield* FileSystem.FileSystem
+      yield* fs.makeDirectory(dir, { recursive: true }).pipe(
+        Effect.mapError(() => new UsageError({ message: `--record ${dir}: cannot create that folder` }))
+      )
+    }
+    const set = "set" in request ? request.set : yield* loadGoldenSet(request.cases, request.surfaces)
+    const client = source._tag === "Otel"
+      ? yield* Effect.flatMap(
+        Effect.promise(() => import("../Runner/OtelClient.js")),
+        (m) => m.otelSource(source.files, set)
+      )
+      : clientFor(source, set, plan)
+    return yield* gradeRun(plan, set, client)
+  })
