@@ -1,0 +1,45 @@
+// The linter and the formatter: ESLint's and typescript-eslint's recommended rules, and Effect's dprint
+// rule as the one formatter for every TypeScript and JavaScript file, with the settings Effect's own
+// packages use. `npm run lint` checks both; `npm run format` rewrites the tree to the formatter's layout.
+import * as effectEslint from "@effect/eslint-plugin"
+import eslint from "@eslint/js"
+import tseslint from "typescript-eslint"
+
+export default tseslint.config(
+  { ignores: ["dist/**", "node_modules/**", "reports/**", "coverage/**", ".scratch/**", ".stryker-tmp/**"] },
+  { linterOptions: { reportUnusedDisableDirectives: "error" } },
+  eslint.configs.recommended,
+  tseslint.configs.recommended,
+  ...effectEslint.configs.dprint,
+  {
+    rules: {
+      // The product's job includes finding and escaping control characters: its patterns name them.
+      "no-control-regex": "off",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@effect/dprint": ["error", {
+        config: {
+          indentWidth: 2,
+          lineWidth: 120,
+          semiColons: "asi",
+          quoteStyle: "alwaysDouble",
+          trailingCommas: "never",
+          operatorPosition: "maintain",
+          "arrowFunction.useParentheses": "force"
+        }
+      }]
+    }
+  },
+  {
+    files: ["**/*.mjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly" } }
+  },
+  {
+    // Preloaded into child processes with `node --require`, so CommonJS.
+    files: ["**/*.cjs"],
+    languageOptions: {
+      sourceType: "commonjs",
+      globals: { require: "readonly", module: "writable", global: "readonly", process: "readonly", setInterval: "readonly" }
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" }
+  }
+)
