@@ -205,7 +205,6 @@ const reportEnd = (error: CommandError): Effect.Effect<number> => {
   return Effect.as(Console.error(text), code)
 }
 
-// eslint-disable-next-line no-control-regex
 const ansi = /\u001b\[[0-9;]*m/g
 const plain = (args: ReadonlyArray<unknown>) => args.map((a) => typeof a === "string" ? a.replace(ansi, "") : a)
 

@@ -45,7 +45,6 @@ const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
     if (!/^[^=\s;]+=[^\r\n]*$/.test(Redacted.value(cookie.value))) {
       return yield* new UsageError({ message: "the session cookie must look like name=value, on one line" })
     }
-    // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(Redacted.value(cookie.value))) {
       return yield* new UsageError({
         message: `${
@@ -90,7 +89,6 @@ const sessionHeader = Effect.gen(function*() {
   if (reservedHeaders.has(header)) {
     return yield* new UsageError({ message: `EVAL_AUTH_HEADER: the ${header} header is the transport's; name the header that carries the session` })
   }
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(match[2]!)) {
     return yield* new UsageError({
       message: "EVAL_AUTH_HEADER: the header's value may hold no control character and no character beyond U+00FF"

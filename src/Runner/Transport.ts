@@ -172,7 +172,6 @@ export const quoteId = (id: string): string => JSON.stringify(shown(id))
  * and bytes that are not UTF-8 become U+FFFD (which `idProblem` refuses).
  */
 export const headerText = (value: string | undefined): string | undefined => {
-  // eslint-disable-next-line no-control-regex
   if (value === undefined || /^[\u0000-\u007f]*$/.test(value)) return value
   if (/[^\u0000-\u00ff]/.test(value)) return value
   return new TextDecoder("utf-8").decode(Buffer.from(value, "latin1"))

@@ -37,7 +37,6 @@ export const maxIdLength = 1024
 // A lone surrogate: what a string holds where its bytes were not valid UTF-8 (with U+FFFD, the decoder's
 // replacement for them).
 const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-// eslint-disable-next-line no-control-regex
 const control = /[\u0000-\u001f\u007f-\u009f]/
 
 /** `text` percent-decoded until it no longer changes (at most a few times), as a server might decode it. */
