@@ -15,6 +15,8 @@ export default tseslint.config(
     rules: {
       // The product's job includes finding and escaping control characters: its patterns name them.
       "no-control-regex": "off",
+      // A variable a signal handler reads before the bin assigns it stays a `let`.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@effect/dprint": ["error", {
         config: {

@@ -12,7 +12,7 @@
 const unsafe = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]$/u
 
 // Joiners inside an emoji sequence (a family, a profession) draw one picture and are kept.
-const pictographBefore = /\p{Extended_Pictographic}[\u{fe0f}\u{1f3fb}-\u{1f3ff}]?$/u
+const pictographBefore = /\p{Extended_Pictographic}(?:\u{fe0f}|[\u{1f3fb}-\u{1f3ff}])?$/u
 const pictographAfter = /^\p{Extended_Pictographic}/u
 
 const shortForms: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }

@@ -22,7 +22,7 @@ export interface CliRun {
 }
 
 /** A case's line as a run streams it to stderr off a terminal: the scorecard's line and a wall time. */
-export const streamedLine = /^[✓✗~] .*  \d+(ms|\.\d+s|m\d\ds)$/
+export const streamedLine = /^[✓✗~] .* {2}\d+(ms|\.\d+s|m\d\ds)$/
 
 /** Standard error without the streamed case lines. */
 export const notesOf = (stderr: string): string =>
