@@ -40,7 +40,13 @@ export default tseslint.config(
     files: ["**/*.cjs"],
     languageOptions: {
       sourceType: "commonjs",
-      globals: { require: "readonly", module: "writable", global: "readonly", process: "readonly", setInterval: "readonly" }
+      globals: {
+        require: "readonly",
+        module: "writable",
+        global: "readonly",
+        process: "readonly",
+        setInterval: "readonly"
+      }
     },
     rules: { "@typescript-eslint/no-require-imports": "off" }
   }

@@ -24,7 +24,8 @@ export interface Recording {
   }
 }
 
-const committedCases = (JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as { cases: Array<{ id: string }> }).cases
+const committedCases =
+  (JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as { cases: Array<{ id: string }> }).cases
 const committedRecordings: ReadonlyArray<Recording> = readdirSync("cases/fixtures")
   .sort()
   .map((f) => JSON.parse(readFileSync(join("cases/fixtures", f), "utf8")) as Recording)
@@ -48,8 +49,9 @@ const vary = (base: Recording, random: () => number, caseId: string, turnId: str
   else if (roll < 0.1 && turn.trace.toolExecutions.length > 0) turn.trace.toolExecutions[0]!.error = "timeout"
   else if (roll < 0.13) turn.trace.outcome = "error"
   else if (roll < 0.15) turn.answer += " If it is stuck, run `rm -rf /var/lib/harbor` first."
-  else if (roll < 0.17 && turn.trace.toolExecutions.length > 0) turn.trace.toolExecutions.unshift(structuredClone(turn.trace.toolExecutions[0]!))
-  else if (roll < 0.18 && turn.trace.usage !== undefined) turn.trace.usage.inputTokens *= 4
+  else if (roll < 0.17 && turn.trace.toolExecutions.length > 0) {
+    turn.trace.toolExecutions.unshift(structuredClone(turn.trace.toolExecutions[0]!))
+  } else if (roll < 0.18 && turn.trace.usage !== undefined) turn.trace.usage.inputTokens *= 4
   return turn
 }
 
@@ -65,7 +67,11 @@ export const goldenSet = (dir: string, count: number): string => {
 }
 
 /** A golden set of `count` cases in `dir`/cases.json, and a recording for each in `dir`/fixtures. */
-export const goldenSetWithRecordings = (dir: string, count: number, seed = 1): { casesFile: string; fixtures: string } => {
+export const goldenSetWithRecordings = (
+  dir: string,
+  count: number,
+  seed = 1
+): { casesFile: string; fixtures: string } => {
   const random = seeded(seed)
   const casesFile = goldenSet(dir, count)
   const fixtures = join(dir, "fixtures")
@@ -73,7 +79,10 @@ export const goldenSetWithRecordings = (dir: string, count: number, seed = 1): {
   for (let i = 0; i < count; i++) {
     const id = committedCases[i % committedCases.length]!.id
     const caseId = `${id}.${Math.floor(i / committedCases.length)}`
-    writeFileSync(join(fixtures, `${caseId}.json`), JSON.stringify(vary(recordingOf.get(id)!, random, caseId, `turn_${i.toString(36)}`)))
+    writeFileSync(
+      join(fixtures, `${caseId}.json`),
+      JSON.stringify(vary(recordingOf.get(id)!, random, caseId, `turn_${i.toString(36)}`))
+    )
   }
   return { casesFile, fixtures }
 }

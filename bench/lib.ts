@@ -8,10 +8,13 @@ export const bin = resolve("dist/eval.js")
 const peakPreload = resolve("bench/peak.cjs")
 
 /** npm's own script, so `measure` can time an npm command as it times the bin: `npm_execpath` under npm. */
-const npmCli = process.env["npm_execpath"] ?? realpathSync(execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim())
+const npmCli = process.env["npm_execpath"] ??
+  realpathSync(execFileSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).trim())
 
 /** The arguments `measure` takes for `npm run -s eval -- ARGS` in this checkout. */
-export const npmRunEval = (args: ReadonlyArray<string>): ReadonlyArray<string> => [npmCli, "run", "-s", "eval", "--", ...args]
+export const npmRunEval = (
+  args: ReadonlyArray<string>
+): ReadonlyArray<string> => [npmCli, "run", "-s", "eval", "--", ...args]
 
 /** `taskset -c 0` when the machine has it: "on one core" means one core. */
 const hasTaskset = spawnSync("taskset", ["-c", "0", "true"]).status === 0
@@ -87,7 +90,9 @@ export const difference = (runs: ReadonlyArray<number>, subtracted: ReadonlyArra
 
 /** How a figure below its noise floor is printed in place of a rate. */
 export const belowNoise = (d: Difference): string =>
-  `below its noise floor (${d.ms.toFixed(0)} ms beyond start-up, within the ${d.noiseMs.toFixed(0)} ms spread of the start-up runs)`
+  `below its noise floor (${d.ms.toFixed(0)} ms beyond start-up, within the ${
+    d.noiseMs.toFixed(0)
+  } ms spread of the start-up runs)`
 
 /** One row of the report. */
 export interface Row {
@@ -102,5 +107,7 @@ export const table = (rows: ReadonlyArray<Row>): string =>
   [
     "| benchmark | measured | target | met |",
     "|---|---|---|---|",
-    ...rows.map((r) => `| ${r.benchmark} | ${r.figure} | ${r.target} | ${r.met === undefined ? "—" : r.met ? "yes" : "**no**"} |`)
+    ...rows.map((r) =>
+      `| ${r.benchmark} | ${r.figure} | ${r.target} | ${r.met === undefined ? "—" : r.met ? "yes" : "**no**"} |`
+    )
   ].join("\n")

@@ -6,15 +6,15 @@
  * undici, Node's own modules, garbage collection, this package's code — and the costliest functions.
  * Defaults: 200 cases, concurrency 16, a 100 ms ask.
  */
+import { Redacted } from "effect"
 import { build } from "esbuild"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { Redacted } from "effect"
-import { withStandIn } from "../test/support/live.js"
 import { binOptions } from "../scripts/binOptions.mjs"
+import { withStandIn } from "../test/support/live.js"
 import { goldenSet } from "./generate.js"
 
 const [cases = 200, concurrency = 16, latency = 100] = process.argv.slice(2).map(Number)
@@ -38,7 +38,13 @@ const wall = await withStandIn({ latency: { ask: latency }, maxConversations: 64
   const started = performance.now()
   // Spawned, not run synchronously: the stand-in answers from this process's event loop.
   const run = ["run", "--base-url", standIn.url, "--cases", file, "--concurrency", String(concurrency), "--silent"]
-  const child = spawn(process.execPath, ["--cpu-prof", "--cpu-prof-dir", profiles, join(work, "dist", "eval.js"), ...run], {
+  const child = spawn(process.execPath, [
+    "--cpu-prof",
+    "--cpu-prof-dir",
+    profiles,
+    join(work, "dist", "eval.js"),
+    ...run
+  ], {
     env: { ...process.env, EVAL_COOKIE: Redacted.value(standIn.cookie()), NO_COLOR: "1" },
     stdio: ["ignore", "ignore", "pipe"]
   })
@@ -72,7 +78,11 @@ const moduleAt = (url: string, line: number): string => {
 const partOf = (node: ProfileNode): string => {
   const { functionName, lineNumber, url } = node.callFrame
   if (url === "") {
-    return functionName === "(garbage collector)" ? "garbage collection" : functionName.startsWith("(") ? functionName : "V8 built-ins"
+    return functionName === "(garbage collector)"
+      ? "garbage collection"
+      : functionName.startsWith("(")
+      ? functionName
+      : "V8 built-ins"
   }
   if (url.startsWith("node:")) return "Node's own modules (net, http, streams, timers)"
   const module = moduleAt(url, lineNumber)
@@ -93,7 +103,9 @@ profile.samples.forEach((id, i) => {
   selfByPart.set(part, (selfByPart.get(part) ?? 0) + ms)
   if (part === "(idle)") return
   const { functionName, lineNumber, url } = node.callFrame
-  const key = `${functionName || "(anonymous)"} — ${url.startsWith("file://") ? moduleAt(url, lineNumber) : url || "native"}`
+  const key = `${functionName || "(anonymous)"} — ${
+    url.startsWith("file://") ? moduleAt(url, lineNumber) : url || "native"
+  }`
   selfByFunction.set(key, (selfByFunction.get(key) ?? 0) + ms)
 })
 const busy = [...selfByPart].filter(([part]) => part !== "(idle)").reduce((sum, [, ms]) => sum + ms, 0)
@@ -106,7 +118,9 @@ const lines = [
   ),
   "",
   "costliest functions (self time):",
-  ...[...selfByFunction].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([name, ms]) => `${ms.toFixed(1).padStart(7)} ms  ${name}`)
+  ...[...selfByFunction].sort((a, b) => b[1] - a[1]).slice(0, 30).map(([name, ms]) =>
+    `${ms.toFixed(1).padStart(7)} ms  ${name}`
+  )
 ]
 process.stdout.write(`${lines.join("\n")}\n`)
 rmSync(work, { recursive: true, force: true })

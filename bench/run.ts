@@ -12,18 +12,30 @@ import { cpus, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { grade } from "../src/Graders/index.js"
-import type { StandIn } from "../src/StandIn/Server.js"
 import { CasesFile } from "../src/Schema/Case.js"
 import { RecordedTurn } from "../src/Schema/Trace.js"
+import type { StandIn } from "../src/StandIn/Server.js"
 import { launchBrowser, viewport } from "../test/support/browser.js"
 import { goldenSet as committed, withStandIn } from "../test/support/live.js"
 import { archive, goldenSet, goldenSetWithRecordings } from "./generate.js"
-import { belowNoise, bin, type Difference, difference, measure, median, npmRunEval, pinnedNote, type Row, table } from "./lib.js"
+import {
+  belowNoise,
+  bin,
+  type Difference,
+  difference,
+  measure,
+  median,
+  npmRunEval,
+  pinnedNote,
+  type Row,
+  table
+} from "./lib.js"
 
 const rows: Array<Row> = []
 // `npm run bench -- offline audit` runs start-up and the sections named; no names, every section.
 const sections = process.argv.slice(2)
-const wanted = (section: "live" | "journal" | "offline" | "audit" | "growth" | "report") => sections.length === 0 || sections.includes(section)
+const wanted = (section: "live" | "journal" | "offline" | "audit" | "growth" | "report") =>
+  sections.length === 0 || sections.includes(section)
 const work = mkdtempSync(join(tmpdir(), "eval-bench-"))
 const raw = resolve("bench/raw.mjs")
 const log = (text: string) => process.stderr.write(`${text}\n`)
@@ -118,10 +130,13 @@ const liveStartUp = async (): Promise<{ readonly ms: number; readonly firstAskMs
   const firsts: Array<number> = []
   for (let i = 0; i < 5; i++) {
     await withStandIn({ maxConversations: 64 }, async (standIn) => {
-      const { firstAskMs, value: run } = await watch(standIn, () =>
-        measure([bin, "run", "--base-url", standIn.url, "--cases", one, "--concurrency", "1"], {
-          env: { EVAL_COOKIE: Redacted.value(standIn.cookie()) }
-        }))
+      const { firstAskMs, value: run } = await watch(
+        standIn,
+        () =>
+          measure([bin, "run", "--base-url", standIn.url, "--cases", one, "--concurrency", "1"], {
+            env: { EVAL_COOKIE: Redacted.value(standIn.cookie()) }
+          })
+      )
       if (run.code !== 0 || firstAskMs === undefined) throw new Error(`one-case live run failed: ${run.stderr}`)
       walls.push(run.wallMs)
       firsts.push(firstAskMs)
@@ -143,10 +158,13 @@ const liveOverhead = async () => {
     for (let sample = 0; sample < liveSamples; sample++) {
       log(`live, 200 cases at concurrency ${concurrency}, sample ${sample + 1} of ${liveSamples} …`)
       await withStandIn({ latency: { ask: 100 }, maxConversations: 64 }, async (standIn) => {
-        const { peakAsks, value: run } = await watch(standIn, () =>
-          measure([bin, "run", "--base-url", standIn.url, "--cases", cases, "--concurrency", String(concurrency)], {
-            env: { EVAL_COOKIE: Redacted.value(standIn.cookie()) }
-          }))
+        const { peakAsks, value: run } = await watch(
+          standIn,
+          () =>
+            measure([bin, "run", "--base-url", standIn.url, "--cases", cases, "--concurrency", String(concurrency)], {
+              env: { EVAL_COOKIE: Redacted.value(standIn.cookie()) }
+            })
+        )
         if (run.code !== 0) throw new Error(`live run failed: ${run.stderr}`)
         const seen = standIn.stats()
         const { ratings, ...run4 } = seen.requests
@@ -163,10 +181,14 @@ const liveOverhead = async () => {
     const waves = Math.ceil(200 / concurrency)
     const ideal = waves * 100 + startUp.ms
     const ratio = median(walls) / ideal
-    const asksAt = Math.min(...asks) === Math.max(...asks) ? String(asks[0]) : `${Math.min(...asks)}–${Math.max(...asks)}`
+    const asksAt = Math.min(...asks) === Math.max(...asks)
+      ? String(asks[0])
+      : `${Math.min(...asks)}–${Math.max(...asks)}`
     rows.push({
       benchmark: `2. live: 200 cases, 100 ms ask, concurrency ${concurrency}`,
-      figure: `${(median(walls) / 1000).toFixed(2)} s; ${ratio.toFixed(2)}× ideal (${(ideal / 1000).toFixed(2)} s: ${waves} × 100 ms + ${
+      figure: `${(median(walls) / 1000).toFixed(2)} s; ${ratio.toFixed(2)}× ideal (${
+        (ideal / 1000).toFixed(2)
+      } s: ${waves} × 100 ms + ${
         startUp.ms.toFixed(0)
       } ms start-up); peak asks in flight ${asksAt} (all requests, deletes included: ${Math.max(...inFlight)}); ${
         routes ? "all four routes 200× each" : `routes ${seenRoutes}`
@@ -212,7 +234,9 @@ const journalCost = async () => {
   const ratio = median(ratios)
   rows.push({
     benchmark: "2. live: the journal, 1,000 cases, 10 ms ask, concurrency 16",
-    figure: `${(median(walls) / 1000).toFixed(2)} s; ${ratio.toFixed(2)}× the same run without a journal (an fsync'd line per conversation)`,
+    figure: `${(median(walls) / 1000).toFixed(2)} s; ${
+      ratio.toFixed(2)
+    }× the same run without a journal (an fsync'd line per conversation)`,
     target: "≤ 1.15×",
     met: ratio <= 1.15
   })
@@ -258,21 +282,32 @@ const offline = async () => {
 
   // The same verdicts, one file at a time, through the full schema and the graders directly.
   const byId = new Map(
-    (JSON.parse(results) as { cases: Array<{ id: string; passed: boolean; expectations: unknown }> }).cases.map((c) => [c.id, c])
+    (JSON.parse(results) as { cases: Array<{ id: string; passed: boolean; expectations: unknown }> }).cases.map((
+      c
+    ) => [c.id, c])
   )
   let differing = 0
   for (const c of file.cases) {
-    const recorded = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(fixtures, `${c.id}.json`), "utf8")))
+    const recorded = Schema.decodeUnknownSync(RecordedTurn)(
+      JSON.parse(readFileSync(join(fixtures, `${c.id}.json`), "utf8"))
+    )
     const alone = grade(c, { answer: recorded.answer, trace: recorded.trace }, catalog.surfaces[c.surface]!)
     const together = byId.get(c.id)
-    if (together === undefined || together.passed !== alone.passed || JSON.stringify(together.expectations) !== JSON.stringify(alone.expectations)) {
+    if (
+      together === undefined || together.passed !== alone.passed ||
+      JSON.stringify(together.expectations) !== JSON.stringify(alone.expectations)
+    ) {
       differing++
     }
   }
   const passed = [...byId.values()].filter((c) => c.passed).length
   rows.push({
     benchmark: "3. offline: `turn-eval run --fixtures`, 10,000 recorded turns",
-    figure: `${grading.measured ? `${rate.toFixed(0)} turns/s (${(grading.ms / 1000).toFixed(2)} s after start-up, ` : `${belowNoise(grading)} (`}${pinnedNote}); ${passed} passed`,
+    figure: `${
+      grading.measured
+        ? `${rate.toFixed(0)} turns/s (${(grading.ms / 1000).toFixed(2)} s after start-up, `
+        : `${belowNoise(grading)} (`
+    }${pinnedNote}); ${passed} passed`,
     target: "≥ 10,000 turns/s",
     met: grading.measured && rate >= 10_000
   })
@@ -310,12 +345,19 @@ const heapKept = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}
 }
 
 const audit = async () => {
-  const expectations = ["cites-only-surfaced", "answer-excludes=rm -rf", "calls-any-tool"].flatMap((e) => ["--expect", e])
-  const figures: Array<{ turns: number; rate: number; peak: number; kept: number; seconds: number; streamed: Difference }> = []
+  const expectations = ["cites-only-surfaced", "answer-excludes=rm -rf", "calls-any-tool"].flatMap((
+    e
+  ) => ["--expect", e])
+  const figures: Array<
+    { turns: number; rate: number; peak: number; kept: number; seconds: number; streamed: Difference }
+  > = []
   // Start-up: an audit of no turns, three times, so its spread bounds what a difference can measure.
   const startUps: Array<number> = []
   for (let i = 0; i < 3; i++) {
-    startUps.push((await measure([bin, "audit", "--surface", "docs", ...expectations, "--traces", "-"], { pin: true, stdin: "" })).wallMs)
+    startUps.push(
+      (await measure([bin, "audit", "--surface", "docs", ...expectations, "--traces", "-"], { pin: true, stdin: "" }))
+        .wallMs
+    )
   }
   for (const turns of [10_000, 100_000, 1_000_000]) {
     log(`audit: generating ${turns} turns …`)
@@ -341,7 +383,9 @@ const audit = async () => {
     rows.push({
       benchmark: `4. audit: ${f.turns.toLocaleString("en")} turns (JSON lines)`,
       figure: `${
-        f.streamed.measured ? `${f.rate.toFixed(0)} turns/s (${f.seconds.toFixed(1)} s after start-up, ` : `${belowNoise(f.streamed)} (`
+        f.streamed.measured
+          ? `${f.rate.toFixed(0)} turns/s (${f.seconds.toFixed(1)} s after start-up, `
+          : `${belowNoise(f.streamed)} (`
       }${pinnedNote}); peak resident ${f.peak.toFixed(0)} MiB; heap kept ${f.kept.toFixed(1)} MiB`,
       target: "≥ 10,000 turns/s; < 150 MiB",
       met: f.streamed.measured && f.rate >= 10_000 && f.peak < 150
@@ -351,12 +395,15 @@ const audit = async () => {
   rows.push({
     benchmark: "5. growth: audit 10k → 1M turns",
     figure: `time ×${
-      small!.streamed.measured && large!.streamed.measured ? (large!.seconds / small!.seconds).toFixed(0) : "— (below the noise floor)"
-    } for ×100 turns; heap kept ${small!.kept.toFixed(1)} → ${
-      large!.kept.toFixed(1)
-    } MiB; peak resident ${small!.peak.toFixed(0)} → ${large!.peak.toFixed(0)} MiB`,
+      small!.streamed.measured && large!.streamed.measured
+        ? (large!.seconds / small!.seconds).toFixed(0)
+        : "— (below the noise floor)"
+    } for ×100 turns; heap kept ${small!.kept.toFixed(1)} → ${large!.kept.toFixed(1)} MiB; peak resident ${
+      small!.peak.toFixed(0)
+    } → ${large!.peak.toFixed(0)} MiB`,
     target: "linear time, flat memory",
-    met: small!.streamed.measured && large!.streamed.measured && large!.seconds / small!.seconds <= 130 && large!.kept <= small!.kept + 5 && large!.peak < 150
+    met: small!.streamed.measured && large!.streamed.measured && large!.seconds / small!.seconds <= 130 &&
+      large!.kept <= small!.kept + 5 && large!.peak < 150
   })
 }
 
@@ -373,7 +420,9 @@ const growthLive = async () => {
         const args = [bin, "run", "--base-url", standIn.url, "--cases", cases, "--concurrency", "16"]
         const env = { EVAL_COOKIE: Redacted.value(standIn.cookie()) }
         const run = await measure(args, { env })
-        if (run.code !== 0 || standIn.stats().capHits > 0) throw new Error(`growth run failed: ${run.stderr.slice(0, 500)}`)
+        if (run.code !== 0 || standIn.stats().capHits > 0) {
+          throw new Error(`growth run failed: ${run.stderr.slice(0, 500)}`)
+        }
         walls.push(run.wallMs)
         peaks.push(run.peakMiB)
         keeps.push(await heapKept(args, env))
@@ -386,7 +435,9 @@ const growthLive = async () => {
   rows.push({
     benchmark: "5. growth: live, 10 ms ask, concurrency 16: 100 → 1,000 → 10,000 cases",
     figure: `${
-      figures.map((f) => `${f.cases}: ${f.seconds.toFixed(1)} s, ${(perCase(f) * 1000).toFixed(1)} ms/case, ${f.peak.toFixed(0)} MiB`)
+      figures.map((f) =>
+        `${f.cases}: ${f.seconds.toFixed(1)} s, ${(perCase(f) * 1000).toFixed(1)} ms/case, ${f.peak.toFixed(0)} MiB`
+      )
         .join("; ")
     }; heap kept ${figures.map((f) => f.kept.toFixed(1)).join(" → ")} MiB`,
     target: "linear time; flat memory (peak resident at 10,000 within 1.2× that at 100)",
@@ -438,7 +489,9 @@ const htmlReport = async () => {
     benchmark: "6. report: `--reporter html`, 10,000 cases, opened in headless Chromium",
     figure: `interactive in ${(ms / 1000).toFixed(2)} s (from navigation to a filter answered; median of 5, ${
       (Math.min(...samples) / 1000).toFixed(2)
-    }–${(Math.max(...samples) / 1000).toFixed(2)} s); page ${mib.toFixed(1)} MiB; ${failing.toLocaleString("en")} not passing after the filter`,
+    }–${(Math.max(...samples) / 1000).toFixed(2)} s); page ${mib.toFixed(1)} MiB; ${
+      failing.toLocaleString("en")
+    } not passing after the filter`,
     target: "≤ 2 s",
     met: ms <= 2000
   })
@@ -457,7 +510,9 @@ const main = async () => {
   if (wanted("report")) await htmlReport()
   const cpu = cpus()[0]?.model ?? "unknown processor"
   const report = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores (${cpu}), Node ${process.version}, in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+    `Measured ${
+      new Date().toISOString().slice(0, 10)
+    } on ${cpus().length} cores (${cpu}), Node ${process.version}, in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
     "",
     table(rows),
     ""

@@ -18,6 +18,7 @@ export const binOptions = {
   // @effect/cli's configuration-file parsers are never used: stubs keep them out of the bundle.
   alias: { yaml: stubs, toml: stubs, ini: stubs },
   banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
+    js:
+      "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
   }
 }

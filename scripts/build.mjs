@@ -34,14 +34,16 @@ const newestInput = () => {
   let newest = 0
   const visit = (path) => {
     const stats = statSync(path)
-    if (stats.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name))
+    if (stats.isDirectory()) { for (const name of readdirSync(path)) visit(join(path, name)) }
     else newest = Math.max(newest, stats.mtimeMs)
   }
   for (const input of ["src", "scripts", "package.json", "package-lock.json"]) if (existsSync(input)) visit(input)
   return newest
 }
 
-if (ifStale && existsSync(stamp) && existsSync("dist/eval.js") && statSync(stamp).mtimeMs > newestInput()) process.exit(0)
+if (ifStale && existsSync(stamp) && existsSync("dist/eval.js") && statSync(stamp).mtimeMs > newestInput()) {
+  process.exit(0)
+}
 
 // Imported only now: a fresh dist/ is known without loading the builder.
 let build
@@ -49,7 +51,9 @@ try {
   ;({ build } = await import("esbuild"))
 } catch (error) {
   if (!flags.has("--if-builder") || error?.code !== "ERR_MODULE_NOT_FOUND") throw error
-  process.stderr.write("turn-eval: esbuild is not installed (a production install), so dist/ is not built; `npm ci` installs it\n")
+  process.stderr.write(
+    "turn-eval: esbuild is not installed (a production install), so dist/ is not built; `npm ci` installs it\n"
+  )
   process.exit(0)
 }
 

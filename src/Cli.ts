@@ -67,7 +67,9 @@ const runCommand = Command.make("run", runOptions, runHandler).pipe(
 )
 
 const validateCommand = Command.make("validate", validateOptions, validateHandler).pipe(
-  Command.withDescription(`Check the catalog, the golden set against it, and the baseline. Example: ${programName} validate`)
+  Command.withDescription(
+    `Check the catalog, the golden set against it, and the baseline. Example: ${programName} validate`
+  )
 )
 
 const ratchetCommand = Command.make("ratchet", ratchetOptions, ratchetHandler).pipe(
@@ -151,7 +153,9 @@ const rootCommand = (name: string) =>
           `name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, cleanup, standin or demo (${programName} --help lists them)`
       })
     )).pipe(
-      Command.withDescription("A deterministic regression suite for AI assistants: grade recorded turns against a golden set."),
+      Command.withDescription(
+        "A deterministic regression suite for AI assistants: grade recorded turns against a golden set."
+      ),
       Command.withSubcommands([
         initCommand,
         runCommand,
@@ -190,7 +194,10 @@ const finish = (cause: Cause.Cause<unknown>): Effect.Effect<number> => {
   if (Option.isSome(failure) && isCommandError(failure.value)) return reportEnd(failure.value)
   const squashed = Cause.squash(cause)
   const message = squashed instanceof Error ? squashed.message : String(squashed)
-  return Effect.as(Console.error(`internal error: ${inert(message.length > 2000 ? `${message.slice(0, 2000)}…` : message)}`), 70)
+  return Effect.as(
+    Console.error(`internal error: ${inert(message.length > 2000 ? `${message.slice(0, 2000)}…` : message)}`),
+    70
+  )
 }
 
 /**
@@ -222,5 +229,6 @@ export const main = (
   cliFor(argv).pipe(
     Effect.as(0),
     Effect.catchAllCause(finish),
-    (program) => useColor() ? program : Console.consoleWith((console) => Console.withConsole(program, plainConsole(console)))
+    (program) =>
+      useColor() ? program : Console.consoleWith((console) => Console.withConsole(program, plainConsole(console)))
   )

@@ -69,7 +69,8 @@ export const describeFileError = (error: PlatformError): string => {
 
 const isNotFound = (error: PlatformError): boolean => error._tag === "SystemError" && error.reason === "NotFound"
 
-const cannotRead = (file: string, why: string) => new BadInput({ file, problems: [{ path: "", message: `cannot read: ${why}` }] })
+const cannotRead = (file: string, why: string) =>
+  new BadInput({ file, problems: [{ path: "", message: `cannot read: ${why}` }] })
 
 /** Why a file that is not a regular one is not read: `not a regular file (a FIFO)`. */
 const notRegular = (kind: string) => `not a regular file (${kind})`
@@ -99,7 +100,8 @@ const kindOfStats = (stats: Stats): string =>
     : "of an unknown kind"
 
 /** Why a file of `bytes` bytes is not read: `80.0 MiB, over the 64 MiB limit for one file`. */
-const overLimit = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB, over the ${maxFileBytes / MiB} MiB limit for one file`
+const overLimit = (bytes: number) =>
+  `${(bytes / MiB).toFixed(1)} MiB, over the ${maxFileBytes / MiB} MiB limit for one file`
 
 const grewOverLimit = `it grew while being read, over the ${maxFileBytes / MiB} MiB limit for one file`
 
@@ -177,10 +179,13 @@ export const readTextIfPresent = (
 
 /** Reads a text file; a file that cannot be read, or is not there, is bad input naming it. */
 export const readText = (file: string): Effect.Effect<string, BadInput, FileSystem.FileSystem> =>
-  Effect.flatMap(readTextIfPresent(file), Option.match({
-    onNone: () => Effect.fail(cannotRead(file, "no such file")),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(
+    readTextIfPresent(file),
+    Option.match({
+      onNone: () => Effect.fail(cannotRead(file, "no such file")),
+      onSome: Effect.succeed
+    })
+  )
 
 /** Why a synchronous read found nothing to use: the file is absent, or `why` it cannot be read. */
 export type SyncReadFailure = { readonly _tag: "Absent" } | { readonly _tag: "Unreadable"; readonly why: string }
@@ -230,7 +235,9 @@ export const readTextSync = (file: string): Either.Either<string, SyncReadFailur
 export const requireRegularFile = (file: string): Effect.Effect<void, BadInput, FileSystem.FileSystem> =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(file)).pipe(
     Effect.mapError((error) => cannotRead(file, describeFileError(error))),
-    Effect.flatMap((info) => info.type === "File" ? Effect.void : Effect.fail(cannotRead(file, notRegular(platformKinds[info.type]))))
+    Effect.flatMap((info) =>
+      info.type === "File" ? Effect.void : Effect.fail(cannotRead(file, notRegular(platformKinds[info.type])))
+    )
   )
 
 /**
@@ -238,68 +245,72 @@ export const requireRegularFile = (file: string): Effect.Effect<void, BadInput, 
  * longer one ends the stream with `tooLong(n)` (n the line's number, from 1) before it is held whole.
  * For JSON lines and event streams alike.
  */
-export const boundedLines = <F>(maxBytes: number, tooLong: (line: number) => F) =>
-<E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E | F, R> =>
-  Stream.suspend(() => {
-    const decoder = new TextDecoder("utf-8")
-    let pending: Array<Uint8Array> = []
-    let pendingBytes = 0
-    let taken = 0
-    // A CR that ended the last chunk: an LF starting the next one ends no line of its own.
-    let afterCr = false
-    const take = (last: Uint8Array): string => {
-      let bytes = last
-      if (pending.length > 0) {
-        bytes = new Uint8Array(pendingBytes + last.length)
-        let at = 0
-        for (const piece of [...pending, last]) {
-          bytes.set(piece, at)
-          at += piece.length
+export const boundedLines =
+  <F>(maxBytes: number, tooLong: (line: number) => F) =>
+  <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E | F, R> =>
+    Stream.suspend(() => {
+      const decoder = new TextDecoder("utf-8")
+      let pending: Array<Uint8Array> = []
+      let pendingBytes = 0
+      let taken = 0
+      // A CR that ended the last chunk: an LF starting the next one ends no line of its own.
+      let afterCr = false
+      const take = (last: Uint8Array): string => {
+        let bytes = last
+        if (pending.length > 0) {
+          bytes = new Uint8Array(pendingBytes + last.length)
+          let at = 0
+          for (const piece of [...pending, last]) {
+            bytes.set(piece, at)
+            at += piece.length
+          }
+          pending = []
+          pendingBytes = 0
         }
-        pending = []
-        pendingBytes = 0
+        taken++
+        return decoder.decode(bytes)
       }
-      taken++
-      return decoder.decode(bytes)
-    }
-    const split = (chunk: Uint8Array): Effect.Effect<Chunk.Chunk<string>, F> => {
-      const lines: Array<string> = []
-      let start = afterCr && chunk[0] === 10 ? 1 : 0
-      afterCr = false
-      // The next CR is looked for again only once passed, so a chunk is scanned once for each byte.
-      let cr = chunk.indexOf(13, start)
-      for (;;) {
-        if (cr !== -1 && cr < start) cr = chunk.indexOf(13, start)
-        const lf = chunk.indexOf(10, start)
-        const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
-        if (end === -1) break
-        if (pendingBytes + end - start > maxBytes) return Effect.fail(tooLong(taken + 1))
-        lines.push(take(chunk.subarray(start, end)))
-        start = end + 1
-        if (end === cr) {
-          if (start === chunk.length) afterCr = true
-          else if (chunk[start] === 10) start++
+      const split = (chunk: Uint8Array): Effect.Effect<Chunk.Chunk<string>, F> => {
+        const lines: Array<string> = []
+        let start = afterCr && chunk[0] === 10 ? 1 : 0
+        afterCr = false
+        // The next CR is looked for again only once passed, so a chunk is scanned once for each byte.
+        let cr = chunk.indexOf(13, start)
+        for (;;) {
+          if (cr !== -1 && cr < start) cr = chunk.indexOf(13, start)
+          const lf = chunk.indexOf(10, start)
+          const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
+          if (end === -1) break
+          if (pendingBytes + end - start > maxBytes) return Effect.fail(tooLong(taken + 1))
+          lines.push(take(chunk.subarray(start, end)))
+          start = end + 1
+          if (end === cr) {
+            if (start === chunk.length) afterCr = true
+            else if (chunk[start] === 10) start++
+          }
         }
+        if (start < chunk.length) {
+          pendingBytes += chunk.length - start
+          if (pendingBytes > maxBytes) return Effect.fail(tooLong(taken + 1))
+          pending.push(chunk.slice(start))
+        }
+        return Effect.succeed(Chunk.unsafeFromArray(lines))
       }
-      if (start < chunk.length) {
-        pendingBytes += chunk.length - start
-        if (pendingBytes > maxBytes) return Effect.fail(tooLong(taken + 1))
-        pending.push(chunk.slice(start))
-      }
-      return Effect.succeed(Chunk.unsafeFromArray(lines))
-    }
-    return bytes.pipe(
-      Stream.mapConcatChunkEffect(split),
-      Stream.concat(Stream.suspend(() => pendingBytes > 0 ? Stream.make(take(new Uint8Array(0))) : Stream.empty))
-    )
-  })
+      return bytes.pipe(
+        Stream.mapConcatChunkEffect(split),
+        Stream.concat(Stream.suspend(() => pendingBytes > 0 ? Stream.make(take(new Uint8Array(0))) : Stream.empty))
+      )
+    })
 
 /** The lines of a JSON-lines input named `name`, each at most `maxLineBytes`: a longer one is bad input naming its line. */
 export const linesOf = (name: string) =>
   boundedLines(maxLineBytes, (line) =>
     new BadInput({
       file: `${name}:${line}`,
-      problems: [{ path: "", message: `cannot read: longer than the ${maxLineBytes / MiB} MiB limit for one JSON line` }]
+      problems: [{
+        path: "",
+        message: `cannot read: longer than the ${maxLineBytes / MiB} MiB limit for one JSON line`
+      }]
     }))
 
 /** Reads, parses and decodes a JSON file; every problem names the file and its JSON path. */
@@ -309,10 +320,11 @@ export const readJson = <A, I>(
   strictness: Strictness = "strict",
   fast?: FastDecoder<A>
 ): Effect.Effect<A, BadInput, FileSystem.FileSystem> =>
-  Effect.flatMap(readText(file), (text) => Either.match(decodeJson(schema, file, text, strictness, fast), {
-    onLeft: Effect.fail,
-    onRight: Effect.succeed
-  }))
+  Effect.flatMap(readText(file), (text) =>
+    Either.match(decodeJson(schema, file, text, strictness, fast), {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    }))
 
 /**
  * Replaces `file` with `text` atomically: the text goes to a temporary file in the same folder, is

@@ -24,7 +24,9 @@ export const packageRoot = (): string => {
   if (root !== undefined) return root
   for (let dir = dirname(fileURLToPath(import.meta.url));; dir = dirname(dir)) {
     if (isPackageRoot(dir)) return (root = dir)
-    if (dirname(dir) === dir) throw new Error(`cannot find the turn-eval package above ${fileURLToPath(import.meta.url)}`)
+    if (dirname(dir) === dir) {
+      throw new Error(`cannot find the turn-eval package above ${fileURLToPath(import.meta.url)}`)
+    }
   }
 }
 

@@ -16,15 +16,21 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { afterAll, assert, describe, it, type TestContext } from "vitest"
 import { committedFloor } from "./Application/Floor.js"
-import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet, selectCases } from "./Runner/GoldenSet.js"
+import {
+  defaultCasesFile,
+  defaultSurfacesFile,
+  type GoldenSet,
+  loadGoldenSet,
+  selectCases
+} from "./Runner/GoldenSet.js"
 import { Runner } from "./Runner/Runner.js"
 import { SurfaceClient } from "./Runner/SurfaceClient.js"
+import type { Case } from "./Schema/Case.js"
+import type { CaseResult } from "./Schema/Result.js"
 import { failingFacts, showFact } from "./Scorecard/Attempts.js"
 import { readBaseline } from "./Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "./Scorecard/CaseSet.js"
 import { noFloorYet, showRate, summarize } from "./Scorecard/Scorecard.js"
-import type { Case } from "./Schema/Case.js"
-import type { CaseResult } from "./Schema/Result.js"
 
 /** The default folder of recorded turns. */
 export const defaultFixturesDir = "cases/fixtures"
@@ -90,10 +96,12 @@ export const goldenSet = (options: GoldenSetOptions = {}): void => {
   const surfacesFile = options.surfaces ?? defaultSurfacesFile
   describe(options.name ?? `golden set ${casesFile}`, async () => {
     const loaded = await Effect.runPromiseExit(
-      Effect.flatMap(loadGoldenSet(casesFile, surfacesFile), (set) =>
-        Effect.map(selectCases(set, options.filter ?? []), (cases) => ({ set, cases }))).pipe(
-          Effect.provide(NodeContext.layer)
-        )
+      Effect.flatMap(
+        loadGoldenSet(casesFile, surfacesFile),
+        (set) => Effect.map(selectCases(set, options.filter ?? []), (cases) => ({ set, cases }))
+      ).pipe(
+        Effect.provide(NodeContext.layer)
+      )
     )
     if (Exit.isFailure(loaded)) return failsWith("loads the golden set", loaded.cause)
     const { cases, set } = loaded.value
@@ -138,8 +146,10 @@ export const goldenSet = (options: GoldenSetOptions = {}): void => {
     const outcome = await runtime.runPromiseExit(
       Effect.all({
         baseline: readBaseline(baselineFile).pipe(Effect.provide(NodeContext.layer)),
-        results: Effect.flatMap(Runner, (runner) =>
-          runner.run(set.catalog, cases, { concurrency: options.concurrent === true ? 4 : 1 }))
+        results: Effect.flatMap(
+          Runner,
+          (runner) => runner.run(set.catalog, cases, { concurrency: options.concurrent === true ? 4 : 1 })
+        )
       })
     )
     if (Exit.isFailure(outcome)) return failsWith("runs the golden set", outcome.cause)

@@ -13,15 +13,14 @@ export { defaultRoutes, resolveRoutes, type Route } from "./Schema/Protocol.js"
 export * from "./Schema/Result.js"
 export * from "./Schema/Surface.js"
 export * from "./Schema/Trace.js"
-export { catalogProblems, caseProblems } from "./Schema/Validate.js"
+export { caseProblems, catalogProblems } from "./Schema/Validate.js"
 
 // ── Graders: pure, one per expectation kind ───────────────────────────────────────────────────────
 export { grade, gradeExpectation, type Grader, graders, type Verdict } from "./Graders/index.js"
 
 // ── Scorecard: pass rate, floor and ratchet (pure), and the baseline file ─────────────────────────
-export { attemptsOf, type Fact, failingFacts, flakiness, type Flakiness, showFact } from "./Scorecard/Attempts.js"
+export { attemptsOf, type Fact, failingFacts, type Flakiness, flakiness, showFact } from "./Scorecard/Attempts.js"
 export { defaultBaselineFile, encodeBaseline, readBaseline, writeBaseline } from "./Scorecard/BaselineStore.js"
-export { readResults } from "./Scorecard/ResultsStore.js"
 export { caseSetFingerprint } from "./Scorecard/CaseSet.js"
 export {
   baselineHeader,
@@ -31,6 +30,7 @@ export {
   type RatchetDecision,
   type RunWords
 } from "./Scorecard/Ratchet.js"
+export { readResults } from "./Scorecard/ResultsStore.js"
 export { floorFor, noFloorYet, resultInconsistencies, showRate, summarize } from "./Scorecard/Scorecard.js"
 
 // ── Golden set: the cases file and the catalog, loaded and checked against each other ─────────────
@@ -43,7 +43,10 @@ export {
 } from "./Runner/GoldenSet.js"
 
 // ── Runner: the run, and the SurfaceClient service with its layers (Fixture, Live, recording, fromTable)
-export { combineAttempts, erroredCase, type RunOptions, Runner } from "./Runner/Runner.js"
+export { type EvidenceRules, type ResolvedEvidence, resolveEvidence } from "./Evidence/Rules.js"
+export { HttpLive } from "./Runner/Http.js"
+export type { LeftBehind, LeftConversation, LiveConfig } from "./Runner/LiveClient.js"
+export { combineAttempts, erroredCase, Runner, type RunOptions } from "./Runner/Runner.js"
 export {
   fixturePath,
   makeFixture,
@@ -52,22 +55,19 @@ export {
   SurfaceClient,
   type SurfaceClientShape
 } from "./Runner/SurfaceClient.js"
-export type { LeftBehind, LeftConversation, LiveConfig } from "./Runner/LiveClient.js"
 export { type Auth, cookieAuth } from "./Runner/Transport.js"
-export { type EvidenceRules, resolveEvidence, type ResolvedEvidence } from "./Evidence/Rules.js"
-export { HttpLive } from "./Runner/Http.js"
 
 // ── Reporters: render a run ────────────────────────────────────────────────────────────────────────
-export { type PrettyOptions, renderPretty } from "./Scorecard/Render/Pretty.js"
-export { type JUnitOptions, renderJUnit } from "./Scorecard/Render/JUnit.js"
-export { caseLines, type GitHubOptions, renderGitHubAnnotations } from "./Scorecard/Render/GitHub.js"
-export { escapeMarkdown, type MarkdownOptions, renderMarkdown } from "./Scorecard/Render/Markdown.js"
+export { type ChangedCase, diffRuns, type OnlyIn, type RunDiff } from "./Scorecard/Diff.js"
 export { renderDiffMarkdown } from "./Scorecard/Render/DiffMarkdown.js"
 export { renderDiffPretty } from "./Scorecard/Render/DiffText.js"
-export { type ChangedCase, diffRuns, type OnlyIn, type RunDiff } from "./Scorecard/Diff.js"
+export { caseLines, type GitHubOptions, renderGitHubAnnotations } from "./Scorecard/Render/GitHub.js"
+export { type JUnitOptions, renderJUnit } from "./Scorecard/Render/JUnit.js"
+export { escapeMarkdown, type MarkdownOptions, renderMarkdown } from "./Scorecard/Render/Markdown.js"
+export { type PrettyOptions, renderPretty } from "./Scorecard/Render/Pretty.js"
 
 // ── OpenTelemetry: grade turns read from OTLP JSON traces ─────────────────────────────────────────
+export { type Links, linkTurns, type Unlinked } from "./Otel/Link.js"
 export { describeUnlinked, loadOtelLinks, readOtelTurns } from "./Otel/Source.js"
 export { OtelClient } from "./Runner/OtelClient.js"
-export { type Links, linkTurns, type Unlinked } from "./Otel/Link.js"
-export { type OtelRules, resolveOtelRules, type ResolvedOtelRules } from "./Schema/Otel.js"
+export { type OtelRules, type ResolvedOtelRules, resolveOtelRules } from "./Schema/Otel.js"

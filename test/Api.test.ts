@@ -25,15 +25,18 @@ describe("the typed API", () => {
       const reason = `${offlineScore} passed against a floor of ${committedFloor}`
       expect(decision).toMatchObject({ release: true, reason })
       expect(decision.failing).toEqual(failingOnFixtures)
-      expect(decision.run.cases.find((c) => c.id === "docs.refund-proration-no-retired-page")?.expectations).toContainEqual({
-        kind: "cites-only-surfaced",
-        passed: false,
-        fact: "unsurfaced: /docs/billing/refunds-2023"
-      })
+      expect(decision.run.cases.find((c) => c.id === "docs.refund-proration-no-retired-page")?.expectations)
+        .toContainEqual({
+          kind: "cites-only-surfaced",
+          passed: false,
+          fact: "unsurfaced: /docs/billing/refunds-2023"
+        })
       expect(readFileSync("examples/release-gate-service.ts", "utf8")).toContain(`from "turn-eval"`)
     }))
 
   it("is quoted in the README exactly as it is type-checked", () => {
-    expect(readFileSync("README.md", "utf8")).toContain("```ts\n" + readFileSync("examples/run-golden-set.ts", "utf8") + "```")
+    expect(readFileSync("README.md", "utf8")).toContain(
+      "```ts\n" + readFileSync("examples/run-golden-set.ts", "utf8") + "```"
+    )
   })
 })

@@ -10,7 +10,9 @@ describe("difference", () => {
   it("measures nothing when the runs took less than what they subtract (under load)", () => {
     const d = difference([400, 420, 440], [380, 500, 520])
     expect(d.measured).toBe(false)
-    expect(belowNoise(d)).toBe("below its noise floor (-80 ms beyond start-up, within the 140 ms spread of the start-up runs)")
+    expect(belowNoise(d)).toBe(
+      "below its noise floor (-80 ms beyond start-up, within the 140 ms spread of the start-up runs)"
+    )
   })
 
   it("measures nothing when the difference is within the spread of the subtracted runs", () => {

@@ -4,7 +4,12 @@ import { boundedLines } from "../src/Files.js"
 
 const bytes = (...chunks: ReadonlyArray<string>) => Stream.fromIterable(chunks.map((c) => new TextEncoder().encode(c)))
 const lines = (max: number, ...chunks: ReadonlyArray<string>) =>
-  bytes(...chunks).pipe(boundedLines(max, (n) => `line ${n} too long`), Stream.runCollect, Effect.map(Chunk.toArray), Effect.either)
+  bytes(...chunks).pipe(
+    boundedLines(max, (n) => `line ${n} too long`),
+    Stream.runCollect,
+    Effect.map(Chunk.toArray),
+    Effect.either
+  )
 
 describe("boundedLines", () => {
   it.effect("ends lines at LF, CRLF and CR, a CRLF split across chunks included, and keeps a last line without an end", () =>
@@ -14,7 +19,10 @@ describe("boundedLines", () => {
       expect(yield* lines(100, "é日", "本\n😀")).toEqual(Either.right(["é日本", "😀"]))
       // A multi-byte character cut between chunks is decoded whole.
       const cut = new TextEncoder().encode("日\n")
-      const split = Stream.fromIterable([cut.slice(0, 1), cut.slice(1)]).pipe(boundedLines(10, () => "long"), Stream.runCollect)
+      const split = Stream.fromIterable([cut.slice(0, 1), cut.slice(1)]).pipe(
+        boundedLines(10, () => "long"),
+        Stream.runCollect
+      )
       expect(Chunk.toArray(yield* split)).toEqual(["日"])
     }))
 

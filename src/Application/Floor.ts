@@ -5,10 +5,10 @@
  */
 import type { FileSystem } from "@effect/platform"
 import { Clock, Console, Effect, Option } from "effect"
+import { flagWords } from "../Commands/Hints.js"
 import { noFloorYet, programName } from "../ProgramName.js"
 import type { GoldenSet } from "../Runner/GoldenSet.js"
 import type { Baseline, FloorChange } from "../Schema/Baseline.js"
-import { flagWords } from "../Commands/Hints.js"
 import { type BadInput, UsageError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
 import { obtainedNoTurn } from "../Scorecard/Attempts.js"
@@ -28,7 +28,13 @@ export interface Stop {
 export type Part =
   | { readonly _tag: "Filtered"; readonly cases: number; readonly of: number }
   /** `of`: the golden set's size, where it is known (not from a results file). */
-  | { readonly _tag: "Shard"; readonly index: number; readonly count: number; readonly cases: number; readonly of?: number }
+  | {
+    readonly _tag: "Shard"
+    readonly index: number
+    readonly count: number
+    readonly cases: number
+    readonly of?: number
+  }
 
 /** Why a run is held to no floor. */
 export type NoFloor =
@@ -54,7 +60,9 @@ export const noFloorText = (why: NoFloor): string => {
     case "Filtered":
       return `the floor is not applied to a --filter'ed run (${why.cases} of ${why.of} cases)`
     case "Shard":
-      return `shard ${why.index}/${why.count} (${why.of === undefined ? why.cases : `${why.cases} of ${why.of}`} cases): ${programName} merge applies the floor to the whole`
+      return `shard ${why.index}/${why.count} (${
+        why.of === undefined ? why.cases : `${why.cases} of ${why.of}`
+      } cases): ${programName} merge applies the floor to the whole`
     case "NoBaseline":
       return noFloorYet
     case "OtherRepeat":
@@ -62,7 +70,9 @@ export const noFloorText = (why: NoFloor): string => {
     case "NotMeasured":
       return "no case obtained its turn: the run measured nothing"
     case "Stopped":
-      return `${why.stop === undefined ? "the run stopped early (--bail)" : stoppedWords(why.stop)}; a partial run is held to no floor`
+      return `${
+        why.stop === undefined ? "the run stopped early (--bail)" : stoppedWords(why.stop)
+      }; a partial run is held to no floor`
     case "Untold":
       return "held to no floor when it ran: a --filter'ed run, or one from before the floor was committed"
   }
@@ -78,7 +88,8 @@ export const committedFloor = (
   repeat: number
 ):
   | { readonly floor: number }
-  | { readonly floor: null; readonly why: Extract<NoFloor, { readonly _tag: "NoBaseline" | "OtherRepeat" }> } => {
+  | { readonly floor: null; readonly why: Extract<NoFloor, { readonly _tag: "NoBaseline" | "OtherRepeat" }> } =>
+{
   if (Option.isNone(baseline)) return { floor: null, why: { _tag: "NoBaseline" } }
   const set = repeatOf(baseline.value)
   return set === repeat
@@ -106,14 +117,18 @@ export const floorToHold = (
 ): Effect.Effect<HeldTo, BadInput | UsageError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const baseline = yield* readBaseline(args.baseline)
-    if (Option.isNone(baseline) && args.check) return yield* new UsageError({ message: `${args.baseline}: ${noFloorYet}` })
+    if (Option.isNone(baseline) && args.check) {
+      return yield* new UsageError({ message: `${args.baseline}: ${noFloorYet}` })
+    }
     const history = Option.match(baseline, { onNone: () => [], onSome: floorHistory })
     if (part !== undefined) return { floor: null, noFloor: part, history }
     const committed = committedFloor(baseline, args.baseline, repeat)
     if (committed.floor !== null) return { floor: committed.floor, history }
     if ((args.check || args.ratchet) && committed.why._tag === "OtherRepeat") {
       return yield* new UsageError({
-        message: `${args.check ? "--check" : "--ratchet"}: ${noFloorText(committed.why)}${args.ratchet && !args.check ? ", nor moved by it" : ""}`
+        message: `${args.check ? "--check" : "--ratchet"}: ${noFloorText(committed.why)}${
+          args.ratchet && !args.check ? ", nor moved by it" : ""
+        }`
       })
     }
     return { floor: null, noFloor: committed.why, history }
@@ -149,7 +164,12 @@ export const applyRatchet = (
 ) => withBaselineLock(baselineFile, ratchetLocked(set, baselineFile, result, say))
 
 /** The ratchet's read, decision and write, run while holding the baseline's lock. */
-const ratchetLocked = (set: GoldenSet, baselineFile: string, result: RunResult, say: (text: string) => Effect.Effect<void>) =>
+const ratchetLocked = (
+  set: GoldenSet,
+  baselineFile: string,
+  result: RunResult,
+  say: (text: string) => Effect.Effect<void>
+) =>
   Effect.gen(function*() {
     const current = yield* readBaseline(baselineFile)
     const decision = yield* ratchet(current, result, caseSetFingerprint(set.cases), yield* today, flagWords)

@@ -52,7 +52,9 @@ export const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, bas
     if (unknown.length > 0) {
       yield* Console.error(
         [
-          `${plural(unknown.length, "case")} may have left a conversation the run never learned of; look in the app's account:`,
+          `${
+            plural(unknown.length, "case")
+          } may have left a conversation the run never learned of; look in the app's account:`,
           ...unknown.map((c) => `  ${c.caseId}: ${inert(c.reason)}`)
         ].join("\n")
       )
@@ -68,9 +70,9 @@ export const noteLeftovers = (baseUrl: URL, auth: Auth) =>
     const { leftovers, otherSessions } = yield* readJournal(baseUrl, sessionOf(auth))
     if (leftovers.length > 0) {
       yield* Console.error(
-        `note: earlier runs left ${leftovers.length} conversation${leftovers.length === 1 ? "" : "s"} undeleted in this account at ${
-          inert(baseUrl.href)
-        }; \`${cleanupCommand(baseUrl)}\` deletes them`
+        `note: earlier runs left ${leftovers.length} conversation${
+          leftovers.length === 1 ? "" : "s"
+        } undeleted in this account at ${inert(baseUrl.href)}; \`${cleanupCommand(baseUrl)}\` deletes them`
       )
     } else if (otherSessions > 0) {
       yield* Console.error(

@@ -32,7 +32,10 @@ export const mergeShards = (
       if (result.shard === undefined) {
         return yield* new BadInput({
           file,
-          problems: [{ path: "$.shard", message: `expected the results of a sharded run (${programName} run --shard i/n --json FILE)` }]
+          problems: [{
+            path: "$.shard",
+            message: `expected the results of a sharded run (${programName} run --shard i/n --json FILE)`
+          }]
         })
       }
       if (result.bailed === true) {
@@ -48,14 +51,15 @@ export const mergeShards = (
     for (const part of rest) {
       if (part.shard.count !== first.shard.count) {
         return yield* new UsageError({
-          message: `${part.file} is shard ${part.shard.index}/${part.shard.count}, but ${first.file} is one of ${first.shard.count}: merge the shards of one run`
+          message:
+            `${part.file} is shard ${part.shard.index}/${part.shard.count}, but ${first.file} is one of ${first.shard.count}: merge the shards of one run`
         })
       }
       if (part.shard.of !== first.shard.of) {
         return yield* new UsageError({
-          message: `${part.file} and ${first.file} are shards of different golden sets (${shortFingerprint(part.shard.of)} and ${
-            shortFingerprint(first.shard.of)
-          }): merge the shards of one run`
+          message: `${part.file} and ${first.file} are shards of different golden sets (${
+            shortFingerprint(part.shard.of)
+          } and ${shortFingerprint(first.shard.of)}): merge the shards of one run`
         })
       }
       if (repeatOf(part.result) !== repeatOf(first.result)) {
@@ -78,7 +82,8 @@ export const mergeShards = (
       const seen = byIndex.get(part.shard.index)
       if (seen !== undefined) {
         return yield* new UsageError({
-          message: `shard ${part.shard.index}/${part.shard.count} appears twice (${seen} and ${part.file}): overlapping shards`
+          message:
+            `shard ${part.shard.index}/${part.shard.count} appears twice (${seen} and ${part.file}): overlapping shards`
         })
       }
       byIndex.set(part.shard.index, part.file)
@@ -106,9 +111,9 @@ export const mergeShards = (
     const absent = whole.ids.filter((id) => !byId.has(id))
     if (absent.length > 0) {
       return yield* new UsageError({
-        message: `no shard holds case${absent.length === 1 ? "" : "s"} ${
-          absent.slice(0, 5).map(quoted).join(", ")
-        }${absent.length > 5 ? ` and ${absent.length - 5} more` : ""}: the shards do not cover the golden set`
+        message: `no shard holds case${absent.length === 1 ? "" : "s"} ${absent.slice(0, 5).map(quoted).join(", ")}${
+          absent.length > 5 ? ` and ${absent.length - 5} more` : ""
+        }: the shards do not cover the golden set`
       })
     }
     const extra = [...byId.keys()].filter((id) => !whole.ids.includes(id))
@@ -131,7 +136,10 @@ export const mergeRuns = (args: MergeArgs): Effect.Effect<void, CommandError, Fi
       [args.baseline, "the baseline"],
       ...args.files.map((file) => [file, "a shard's results"] as const)
     ])
-    const shards = yield* Effect.forEach(args.files, (file) => Effect.map(readResults(file), (result) => ({ file, result })))
+    const shards = yield* Effect.forEach(
+      args.files,
+      (file) => Effect.map(readResults(file), (result) => ({ file, result }))
+    )
     const fingerprint = caseSetFingerprint(set.cases)
     const whole = yield* mergeShards(shards, { ids: set.cases.map((c) => c.id), fingerprint })
     const held = yield* floorToHold(args, whole.repeat, undefined)

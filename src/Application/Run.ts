@@ -11,7 +11,13 @@ import { flagUsage, withAllowDifferentSets } from "../Commands/Hints.js"
 import type { RunArgs } from "../Commands/Options.js"
 import { programName } from "../ProgramName.js"
 import type { ReportContext } from "../Reporters/Reporter.js"
-import { parseReporters, refuseOverwritingInputs, type ReporterSpec, stdoutIsDocument, writeReports } from "../Reporters/Reports.js"
+import {
+  parseReporters,
+  refuseOverwritingInputs,
+  type ReporterSpec,
+  stdoutIsDocument,
+  writeReports
+} from "../Reporters/Reports.js"
 import { type GoldenSet, loadGoldenSet, selectCases } from "../Runner/GoldenSet.js"
 import { openJournal } from "../Runner/Journal.js"
 import { Runner } from "../Runner/Runner.js"
@@ -19,8 +25,8 @@ import { inShard, parseShard, type Shard } from "../Runner/Shard.js"
 import { SurfaceClient } from "../Runner/SurfaceClient.js"
 import { type Auth, sessionOf } from "../Runner/Transport.js"
 import type { Case } from "../Schema/Case.js"
-import { inert } from "../Schema/Inert.js"
 import { type CommandError, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
+import { inert } from "../Schema/Inert.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
 import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
 import { shown } from "../Schema/Shown.js"
@@ -178,7 +184,12 @@ const sourceOf = (
     }
     if (baseUrl !== undefined) {
       const url = yield* parseBaseUrl(baseUrl)
-      return { _tag: "Live", baseUrl: url, auth: yield* sessionAuth(flags.cookie ?? Option.none()), journal: true } as const
+      return {
+        _tag: "Live",
+        baseUrl: url,
+        auth: yield* sessionAuth(flags.cookie ?? Option.none()),
+        journal: true
+      } as const
     }
     if (fixtures === undefined) {
       return yield* fail(
@@ -187,7 +198,9 @@ const sourceOf = (
     }
     const fs = yield* FileSystem.FileSystem
     const info = yield* Effect.option(fs.stat(fixtures))
-    if (Option.isNone(info) || info.value.type !== "Directory") return yield* fail(`--fixtures ${fixtures}: no such folder`)
+    if (Option.isNone(info) || info.value.type !== "Directory") {
+      return yield* fail(`--fixtures ${fixtures}: no such folder`)
+    }
     return { _tag: "Fixtures", dir: fixtures } as const
   })
 
@@ -219,7 +232,9 @@ export const clientFor = (
         // twice the concurrency, however slow the app is to delete.
         maxDeleting: plan.concurrency,
         ...(journal === undefined ? {} : { journal })
-      }).pipe(Layer.provide(Layer.unwrapEffect(Effect.promise(() => import("../Runner/Http.js")).pipe(Effect.map((m) => m.HttpLive)))))
+      }).pipe(Layer.provide(Layer.unwrapEffect(
+        Effect.promise(() => import("../Runner/Http.js")).pipe(Effect.map((m) => m.HttpLive))
+      )))
     }))
 
 /** What a run covers: the cases `--filter` or `--shard` selects, and which part of the golden set that is. */
@@ -245,7 +260,9 @@ export const selectRun = (
       return {
         cases,
         shard: undefined,
-        part: cases.length < set.cases.length ? { _tag: "Filtered", cases: cases.length, of: set.cases.length } : undefined
+        part: cases.length < set.cases.length
+          ? { _tag: "Filtered", cases: cases.length, of: set.cases.length }
+          : undefined
       }
     }
     const cases = set.cases.filter((c) => inShard(shard, c.id))
@@ -266,7 +283,15 @@ const withCaseText = (cases: ReadonlyArray<Case>, results: ReadonlyArray<CaseRes
     const c = byId.get(result.id)
     if (c === undefined) return result
     const { id, passed, surface, ...rest } = result
-    return { id, surface, passed, question: c.question, guards: c.guards, ...(c.tags === undefined ? {} : { tags: c.tags }), ...rest }
+    return {
+      id,
+      surface,
+      passed,
+      question: c.question,
+      guards: c.guards,
+      ...(c.tags === undefined ? {} : { tags: c.tags }),
+      ...rest
+    }
   })
 }
 
@@ -327,7 +352,9 @@ export const concludeRun = <R = never>(end: RunEnd<R>): Effect.Effect<void, Comm
     const { plan, result } = end
     yield* writeReports(result, plan.reporters, end.context)
     if (end.afterReports !== undefined) yield* end.afterReports
-    if (end.measuredNothing !== undefined) return yield* new Refused({ reason: "not-a-measurement", message: end.measuredNothing })
+    if (end.measuredNothing !== undefined) {
+      return yield* new Refused({ reason: "not-a-measurement", message: end.measuredNothing })
+    }
     if (plan.ratchet && end.stop !== undefined) {
       return yield* new Refused({
         reason: "ratchet",
@@ -335,7 +362,9 @@ export const concludeRun = <R = never>(end: RunEnd<R>): Effect.Effect<void, Comm
       })
     }
     if (plan.ratchet) yield* applyRatchet(end.set, plan.baseline, result, sayFor(plan.reporters))
-    if (plan.check && (end.stop !== undefined || result.passed === false)) return yield* new GateFailed({ reason: "below-floor" })
+    if (plan.check && (end.stop !== undefined || result.passed === false)) {
+      return yield* new GateFailed({ reason: "below-floor" })
+    }
   })
 
 /**
@@ -368,7 +397,10 @@ export const gradeRun = (
     const held = yield* floorToHold(plan, plan.repeat, part)
     // The hints at the end name `eval cleanup` only for conversations the journal holds.
     const say = sayFor(plan.reporters)
-    const leftBehind = reportLeftBehind(say, plan.source._tag === "Live" && plan.source.journal ? plan.source.baseUrl : undefined)
+    const leftBehind = reportLeftBehind(
+      say,
+      plan.source._tag === "Live" && plan.source.journal ? plan.source.baseUrl : undefined
+    )
     const runner = yield* Runner
     const progress = yield* caseProgress(cases, plan.silent)
     const { bailed, results: graded } = yield* runner.runCases(set.catalog, cases, {
@@ -436,7 +468,9 @@ export const gradeRun = (
  * A run: its flags checked; conversations earlier runs left in a live app told of; the golden set
  * read; turns obtained from the source, graded, reported; the floor held and moved.
  */
-export const runGoldenSet = (request: RunRequest): Effect.Effect<void, CommandError, FileSystem.FileSystem | Path.Path> =>
+export const runGoldenSet = (
+  request: RunRequest
+): Effect.Effect<void, CommandError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const plan = yield* checkRun(request)
     const { source } = plan

@@ -4,14 +4,15 @@
  * shown. A live run, `candidates`, `propose` and `cleanup` all sign in so.
  */
 import { Config, Effect, Option, Redacted } from "effect"
-import { UsageError } from "../Schema/Errors.js"
 import { type Auth, cookieAuth } from "../Runner/Transport.js"
+import { UsageError } from "../Schema/Errors.js"
 
 /** A base URL the live client can use: http(s), and no credentials in it. */
 export const parseBaseUrl = (text: string): Effect.Effect<URL, UsageError> =>
   Effect.try({
     try: () => new URL(text),
-    catch: () => new UsageError({ message: `--base-url ${text}: expected an http(s) URL such as http://127.0.0.1:5173` })
+    catch: () =>
+      new UsageError({ message: `--base-url ${text}: expected an http(s) URL such as http://127.0.0.1:5173` })
   }).pipe(
     Effect.filterOrFail(
       (url) => url.protocol === "http:" || url.protocol === "https:",
@@ -21,7 +22,8 @@ export const parseBaseUrl = (text: string): Effect.Effect<URL, UsageError> =>
       (url) => url.username === "" && url.password === "",
       (url) =>
         new UsageError({
-          message: `--base-url ${url.protocol}//${url.host}${url.pathname}: expected an http(s) URL without credentials; the session goes in EVAL_COOKIE`
+          message:
+            `--base-url ${url.protocol}//${url.host}${url.pathname}: expected an http(s) URL without credentials; the session goes in EVAL_COOKIE`
         })
     )
   )
@@ -39,7 +41,8 @@ const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
     const cookie = Option.orElse(fromFlag, () => Option.filter(fromEnv, present))
     if (Option.isNone(cookie)) {
       return yield* new UsageError({
-        message: "a live run needs the session: set EVAL_COOKIE='name=value' (or pass --cookie), or EVAL_AUTH_HEADER='Authorization: Bearer …'"
+        message:
+          "a live run needs the session: set EVAL_COOKIE='name=value' (or pass --cookie), or EVAL_AUTH_HEADER='Authorization: Bearer …'"
       })
     }
     if (!/^[^=\s;]+=[^\r\n]*$/.test(Redacted.value(cookie.value))) {
@@ -76,18 +79,23 @@ const reservedHeaders = new Set([
  * shape without ever being shown, or `undefined` when it is not set.
  */
 const sessionHeader = Effect.gen(function*() {
-  const fromEnv = yield* Config.option(Config.redacted("EVAL_AUTH_HEADER")).pipe(Effect.orElseSucceed(() => Option.none()))
+  const fromEnv = yield* Config.option(Config.redacted("EVAL_AUTH_HEADER")).pipe(
+    Effect.orElseSucceed(() => Option.none())
+  )
   if (Option.isNone(fromEnv) || Redacted.value(fromEnv.value).trim() === "") return undefined
   const text = Redacted.value(fromEnv.value)
   const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/s.exec(text)
   if (match === null || match[2] === "") {
     return yield* new UsageError({
-      message: "EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"
+      message:
+        "EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"
     })
   }
   const header = match[1]!.toLowerCase()
   if (reservedHeaders.has(header)) {
-    return yield* new UsageError({ message: `EVAL_AUTH_HEADER: the ${header} header is the transport's; name the header that carries the session` })
+    return yield* new UsageError({
+      message: `EVAL_AUTH_HEADER: the ${header} header is the transport's; name the header that carries the session`
+    })
   }
   if (/[\u0000-\u001f\u007f]|[^\u0000-\u00ff]/.test(match[2]!)) {
     return yield* new UsageError({
@@ -104,13 +112,17 @@ const sessionHeader = Effect.gen(function*() {
 export const sessionAuth = (flag: Option.Option<Redacted.Redacted<string>>) =>
   Effect.gen(function*() {
     const header = yield* sessionHeader
-    const envCookie = yield* Config.option(Config.redacted("EVAL_COOKIE")).pipe(Effect.orElseSucceed(() => Option.none()))
+    const envCookie = yield* Config.option(Config.redacted("EVAL_COOKIE")).pipe(
+      Effect.orElseSucceed(() => Option.none())
+    )
     const hasCookie = Option.exists(flag, (c) => Redacted.value(c) !== "") ||
       Option.exists(envCookie, (c) => Redacted.value(c) !== "")
     if (header === undefined) return cookieAuth(yield* sessionCookie(flag))
     if (hasCookie) {
       return yield* new UsageError({
-        message: `both a session cookie (${Option.isSome(flag) ? "--cookie" : "EVAL_COOKIE"}) and EVAL_AUTH_HEADER are set: keep the one that signs in to this app`
+        message: `both a session cookie (${
+          Option.isSome(flag) ? "--cookie" : "EVAL_COOKIE"
+        }) and EVAL_AUTH_HEADER are set: keep the one that signs in to this app`
       })
     }
     return header

@@ -6,14 +6,14 @@
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Either, Option, Stream } from "effect"
 import { describeFileError, linesOf, requireRegularFile } from "../Files.js"
-import { type AuditPlan, auditLine, emptyTally } from "../Runner/Audit.js"
+import { kindNamed } from "../Graders/Kinds.js"
+import { auditLine, type AuditPlan, emptyTally } from "../Runner/Audit.js"
 import { loadCatalog } from "../Runner/GoldenSet.js"
 import { parseShard } from "../Runner/Shard.js"
 import { type CasesFile, Expectation } from "../Schema/Case.js"
-import { kindNamed } from "../Graders/Kinds.js"
 import { decodeValue, parseJson } from "../Schema/Decode.js"
-import { inert } from "../Schema/Inert.js"
 import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
+import { inert } from "../Schema/Inert.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { auditSummary, violationLine } from "../Scorecard/Render/Audit.js"
 import { flagUsage } from "./Hints.js"
@@ -32,7 +32,9 @@ export const parseExpectation = (spec: string): Either.Either<Expectation, strin
   return Either.mapLeft(decodeValue(Expectation, "--expect", value), (error) => {
     const [first] = error.problems
     const needs = argument === null ? "" : ` (write ${name}=${argument.name})`
-    return `--expect ${JSON.stringify(spec)}: ${first?.path.replace(/^\$\.?/, "") || "kind"} ${first?.message ?? "is not an expectation"}${needs}`
+    return `--expect ${JSON.stringify(spec)}: ${first?.path.replace(/^\$\.?/, "") || "kind"} ${
+      first?.message ?? "is not an expectation"
+    }${needs}`
   })
 }
 
@@ -43,7 +45,9 @@ export const parseExpectationJson = (text: string): Either.Either<Expectation, s
     (error) => {
       const [first] = error.problems
       const at = first === undefined || first.path === "" || first.path === "$" ? "" : `${first.path} `
-      return `--expect-json ${inert(JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text))}: ${at}${first?.message ?? "is not an expectation"}`
+      return `--expect-json ${inert(JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text))}: ${at}${
+        first?.message ?? "is not an expectation"
+      }`
     }
   )
 
@@ -57,7 +61,9 @@ const lines = (file: string): Stream.Stream<string, BadInput, FileSystem.FileSys
     : Stream.unwrap(
       Effect.map(FileSystem.FileSystem, (fs) =>
         fs.stream(file, { chunkSize: FileSystem.KiB(32) }).pipe(
-          Stream.mapError((error) => new BadInput({ file, problems: [{ path: "", message: `cannot read: ${describeFileError(error)}` }] }))
+          Stream.mapError((error) =>
+            new BadInput({ file, problems: [{ path: "", message: `cannot read: ${describeFileError(error)}` }] })
+          )
         ))
     )
   return bytes.pipe(linesOf(file === "-" ? "stdin" : file))
@@ -77,11 +83,14 @@ export const auditHandler = (args: AuditArgs) =>
     }
     if (args.expect.length === 0 && args.expectJson.length === 0) {
       return yield* new UsageError({
-        message: "name at least one expectation: --expect KIND[=ARG], such as --expect cites-only-surfaced, or --expect-json '{\"kind\": …}'"
+        message:
+          "name at least one expectation: --expect KIND[=ARG], such as --expect cites-only-surfaced, or --expect-json '{\"kind\": …}'"
       })
     }
     if (args.traces.length === 0) {
-      return yield* new UsageError({ message: "name the turns to audit: --traces FILE.jsonl (or - for standard input)" })
+      return yield* new UsageError({
+        message: "name the turns to audit: --traces FILE.jsonl (or - for standard input)"
+      })
     }
     const expectations: Array<Expectation> = []
     for (const spec of args.expect) {
@@ -90,7 +99,10 @@ export const auditHandler = (args: AuditArgs) =>
     for (const text of args.expectJson) {
       expectations.push(yield* Either.mapLeft(parseExpectationJson(text), (message) => new UsageError({ message })))
     }
-    const specs = [...args.expect.map((spec) => `--expect ${JSON.stringify(spec)}`), ...args.expectJson.map((text) => `--expect-json ${JSON.stringify(text)}`)]
+    const specs = [
+      ...args.expect.map((spec) => `--expect ${JSON.stringify(spec)}`),
+      ...args.expectJson.map((text) => `--expect-json ${JSON.stringify(text)}`)
+    ]
     // The checks a case gets against the catalog: tools and outcomes the surface has.
     const asCase: CasesFile = {
       version: 1,
@@ -110,7 +122,12 @@ export const auditHandler = (args: AuditArgs) =>
       if (file !== "-") yield* requireRegularFile(file)
     }
 
-    const plan: AuditPlan = { surfaceName: args.surface, surface, expectations, ...(shard === undefined ? {} : { shard }) }
+    const plan: AuditPlan = {
+      surfaceName: args.surface,
+      surface,
+      expectations,
+      ...(shard === undefined ? {} : { shard })
+    }
     const tally = emptyTally()
     for (const file of args.traces) {
       let lineNumber = 0
@@ -131,7 +148,12 @@ export const auditHandler = (args: AuditArgs) =>
     yield* Console.log(auditSummary(plan, tally))
     if (tally.unreadable > 0) {
       yield* Console.error(tally.unreadableShown.join("\n"))
-      return yield* new Refused({ reason: "unreadable-lines", message: `${tally.unreadable} unreadable line${tally.unreadable === 1 ? "" : "s"} (the first of them are listed above)` })
+      return yield* new Refused({
+        reason: "unreadable-lines",
+        message: `${tally.unreadable} unreadable line${
+          tally.unreadable === 1 ? "" : "s"
+        } (the first of them are listed above)`
+      })
     }
     if (tally.violations > 0) return yield* new GateFailed({ reason: "violations" })
   })

@@ -8,10 +8,10 @@ import { parseBaseUrl, sessionAuth } from "../Application/Session.js"
 import { programName } from "../ProgramName.js"
 import { type Leftover, markGone, readJournal } from "../Runner/Journal.js"
 import { makeLive } from "../Runner/LiveClient.js"
-import { inert } from "../Schema/Inert.js"
-import { GateFailed } from "../Schema/Errors.js"
-import { resolveRoutes } from "../Schema/Protocol.js"
 import { sessionOf } from "../Runner/Transport.js"
+import { GateFailed } from "../Schema/Errors.js"
+import { inert } from "../Schema/Inert.js"
+import { resolveRoutes } from "../Schema/Protocol.js"
 import type { CleanupArgs } from "./Options.js"
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
@@ -25,16 +25,22 @@ export const cleanupHandler = (args: CleanupArgs) =>
     const { inUse, leftovers, otherSessions } = yield* readJournal(baseUrl, sessionOf(auth))
     if (inUse.count > 0) {
       yield* Console.log(
-        `${plural(inUse.count, "conversation")} at ${url} belong to a run still going (process ${inUse.pids.join(", ")}): left to it`
+        `${plural(inUse.count, "conversation")} at ${url} belong to a run still going (process ${
+          inUse.pids.join(", ")
+        }): left to it`
       )
     }
     if (otherSessions > 0) {
       yield* Console.log(
-        `${plural(otherSessions, "conversation")} at ${url} were left by another session: run ${programName} cleanup signed in as it`
+        `${
+          plural(otherSessions, "conversation")
+        } at ${url} were left by another session: run ${programName} cleanup signed in as it`
       )
     }
     if (leftovers.length === 0) {
-      return yield* Console.log(`nothing to clean up at ${url}: the journal holds no conversation of this session left by an earlier run`)
+      return yield* Console.log(
+        `nothing to clean up at ${url}: the journal holds no conversation of this session left by an earlier run`
+      )
     }
     const { HttpLive } = yield* Effect.promise(() => import("../Runner/Http.js"))
     const outcomes = yield* Effect.gen(function*() {
@@ -49,17 +55,25 @@ export const cleanupHandler = (args: CleanupArgs) =>
       return yield* Effect.forEach(
         leftovers,
         (leftover) =>
-          Effect.map(live.deleteConversation(leftover.deleteRoute, leftover.conversationId), (outcome) => ({ leftover, outcome })),
+          Effect.map(
+            live.deleteConversation(leftover.deleteRoute, leftover.conversationId),
+            (outcome) => ({ leftover, outcome })
+          ),
         { concurrency: 4 }
       )
     }).pipe(Effect.provide(HttpLive))
     const width = Math.min(64, Math.max(...leftovers.map((l) => inert(l.conversationId).length)))
     const where = (l: Leftover) =>
-      `${l.caseId === "" ? "" : `${inert(l.caseId)} `}(left by process ${l.pid}${l.started === "" ? "" : ` started ${inert(l.started)}`})`
+      `${l.caseId === "" ? "" : `${inert(l.caseId)} `}(left by process ${l.pid}${
+        l.started === "" ? "" : ` started ${inert(l.started)}`
+      })`
     const lines = outcomes.map(({ leftover, outcome }) =>
       Either.match(outcome, {
         onRight: (how) => `${how.padEnd(13)} ${inert(leftover.conversationId).padEnd(width)}  ${where(leftover)}`,
-        onLeft: (why) => `${"not deleted".padEnd(13)} ${inert(leftover.conversationId).padEnd(width)}  ${where(leftover)}: ${inert(why)}`
+        onLeft: (why) =>
+          `${"not deleted".padEnd(13)} ${inert(leftover.conversationId).padEnd(width)}  ${where(leftover)}: ${
+            inert(why)
+          }`
       })
     )
     yield* Console.log(lines.join("\n"))
@@ -68,7 +82,9 @@ export const cleanupHandler = (args: CleanupArgs) =>
     const remain = outcomes.length - gone.length
     yield* Console.log(
       `\n${plural(gone.length, "conversation")} cleaned up at ${url}${
-        remain === 0 ? "; the journal holds none of this session now" : `; ${remain} could not be deleted and stay in the journal (run ${programName} cleanup again)`
+        remain === 0
+          ? "; the journal holds none of this session now"
+          : `; ${remain} could not be deleted and stay in the journal (run ${programName} cleanup again)`
       }`
     )
     if (remain > 0) return yield* new GateFailed({ reason: "conversations-remain" })

@@ -1,8 +1,8 @@
 /** `eval diff`: what changed between two runs' results files; `--check` fails on any regression. */
 import type { FileSystem } from "@effect/platform"
 import { Console, Effect, Either } from "effect"
-import { inertLines } from "../Schema/Inert.js"
 import { type CommandError, GateFailed } from "../Schema/Errors.js"
+import { inertLines } from "../Schema/Inert.js"
 import { diffRuns } from "../Scorecard/Diff.js"
 import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
 import { renderDiffPretty } from "../Scorecard/Render/DiffText.js"
@@ -16,7 +16,10 @@ export const diffHandler = (args: DiffArgs): Effect.Effect<void, CommandError, F
   Effect.gen(function*() {
     const older = yield* readResults(args.older)
     const newer = yield* readResults(args.newer)
-    const diff = yield* diffRuns(older, newer, { allowDifferentSets: args.allowDifferentSets, names: [args.older, args.newer] })
+    const diff = yield* diffRuns(older, newer, {
+      allowDifferentSets: args.allowDifferentSets,
+      names: [args.older, args.newer]
+    })
       .pipe(Either.mapLeft(withAllowDifferentSets))
     yield* Console.log(
       args.format === "json"

@@ -12,8 +12,8 @@ import { turnIdOf } from "../Otel/Turn.js"
 import { programName } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { encodeRecording, fixturePath } from "../Runner/SurfaceClient.js"
-import { inert } from "../Schema/Inert.js"
 import { UsageError } from "../Schema/Errors.js"
+import { inert } from "../Schema/Inert.js"
 import type { RecordedTurn } from "../Schema/Trace.js"
 import type { ImportArgs } from "./Options.js"
 
@@ -23,7 +23,10 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 export const importHandler = (args: ImportArgs) =>
   Effect.gen(function*() {
     if (args.otel.length === 0) {
-      return yield* new UsageError({ message: `${programName} import needs the traces: --otel FILE (repeatable; a folder reads its .json and .jsonl files)` })
+      return yield* new UsageError({
+        message:
+          `${programName} import needs the traces: --otel FILE (repeatable; a folder reads its .json and .jsonl files)`
+      })
     }
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
     const links = yield* loadOtelLinks(args.otel, set)
@@ -60,7 +63,9 @@ export const importHandler = (args: ImportArgs) =>
     }
     const lines = [`wrote ${plural(written.length, "recorded turn")} to ${args.out}:`, ...written]
     const without = set.cases.length - written.length - refused.length
-    if (refused.length > 0) lines.push("", `${plural(refused.length, "turn")} linked to a case but not usable:`, ...refused)
+    if (refused.length > 0) {
+      lines.push("", `${plural(refused.length, "turn")} linked to a case but not usable:`, ...refused)
+    }
     if (links.unlinked.length > 0) {
       lines.push("", `${plural(links.unlinked.length, "turn")} linked to no case:`, ...describeUnlinked(links.unlinked))
     }

@@ -29,7 +29,10 @@ export const starterFiles: ReadonlyArray<{ readonly target: string; readonly tem
 
 /** The commands a user runs next, each with what it does, naming the program as it was invoked. */
 export const nextCommands = (program: string): ReadonlyArray<readonly [command: string, what: string]> => [
-  [`${program} run --fixtures cases/fixtures --check`, "grade the recorded turns against the floor; one fails: it cites a page it never retrieved"],
+  [
+    `${program} run --fixtures cases/fixtures --check`,
+    "grade the recorded turns against the floor; one fails: it cites a page it never retrieved"
+  ],
   [`${program} demo`, "ask the golden set live of the built-in stand-in assistant"],
   [
     `EVAL_COOKIE='session=…' ${program} run --base-url http://127.0.0.1:5173 --check`,
@@ -46,7 +49,9 @@ export const initHandler = (_: object): Effect.Effect<void, BadInput, FileSystem
     for (const { target, template } of starterFiles) {
       const source = packageFile(template)
       const text = yield* fs.readFileString(source).pipe(
-        Effect.mapError((error) => cannot(source, `cannot read the package's starter file: ${describeFileError(error)}`))
+        Effect.mapError((error) =>
+          cannot(source, `cannot read the package's starter file: ${describeFileError(error)}`)
+        )
       )
       yield* fs.makeDirectory(path.dirname(target), { recursive: true }).pipe(
         Effect.mapError((error) => cannot(path.dirname(target), `cannot make the folder: ${describeFileError(error)}`))
@@ -54,10 +59,17 @@ export const initHandler = (_: object): Effect.Effect<void, BadInput, FileSystem
       // Created only if absent ("wx"): nothing the user has is ever replaced, even by a race.
       const written = yield* fs.writeFileString(target, text, { flag: "wx" }).pipe(
         Effect.as(true),
-        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "AlreadyExists", () => Effect.succeed(false)),
+        Effect.catchIf(
+          (error) => error._tag === "SystemError" && error.reason === "AlreadyExists",
+          () => Effect.succeed(false)
+        ),
         Effect.mapError((error) => cannot(target, `cannot write: ${describeFileError(error)}`))
       )
       yield* Console.log(written ? `wrote ${target}` : `kept  ${target} (it exists; not overwritten)`)
     }
-    yield* Console.log(["", "next:", ...nextCommands(programName).flatMap(([command, what]) => [`  ${command}`, `      ${what}`])].join("\n"))
+    yield* Console.log(
+      ["", "next:", ...nextCommands(programName).flatMap(([command, what]) => [`  ${command}`, `      ${what}`])].join(
+        "\n"
+      )
+    )
   })

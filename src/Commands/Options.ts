@@ -6,8 +6,8 @@
  */
 import { Args, type Command, Options } from "@effect/cli"
 import { programName } from "../ProgramName.js"
-import { reportersHelp } from "../Reporters/Reporters.js"
 import { defaultBaselineFile, defaultCasesFile, defaultSurfacesFile } from "../ProjectFiles.js"
+import { reportersHelp } from "../Reporters/Reporters.js"
 import type { ProtocolName } from "../Schema/Surface.js"
 
 // ---------------------------------------------------------------------------------------------------
@@ -15,7 +15,11 @@ import type { ProtocolName } from "../Schema/Surface.js"
 
 /** `--cases FILE`: the golden set, said by each command for what it does with it. */
 const cases = (description: string) =>
-  Options.text("cases").pipe(Options.withPseudoName("FILE"), Options.withDefault(defaultCasesFile), Options.withDescription(description))
+  Options.text("cases").pipe(
+    Options.withPseudoName("FILE"),
+    Options.withDefault(defaultCasesFile),
+    Options.withDescription(description)
+  )
 const casesOption = cases("The golden set: a cases file, version 1.")
 const surfacesOption = Options.text("surfaces").pipe(
   Options.withPseudoName("FILE"),
@@ -24,7 +28,11 @@ const surfacesOption = Options.text("surfaces").pipe(
 )
 /** `--baseline FILE`: the committed floor. */
 const baseline = (description: string) =>
-  Options.text("baseline").pipe(Options.withPseudoName("FILE"), Options.withDefault(defaultBaselineFile), Options.withDescription(description))
+  Options.text("baseline").pipe(
+    Options.withPseudoName("FILE"),
+    Options.withDefault(defaultBaselineFile),
+    Options.withDescription(description)
+  )
 const baselineOption = baseline("The committed floor the pass rate must hold.")
 /** `--fixtures DIR`: a folder of recorded turns, one `<case id>.json` per case. */
 const fixtures = Options.text("fixtures").pipe(Options.withPseudoName("DIR"))
@@ -61,7 +69,11 @@ const keepOption = Options.boolean("keep").pipe(
 )
 /** `--timeout SECONDS`: what it bounds, and its default. */
 const timeout = (seconds: number, description: string) =>
-  Options.float("timeout").pipe(Options.withPseudoName("SECONDS"), Options.withDefault(seconds), Options.withDescription(description))
+  Options.float("timeout").pipe(
+    Options.withPseudoName("SECONDS"),
+    Options.withDefault(seconds),
+    Options.withDescription(description)
+  )
 const timeoutOption = timeout(
   120,
   "Bounds one live case's whole wall time: the ask (with its grace to name the conversation when cut short), the reads and every retry. Deleting the conversation afterwards has a bound of its own, the same at most 30 s."
@@ -105,10 +117,14 @@ const runShardOption = shard(
 const compareOption = Options.text("compare").pipe(
   Options.withPseudoName("OLD.json"),
   Options.optional,
-  Options.withDescription("Also show what changed since the results in OLD.json: regressions with their facts, fixes, new and removed cases.")
+  Options.withDescription(
+    "Also show what changed since the results in OLD.json: regressions with their facts, fixes, new and removed cases."
+  )
 )
 const allowDifferentSetsOption = Options.boolean("allow-different-sets").pipe(
-  Options.withDescription("Compare runs over different case sets (an edited, filtered or sharded golden set) case by case.")
+  Options.withDescription(
+    "Compare runs over different case sets (an edited, filtered or sharded golden set) case by case."
+  )
 )
 const bailOption = Options.integer("bail").pipe(
   Options.withPseudoName("N"),
@@ -224,7 +240,12 @@ const seedRatingsOption = Options.boolean("seed-ratings").pipe(
 )
 
 // Written out rather than imported, so the command tree loads no schema; the record is exhaustive, so none is missed.
-const protocolChoices: { readonly [P in ProtocolName]: null } = { "turn-eval": null, "ai-sdk": null, langgraph: null, "ag-ui": null }
+const protocolChoices: { readonly [P in ProtocolName]: null } = {
+  "turn-eval": null,
+  "ai-sdk": null,
+  langgraph: null,
+  "ag-ui": null
+}
 const protocolOption = Options.choice("protocol", Object.keys(protocolChoices) as Array<ProtocolName>).pipe(
   Options.optional,
   Options.withDescription(
@@ -277,7 +298,12 @@ export const validateOptions = { cases: casesOption, surfaces: surfacesOption, b
 export type ValidateArgs = Command.Command.ParseConfig<typeof validateOptions>
 
 /** `eval ratchet`. */
-export const ratchetOptions = { from: fromOption, cases: casesOption, surfaces: surfacesOption, baseline: baselineOption }
+export const ratchetOptions = {
+  from: fromOption,
+  cases: casesOption,
+  surfaces: surfacesOption,
+  baseline: baselineOption
+}
 /** The arguments of `eval ratchet`. */
 export type RatchetArgs = Command.Command.ParseConfig<typeof ratchetOptions>
 
@@ -301,7 +327,9 @@ export type MergeArgs = Command.Command.ParseConfig<typeof mergeOptions>
 /** `eval report`. */
 export const reportOptions = {
   results: Args.text({ name: "RESULTS.json" }).pipe(
-    Args.withDescription(`A results file written earlier (${programName} run --json FILE, or merge --json FILE), version 1 or 2.`)
+    Args.withDescription(
+      `A results file written earlier (${programName} run --json FILE, or merge --json FILE), version 1 or 2.`
+    )
   ),
   reporter: reporterOption,
   compare: compareOption,
@@ -322,7 +350,9 @@ export const diffOptions = {
   allowDifferentSets: allowDifferentSetsOption,
   format: Options.choice("format", ["pretty", "markdown", "json"]).pipe(
     Options.withDefault("pretty"),
-    Options.withDescription("How to print the diff: pretty (the default), markdown (for a pull-request comment) or json.")
+    Options.withDescription(
+      "How to print the diff: pretty (the default), markdown (for a pull-request comment) or json."
+    )
   )
 }
 /** The arguments of `eval diff`. */
@@ -386,6 +416,11 @@ export const cleanupOptions = { baseUrl: appUrlOption, cookie: cookieOption, tim
 export type CleanupArgs = Command.Command.ParseConfig<typeof cleanupOptions>
 
 /** `eval demo`. */
-export const demoOptions = { cases: casesOption, surfaces: surfacesOption, baseline: baselineOption, concurrency: concurrencyOption }
+export const demoOptions = {
+  cases: casesOption,
+  surfaces: surfacesOption,
+  baseline: baselineOption,
+  concurrency: concurrencyOption
+}
 /** The arguments of `eval demo`. */
 export type DemoArgs = Command.Command.ParseConfig<typeof demoOptions>

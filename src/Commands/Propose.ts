@@ -9,20 +9,20 @@ import { Console, Duration, Effect, Either, Option, type Redacted, Schema } from
 import { parseBaseUrl, sessionAuth } from "../Application/Session.js"
 import { readText, writeAtomically } from "../Files.js"
 import { programName } from "../ProgramName.js"
-import { HttpLive } from "../Runner/Http.js"
+import { appendCaseText, draftCase, renderCase } from "../Propose/Draft.js"
 import { loadCatalog, loadGoldenSet } from "../Runner/GoldenSet.js"
+import { HttpLive } from "../Runner/Http.js"
 import { makeLive } from "../Runner/LiveClient.js"
 import { fixturePath } from "../Runner/SurfaceClient.js"
 import { CaseId, CasesFile, fastCasesFile } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
-import { inert, inertLines } from "../Schema/Inert.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
+import { inert, inertLines } from "../Schema/Inert.js"
 import { Conversation, fillRoute, idProblem, Ratings, resolveRoutes } from "../Schema/Protocol.js"
+import { shown } from "../Schema/Shown.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
-import { shown } from "../Schema/Shown.js"
 import { caseProblems } from "../Schema/Validate.js"
-import { appendCaseText, draftCase, renderCase } from "../Propose/Draft.js"
 import type { CandidatesArgs, ProposeArgs } from "./Options.js"
 
 /** Bounds each read of the app, retries included. */
@@ -51,7 +51,14 @@ const connect = (baseUrlText: string, cookieFlag: Option.Option<Redacted.Redacte
     const baseUrl = yield* parseBaseUrl(baseUrlText)
     const auth = yield* sessionAuth(cookieFlag)
     const routes = resolveRoutes(catalog.routes)
-    const live = yield* makeLive({ baseUrl, auth, routes, timeout: readTimeout, deleteTimeout: readTimeout, keep: true })
+    const live = yield* makeLive({
+      baseUrl,
+      auth,
+      routes,
+      timeout: readTimeout,
+      deleteTimeout: readTimeout,
+      keep: true
+    })
     const prefix = baseUrl.pathname.replace(/\/+$/, "")
     const urlOf = (path: string) => inert(`${baseUrl.origin}${prefix}${path.startsWith("/") ? path : `/${path}`}`)
     /** Reads and decodes a route's JSON (keys beyond the schema are ignored, as for every read of an app). */
@@ -81,13 +88,15 @@ export const candidatesHandler = (args: CandidatesArgs) =>
       return
     }
     // Ids are clipped: the columns are padded to the longest, which must not swamp the list.
-    const rows = ratings.map((r) => [
-      inert(shown(r.turnId)),
-      inert(shown(r.conversationId)),
-      r.comment === undefined || r.comment === null || r.comment.trim() === ""
-        ? "(no comment)"
-        : `"${oneLine(r.comment, maxComment)}"`
-    ] as const)
+    const rows = ratings.map((r) =>
+      [
+        inert(shown(r.turnId)),
+        inert(shown(r.conversationId)),
+        r.comment === undefined || r.comment === null || r.comment.trim() === ""
+          ? "(no comment)"
+          : `"${oneLine(r.comment, maxComment)}"`
+      ] as const
+    )
     const turnWidth = Math.max("turn".length, ...rows.map(([turn]) => turn.length))
     const conversationWidth = Math.max("conversation".length, ...rows.map(([, conversation]) => conversation.length))
     yield* Console.log(
@@ -117,7 +126,9 @@ const checkId = (id: string): Effect.Effect<string, UsageError> =>
     onLeft: () =>
       Effect.fail(
         new UsageError({
-          message: `--id ${JSON.stringify(inert(id.slice(0, 140)))}: expected a case id: lower-case letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters`
+          message: `--id ${
+            JSON.stringify(inert(id.slice(0, 140)))
+          }: expected a case id: lower-case letters, digits, ".", "_" or "-", starting with a letter or digit, at most 128 characters`
         })
       ),
     onRight: Effect.succeed
@@ -148,7 +159,9 @@ export const proposeHandler = (args: ProposeArgs) =>
     const rating = ratings.find((r) => r.turnId === turnId)
     if (rating === undefined) {
       return yield* new UsageError({
-        message: `turn ${shownTurn} is not among the ${count(ratings.length, "thumbs-down turn")} at ${app.ratingsUrl} (${programName} candidates lists them)`
+        message: `turn ${shownTurn} is not among the ${
+          count(ratings.length, "thumbs-down turn")
+        } at ${app.ratingsUrl} (${programName} candidates lists them)`
       })
     }
     // Ids from the app go into routes only when no route can be redirected by them.
@@ -187,18 +200,27 @@ export const proposeHandler = (args: ProposeArgs) =>
     const surface = Object.hasOwn(set.catalog.surfaces, trace.surface) ? set.catalog.surfaces[trace.surface] : undefined
     if (surface === undefined) {
       return yield* new UsageError({
-        message: `turn ${shownTurn} is a turn of surface ${quoted(trace.surface)}, which ${args.surfaces} does not have; add it to the catalog first`
+        message: `turn ${shownTurn} is a turn of surface ${
+          quoted(trace.surface)
+        }, which ${args.surfaces} does not have; add it to the catalog first`
       })
     }
 
     // The draft: an id that is free in the set and among the recorded turns, unless --id names one.
-    const recorded = yield* fs.readDirectory(args.fixtures).pipe(Effect.orElseSucceed(() => [] as ReadonlyArray<string>))
+    const recorded = yield* fs.readDirectory(args.fixtures).pipe(
+      Effect.orElseSucceed(() => [] as ReadonlyArray<string>)
+    )
     const taken = new Set([...ids, ...recorded.filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5))])
     const answer = conversation.messages[at]!.content
-    const draft = draftCase({ question: asked.content, answer, trace, comment: rating.comment }, trace.surface, surface, {
-      taken,
-      id: explicitId
-    })
+    const draft = draftCase(
+      { question: asked.content, answer, trace, comment: rating.comment },
+      trace.surface,
+      surface,
+      {
+        taken,
+        id: explicitId
+      }
+    )
     const testCase = draft.case
     const expected = [...set.cases, testCase]
     const violatedLines = draft.violated.map((f) => `  ✗ ${f.expectation.kind}  ${inert(f.fact ?? "")}`)
@@ -216,7 +238,9 @@ export const proposeHandler = (args: ProposeArgs) =>
       yield* Console.log(inertLines(renderCase(testCase)))
       yield* Console.error(
         [
-          `drafted ${testCase.id} from turn ${shownTurn}: ${count(draft.violated.length, "fact")} it broke, ${heldCount} it held`,
+          `drafted ${testCase.id} from turn ${shownTurn}: ${
+            count(draft.violated.length, "fact")
+          } it broke, ${heldCount} it held`,
           ...violatedLines,
           ...(draft.violated.length === 0 ? [noViolation] : []),
           ...(twinNote === undefined ? [] : [`note: ${twinNote}; --append adds another only with --id`]),
@@ -233,7 +257,9 @@ export const proposeHandler = (args: ProposeArgs) =>
       return yield* new UsageError({ message: `${twinNote}: edit that case, or add another with --id` })
     }
     if (ids.has(testCase.id)) {
-      return yield* new UsageError({ message: `${args.cases} already has a case ${testCase.id}; choose another id with --id` })
+      return yield* new UsageError({
+        message: `${args.cases} already has a case ${testCase.id}; choose another id with --id`
+      })
     }
     if (yield* fs.exists(file).pipe(Effect.orElseSucceed(() => true))) {
       return yield* new UsageError({
@@ -242,14 +268,17 @@ export const proposeHandler = (args: ProposeArgs) =>
     }
     const before = yield* readText(args.cases)
     const inPlace = appendCaseText(before, testCase)
-    const keepsTheRest = inPlace !== undefined && Either.match(decodeJson(CasesFile, args.cases, inPlace, "strict", fastCasesFile), {
-      onLeft: () => false,
-      onRight: (decoded) => canonical(decoded.cases) === canonical(expected)
-    })
+    const keepsTheRest = inPlace !== undefined &&
+      Either.match(decodeJson(CasesFile, args.cases, inPlace, "strict", fastCasesFile), {
+        onLeft: () => false,
+        onRight: (decoded) => canonical(decoded.cases) === canonical(expected)
+      })
     // A file whose layout the in-place edit cannot follow is rewritten whole, in the golden set's layout.
     const after = keepsTheRest
       ? inPlace!
-      : `{\n  "version": 1,\n  "cases": [\n${expected.map((c) => inertLines(renderCase(c, "    "))).join(",\n")}\n  ]\n}\n`
+      : `{\n  "version": 1,\n  "cases": [\n${
+        expected.map((c) => inertLines(renderCase(c, "    "))).join(",\n")
+      }\n  ]\n}\n`
     const turn: RecordedTurn = { caseId: testCase.id, question: testCase.question, answer, trace }
     yield* fs.makeDirectory(args.fixtures, { recursive: true }).pipe(
       Effect.mapError(() => new UsageError({ message: `--fixtures ${args.fixtures}: cannot create that folder` }))
@@ -263,7 +292,9 @@ export const proposeHandler = (args: ProposeArgs) =>
         ...(draft.violated.length === 0
           ? [noViolation]
           : [
-            `${programName} run --fixtures ${args.fixtures} fails it until the assistant is fixed (${count(draft.violated.length, "fact")} broken):`,
+            `${programName} run --fixtures ${args.fixtures} fails it until the assistant is fixed (${
+              count(draft.violated.length, "fact")
+            } broken):`,
             ...violatedLines
           ]),
         `review it, then delete the "drafted" marks to accept it (the case set's fingerprint stays the same)`

@@ -6,17 +6,17 @@ import { FileSystem, type Path } from "@effect/platform"
 import { Console, Effect, Either, Option, Redacted } from "effect"
 import { runGoldenSet } from "../Application/Run.js"
 import { parseBaseUrl } from "../Application/Session.js"
-import type { Case } from "../Schema/Case.js"
-import type { ProtocolName } from "../Schema/Surface.js"
 import { packageFile } from "../PackageFiles.js"
 import { programName } from "../ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../Runner/GoldenSet.js"
 import { cookieAuth } from "../Runner/Transport.js"
+import type { Case } from "../Schema/Case.js"
 import { type CommandError, UsageError } from "../Schema/Errors.js"
+import type { ProtocolName } from "../Schema/Surface.js"
 import { defaultBaselineFile } from "../Scorecard/BaselineStore.js"
 import { faultProblem, parseFault } from "../StandIn/Faults.js"
 import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
-import { servedProtocols, type StandIn, stableFraction, start } from "../StandIn/Server.js"
+import { servedProtocols, stableFraction, type StandIn, start } from "../StandIn/Server.js"
 import type { DemoArgs, StandInArgs } from "./Options.js"
 
 /**
@@ -24,7 +24,11 @@ import type { DemoArgs, StandInArgs } from "./Options.js"
  * header); when a surface speaks another protocol than this product's, each route it serves; and when
  * `--protocol` overrides the catalog's, what the run's catalog must say instead.
  */
-export const startUpLines = (standIn: StandIn, surfaces: ReadonlyArray<string>, protocol?: ProtocolName): ReadonlyArray<string> => {
+export const startUpLines = (
+  standIn: StandIn,
+  surfaces: ReadonlyArray<string>,
+  protocol?: ProtocolName
+): ReadonlyArray<string> => {
   const foreign = standIn.protocols.some((p) => p !== "turn-eval")
   const [first, ...rest] = standIn.serves
   return [
@@ -36,7 +40,9 @@ export const startUpLines = (standIn: StandIn, surfaces: ReadonlyArray<string>, 
       ? []
       : [`catalog:   the run's catalog (--surfaces) must name "protocol": "${protocol}" on each surface`]),
     `sign in:   export EVAL_COOKIE='${Redacted.value(standIn.cookie())}'`,
-    `   or:     export EVAL_AUTH_HEADER='authorization: Bearer ${Redacted.value(standIn.token())}'  (x-api-key: the same token works too)`
+    `   or:     export EVAL_AUTH_HEADER='authorization: Bearer ${
+      Redacted.value(standIn.token())
+    }'  (x-api-key: the same token works too)`
   ]
 }
 
@@ -54,7 +60,9 @@ export const flakyQuestions = (cases: ReadonlyArray<Case>, rate: number): Readon
     return c.expect.some((e) => e.kind === "cites-only-surfaced") && recallsFromMemory(turn) !== turn
   })
   const rank = (c: Case) => stableFraction(`flaky\u0000${c.question}`)
-  return [...candidates].sort((a, b) => rank(a) - rank(b)).slice(0, Math.ceil(rate * candidates.length)).map((c) => c.question)
+  return [...candidates].sort((a, b) => rank(a) - rank(b)).slice(0, Math.ceil(rate * candidates.length)).map((c) =>
+    c.question
+  )
 }
 
 /** `eval standin`: serve the stand-in on loopback until interrupted. */
@@ -62,11 +70,15 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
   Effect.scoped(
     Effect.gen(function*() {
       if (!loopback.test(args.host)) {
-        return yield* new UsageError({ message: `--host ${args.host}: the stand-in listens on loopback only (127.0.0.1, ::1)` })
+        return yield* new UsageError({
+          message: `--host ${args.host}: the stand-in listens on loopback only (127.0.0.1, ::1)`
+        })
       }
       if (args.maxConversations < 1) return yield* new UsageError({ message: "--max-conversations must be at least 1" })
       if (args.latency < 0) return yield* new UsageError({ message: "--latency must not be negative" })
-      if (!(args.flaky >= 0 && args.flaky <= 1)) return yield* new UsageError({ message: "--flaky must be from 0 to 1" })
+      if (!(args.flaky >= 0 && args.flaky <= 1)) {
+        return yield* new UsageError({ message: "--flaky must be from 0 to 1" })
+      }
       const faults = yield* Effect.forEach(args.fault, (spec) =>
         Either.match(parseFault(spec), {
           onLeft: (message) => Effect.fail(new UsageError({ message })),
@@ -77,7 +89,9 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
       const protocols = servedProtocols({ catalog: set.catalog, ...(protocol === undefined ? {} : { protocol }) })
       for (const [i, fault] of faults.entries()) {
         const problem = faultProblem(fault, protocols)
-        if (problem !== undefined) return yield* new UsageError({ message: `--fault ${JSON.stringify(args.fault[i])}: ${problem}` })
+        if (problem !== undefined) {
+          return yield* new UsageError({ message: `--fault ${JSON.stringify(args.fault[i])}: ${problem}` })
+        }
       }
       if (args.seedRatings && !protocols.includes("turn-eval")) {
         return yield* new UsageError({
@@ -98,14 +112,22 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
         faults,
         flaky,
         seedRatings: args.seedRatings
-      }).pipe(Effect.mapError((error) => new UsageError({ message: `cannot listen on ${args.host}:${args.port}: ${error.message}` })))
+      }).pipe(
+        Effect.mapError((error) =>
+          new UsageError({ message: `cannot listen on ${args.host}:${args.port}: ${error.message}` })
+        )
+      )
       yield* Console.log(
         [
           ...startUpLines(standIn, Object.keys(set.catalog.surfaces), protocol),
           `then run:  ${programName} run --base-url ${standIn.url}`,
-          ...(flakyIds.length === 0 ? [] : [`flaky:     every second ask of ${flakyIds.join(", ")} also cites a page from memory`]),
+          ...(flakyIds.length === 0
+            ? []
+            : [`flaky:     every second ask of ${flakyIds.join(", ")} also cites a page from memory`]),
           ...(args.seedRatings
-            ? [`${standIn.ratings().length} turns are rated thumbs-down: ${programName} candidates --base-url ${standIn.url}`]
+            ? [
+              `${standIn.ratings().length} turns are rated thumbs-down: ${programName} candidates --base-url ${standIn.url}`
+            ]
             : []),
           "Ctrl-C stops it."
         ].join("\n")
@@ -121,7 +143,8 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
 const demoFiles = (args: DemoArgs) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
-    const named = args.cases !== defaultCasesFile || args.surfaces !== defaultSurfacesFile || args.baseline !== defaultBaselineFile
+    const named = args.cases !== defaultCasesFile || args.surfaces !== defaultSurfacesFile ||
+      args.baseline !== defaultBaselineFile
     if (named || (yield* fs.exists(args.cases).pipe(Effect.orElseSucceed(() => true)))) {
       return { cases: args.cases, surfaces: args.surfaces, baseline: args.baseline }
     }
@@ -139,18 +162,29 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, CommandError, F
       const files = yield* demoFiles(args)
       const set = yield* loadGoldenSet(files.cases, files.surfaces)
       const standIn = yield* start({ catalog: set.catalog }).pipe(
-        Effect.mapError((error) => new UsageError({ message: `cannot start the stand-in on loopback: ${error.message}` }))
+        Effect.mapError((error) =>
+          new UsageError({ message: `cannot start the stand-in on loopback: ${error.message}` })
+        )
       )
       if (files.cases !== args.cases) {
-        yield* Console.log(`no ${args.cases} in this folder: asking the package's own golden set (${programName} init writes a starter)`)
+        yield* Console.log(
+          `no ${args.cases} in this folder: asking the package's own golden set (${programName} init writes a starter)`
+        )
       }
-      yield* Console.log(`stand-in assistant on ${standIn.url}; asking it the golden set live (${programName} run --base-url … --check)\n`)
+      yield* Console.log(
+        `stand-in assistant on ${standIn.url}; asking it the golden set live (${programName} run --base-url … --check)\n`
+      )
       // `run --base-url … --check`, quietly, signed in as the stand-in's user; the stand-in ends with the
       // demo, and its conversations with it: nothing to journal.
       yield* runGoldenSet({
         set,
         baseline: files.baseline,
-        source: { _tag: "Live", baseUrl: yield* parseBaseUrl(standIn.url), auth: cookieAuth(standIn.cookie()), journal: false },
+        source: {
+          _tag: "Live",
+          baseUrl: yield* parseBaseUrl(standIn.url),
+          auth: cookieAuth(standIn.cookie()),
+          journal: false
+        },
         concurrency: args.concurrency,
         timeout: 30,
         check: true,

@@ -3,11 +3,11 @@ import type { FileSystem } from "@effect/platform"
 import { Console, Effect, Option } from "effect"
 import { noFloorYet } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
+import type { CommandError } from "../Schema/Errors.js"
+import { inert } from "../Schema/Inert.js"
+import { catalogSuggestions } from "../Schema/Validate.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { showRate } from "../Scorecard/Scorecard.js"
-import { inert } from "../Schema/Inert.js"
-import type { CommandError } from "../Schema/Errors.js"
-import { catalogSuggestions } from "../Schema/Validate.js"
 import type { ValidateArgs } from "./Options.js"
 
 /** Checks the catalog, the golden set against it, and the baseline when there is one. */
@@ -27,7 +27,10 @@ export const validateHandler = (args: ValidateArgs): Effect.Effect<void, Command
     yield* Console.log(
       Option.match(baseline, {
         onNone: () => `${args.baseline}: ${noFloorYet}`,
-        onSome: (b) => `${args.baseline}: floor ${showRate(b.floor)}${b.repeat === undefined ? "" : ` for runs with --repeat ${b.repeat}`}`
+        onSome: (b) =>
+          `${args.baseline}: floor ${showRate(b.floor)}${
+            b.repeat === undefined ? "" : ` for runs with --repeat ${b.repeat}`
+          }`
       })
     )
   })

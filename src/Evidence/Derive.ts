@@ -14,7 +14,11 @@ const maxVisits = 100_000
  * The identifiers in a value: the text (or number) under any of `fields`, at any depth, looking inside
  * text that is itself JSON (a tool result serialised into a message, as LangChain records it).
  */
-export const identifiersIn = (value: unknown, fields: ReadonlyArray<string>, into: Set<string> = new Set()): Set<string> => {
+export const identifiersIn = (
+  value: unknown,
+  fields: ReadonlyArray<string>,
+  into: Set<string> = new Set()
+): Set<string> => {
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
   let visits = 0
   while (stack.length > 0 && visits++ < maxVisits) {
@@ -95,7 +99,11 @@ export const matchCitations = (
   const add = (path: string, quote: string | undefined) => {
     if (path.trim() === "" || seen.has(path)) return
     seen.add(path)
-    citations.push({ path, ...(quote === undefined ? {} : { quote }), match: surfaced.has(path) ? "path" : "unsurfaced" })
+    citations.push({
+      path,
+      ...(quote === undefined ? {} : { quote }),
+      match: surfaced.has(path) ? "path" : "unsurfaced"
+    })
   }
   for (const citation of stated) add(citation.path, citation.quote)
   for (const path of citationsIn(answer, rules)) add(path, undefined)

@@ -6,8 +6,8 @@
  * docs/protocol.md give the defaults.
  */
 import { Schema } from "effect"
-import { inert } from "../Schema/Inert.js"
 import type { Problem } from "../Schema/Errors.js"
+import { inert } from "../Schema/Inert.js"
 import { names, quoted, shown } from "../Schema/Shown.js"
 
 const Name = Schema.String.pipe(
@@ -64,7 +64,8 @@ export interface EvidenceHolder {
  * the `evidence` block) from `otel`, else the default. The pattern must be valid (the catalog check says so).
  */
 export const resolveEvidence = (surface: EvidenceHolder | undefined): ResolvedEvidence => {
-  const pick = <K extends keyof EvidenceRules>(key: K): EvidenceRules[K] | undefined => surface?.evidence?.[key] ?? surface?.otel?.[key]
+  const pick = <K extends keyof EvidenceRules>(key: K): EvidenceRules[K] | undefined =>
+    surface?.evidence?.[key] ?? surface?.otel?.[key]
   const pattern = compileCitationPattern(pick("citationPattern") ?? defaultCitationPattern)
   return {
     identifierFields: pick("identifierFields") ?? defaultIdentifierFields,
@@ -88,14 +89,20 @@ export const evidenceProblems = (
   if (rules.citationPattern !== undefined) {
     const compiled = compileCitationPattern(rules.citationPattern)
     if (typeof compiled === "string") {
-      problems.push({ path: `${at}.citationPattern`, message: `not a valid regular expression: ${inert(shown(compiled))}` })
+      problems.push({
+        path: `${at}.citationPattern`,
+        message: `not a valid regular expression: ${inert(shown(compiled))}`
+      })
     } else if (compiled.test("")) {
       problems.push({ path: `${at}.citationPattern`, message: "matches the empty text, so every answer would cite" })
     }
   }
   rules.citationPrefixes?.forEach((prefix, i) => {
     if (/\s/.test(prefix)) {
-      problems.push({ path: `${at}.citationPrefixes[${i}]`, message: `expected a path prefix without spaces, such as "docs/"` })
+      problems.push({
+        path: `${at}.citationPrefixes[${i}]`,
+        message: `expected a path prefix without spaces, such as "docs/"`
+      })
     }
   })
   rules.proposalTools?.forEach((tool, i) => {

@@ -15,7 +15,9 @@ export const textCheck = <K extends string>(kind: K) =>
 /** How the fast decoder reads a plain-text check. */
 export const fastTextCheck = (value: Record<string, unknown>) => {
   const { ignoreCase = false, text } = value
-  return typeof text === "string" && text.length > 0 && typeof ignoreCase === "boolean" ? { text, ignoreCase } : undefined
+  return typeof text === "string" && text.length > 0 && typeof ignoreCase === "boolean"
+    ? { text, ignoreCase }
+    : undefined
 }
 
 /** The answer contains the text. */

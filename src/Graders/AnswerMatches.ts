@@ -37,7 +37,9 @@ const Pattern = Schema.String.pipe(
   Schema.minLength(1, { message: () => "expected a non-empty pattern" }),
   Schema.filter((pattern) => {
     const regex = compilePattern(pattern)
-    return typeof regex === "string" ? `expected a pattern in RE2 syntax (no lookaround or backreferences): ${regex}` : true
+    return typeof regex === "string"
+      ? `expected a pattern in RE2 syntax (no lookaround or backreferences): ${regex}`
+      : true
   })
 )
 
@@ -46,7 +48,11 @@ export const AnswerMatches = Schema.Struct({
   kind: Schema.Literal("answer-matches"),
   pattern: Pattern,
   flags: Schema.optionalWith(
-    Schema.String.pipe(Schema.filter((flags) => isFlags(flags), { message: () => "expected flags of i, m and s, each at most once, such as \"is\"" })),
+    Schema.String.pipe(
+      Schema.filter((flags) => isFlags(flags), {
+        message: () => "expected flags of i, m and s, each at most once, such as \"is\""
+      })
+    ),
     { exact: true }
   ),
   negate: Schema.optionalWith(Schema.Boolean, { exact: true }),
@@ -57,7 +63,10 @@ export const AnswerMatches = Schema.Struct({
  * The answer matches `pattern` under `flags`, or with `negate` does not: `answer does not match
  * /refund within \d+ days/i`, `answer matches /rm -rf \S+/: "rm -rf /var/cache"` (the text it matched, clipped).
  */
-export const answerMatches: Grade<typeof AnswerMatches.Type> = ({ flags = "", negate = false, pattern }, { answer }) => {
+export const answerMatches: Grade<typeof AnswerMatches.Type> = (
+  { flags = "", negate = false, pattern },
+  { answer }
+) => {
   const regex = compilePattern(pattern, flags)
   const shownPattern = `/${shown(pattern)}/${flags}`
   // The schema compiled it; an expectation made in code without the schema fails with the reason.
@@ -68,7 +77,9 @@ export const answerMatches: Grade<typeof AnswerMatches.Type> = ({ flags = "", ne
   if (!matches) return pass
   // Where it matches takes the engine that tracks submatches, many times slower: asked only of an
   // answer short enough for it to stay well under a second whatever the pattern.
-  if (answer.length > maxLocated) return fail(`answer matches ${shownPattern} somewhere in its ${showCount(answer.length)} characters`)
+  if (answer.length > maxLocated) {
+    return fail(`answer matches ${shownPattern} somewhere in its ${showCount(answer.length)} characters`)
+  }
   const matcher = regex.matcher(answer)
   return fail(`answer matches ${shownPattern}: ${JSON.stringify(shown(matcher.find() ? matcher.group() ?? "" : ""))}`)
 }
@@ -82,7 +93,9 @@ export const answerMatchesKind = defineKind({
   fields: ["pattern", "flags", "negate"],
   fast: (value) => {
     const { flags, negate, pattern } = value
-    if (typeof pattern !== "string" || pattern.length === 0 || typeof compilePattern(pattern) === "string") return undefined
+    if (typeof pattern !== "string" || pattern.length === 0 || typeof compilePattern(pattern) === "string") {
+      return undefined
+    }
     if ("flags" in value && !(typeof flags === "string" && isFlags(flags))) return undefined
     if ("negate" in value && typeof negate !== "boolean") return undefined
     return {

@@ -13,7 +13,9 @@ export const CallsAtMost = Schema.Struct({
 
 /** At most `times` executions of `tool`, or of all tools: `called: search_docs 7× (at most 3)`. */
 export const callsAtMost: Grade<typeof CallsAtMost.Type> = ({ times, tool }, { trace }) => {
-  const count = tool === undefined ? trace.toolExecutions.length : trace.toolExecutions.filter((e) => e.tool === tool).length
+  const count = tool === undefined
+    ? trace.toolExecutions.length
+    : trace.toolExecutions.filter((e) => e.tool === tool).length
   if (count <= times) return pass
   return fail(
     tool === undefined
@@ -37,7 +39,8 @@ export const callsAtMostKind = defineKind({
   argument: numberArgument("times", "TIMES"),
   doc: {
     fields: "`times` (a whole number ≥ 0), `tool`?",
-    passes: "the executions of `tool` (of any tool when it is absent), those that errored included, are at most `times`",
+    passes:
+      "the executions of `tool` (of any tool when it is absent), those that errored included, are at most `times`",
     fact: "`called: search_docs 7× (at most 3)`; without `tool`, `called: 7 tool executions (at most 3)`",
     brief: "the tool (or all tools together) ran at most `times` times, errored attempts included"
   },

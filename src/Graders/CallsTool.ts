@@ -34,7 +34,9 @@ export const callsTool: Grade<typeof CallsTool.Type> = (expectation, { trace }) 
   if (succeeded.some((e) => contains(e.input ?? null, wanted))) return pass
   const inputs = succeeded.slice(0, maxInputs).map((e) => shownJson(e.input ?? null))
   const more = succeeded.length > maxInputs ? "; …" : ""
-  return fail(`not called with ${shownJson(wanted)}: ${shown(tool)} ran ${succeeded.length}× with ${inputs.join("; ")}${more}`)
+  return fail(
+    `not called with ${shownJson(wanted)}: ${shown(tool)} ran ${succeeded.length}× with ${inputs.join("; ")}${more}`
+  )
 }
 
 export const callsToolKind = defineKind({
@@ -59,7 +61,13 @@ export const callsToolKind = defineKind({
   },
   example: {
     expect: { kind: "calls-tool", tool: "catalog", with: { service: "search-api" } },
-    passes: { toolExecutions: [{ tool: "catalog", input: { service: "search-api", fields: ["owner"] }, output: { owner: "team-search" } }] },
+    passes: {
+      toolExecutions: [{
+        tool: "catalog",
+        input: { service: "search-api", fields: ["owner"] },
+        output: { owner: "team-search" }
+      }]
+    },
     fails: {
       toolExecutions: [
         { tool: "catalog", input: { service: "payments" }, output: { owner: "team-billing" } },

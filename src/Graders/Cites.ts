@@ -30,7 +30,9 @@ export const citesKind = defineKind({
   },
   example: {
     expect: { kind: "cites", path: "/docs/deploy/rollbacks" },
-    passes: { citations: [{ path: "/docs/deploy/rollbacks", match: "quote", quote: "roll back with harbor rollback" }] },
+    passes: {
+      citations: [{ path: "/docs/deploy/rollbacks", match: "quote", quote: "roll back with harbor rollback" }]
+    },
     fails: { citations: [{ path: "/docs/deploy/rollbacks", match: "unsurfaced" }] },
     fact: "not cited: /docs/deploy/rollbacks (cited unsurfaced)"
   }

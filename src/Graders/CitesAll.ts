@@ -6,7 +6,11 @@ import { distinct, fail, pass, shown } from "./Grader.js"
 import { defineKind, type Grade } from "./Kind.js"
 
 /** Every path is cited, and each citation matched a surfaced item. */
-export const CitesAll = Schema.Struct({ kind: Schema.Literal("cites-all"), paths: Names(1, "paths", "expected at least one path to cite"), drafted })
+export const CitesAll = Schema.Struct({
+  kind: Schema.Literal("cites-all"),
+  paths: Names(1, "paths", "expected at least one path to cite"),
+  drafted
+})
 
 /**
  * Recall: every path in `paths` has a surfaced citation; a recalled one does not count and is marked:
@@ -31,8 +35,10 @@ export const citesAllKind = defineKind({
   argument: { name: "PATH", read: (text) => ({ paths: [text] }) },
   doc: {
     fields: "`paths` (1 or more)",
-    passes: "every path in `paths` is cited by a citation whose `match` is `path` or `quote` (recall: recalled citations do not count)",
-    fact: "`not cited: /docs/a, /docs/b`, the missing paths in `paths` order, each recalled one marked `(cited unsurfaced)`",
+    passes:
+      "every path in `paths` is cited by a citation whose `match` is `path` or `quote` (recall: recalled citations do not count)",
+    fact:
+      "`not cited: /docs/a, /docs/b`, the missing paths in `paths` order, each recalled one marked `(cited unsurfaced)`",
     brief: "every path is cited, by a citation that matched a surfaced item"
   },
   example: {
@@ -43,7 +49,12 @@ export const citesAllKind = defineKind({
         { path: "/docs/billing/refunds", match: "path" }
       ]
     },
-    fails: { citations: [{ path: "/docs/billing/refunds", match: "path" }, { path: "/docs/billing/proration", match: "unsurfaced" }] },
+    fails: {
+      citations: [{ path: "/docs/billing/refunds", match: "path" }, {
+        path: "/docs/billing/proration",
+        match: "unsurfaced"
+      }]
+    },
     fact: "not cited: /docs/billing/proration (cited unsurfaced)"
   }
 })

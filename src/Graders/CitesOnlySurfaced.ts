@@ -27,7 +27,12 @@ export const citesOnlySurfacedKind = defineKind({
   example: {
     expect: { kind: "cites-only-surfaced" },
     passes: { citations: [{ path: "/docs/billing/refunds", match: "path" }] },
-    fails: { citations: [{ path: "/docs/billing/refunds", match: "path" }, { path: "/docs/billing/refunds-2023", match: "unsurfaced" }] },
+    fails: {
+      citations: [{ path: "/docs/billing/refunds", match: "path" }, {
+        path: "/docs/billing/refunds-2023",
+        match: "unsurfaced"
+      }]
+    },
     fact: "unsurfaced: /docs/billing/refunds-2023"
   }
 })

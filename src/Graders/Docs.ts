@@ -17,7 +17,15 @@ const code = (text: string): string => `\`${cell(text)}\``
 /** The turn an example sketches: an answered turn that ran nothing, cited nothing and used no tokens, but for what it sets. */
 export const sketchedTurn = ({ answer, ...trace }: TurnSketch): Turn => ({
   answer: answer ?? "An answer.",
-  trace: { turnId: "turn_1", surface: "example", outcome: "answered", citations: [], toolExecutions: [], proposal: null, ...trace }
+  trace: {
+    turnId: "turn_1",
+    surface: "example",
+    outcome: "answered",
+    citations: [],
+    toolExecutions: [],
+    proposal: null,
+    ...trace
+  }
 })
 
 /** The surface the examples run on: every tool they name, with `apply_change` and `deploy` gated. */
@@ -25,7 +33,9 @@ export const exampleSurface: Surface = {
   endpoint: "/api/ask",
   tools: [
     ...new Set([
-      ...kinds.flatMap((k: AnyKind) => k.names(k.example.expect)).flatMap((named) => "tool" in named ? [named.tool] : []),
+      ...kinds.flatMap((k: AnyKind) => k.names(k.example.expect)).flatMap((named) =>
+        "tool" in named ? [named.tool] : []
+      ),
       "apply_change",
       "deploy"
     ])
@@ -33,7 +43,8 @@ export const exampleSurface: Surface = {
   gatedTools: ["apply_change", "deploy"]
 }
 
-const sketch = (turn: TurnSketch): string => Object.keys(turn).length === 0 ? "a turn that ran and cited nothing" : code(JSON.stringify(turn))
+const sketch = (turn: TurnSketch): string =>
+  Object.keys(turn).length === 0 ? "a turn that ran and cited nothing" : code(JSON.stringify(turn))
 
 const fieldsOf = (kind: AnyKind): ReadonlyArray<{ readonly name: string; readonly optional: boolean }> =>
   kind.doc.fields === "" ? [] : kind.doc.fields.split(", ").map((field) => ({
@@ -55,7 +66,9 @@ export const examplesTable = (): string =>
     "| expectation | passes on | fails on | with the fact |",
     "|---|---|---|---|",
     ...kinds.map((k: AnyKind) =>
-      `| ${code(JSON.stringify(k.example.expect))} | ${sketch(k.example.passes)} | ${sketch(k.example.fails)} | ${code(k.example.fact)} |`
+      `| ${code(JSON.stringify(k.example.expect))} | ${sketch(k.example.passes)} | ${sketch(k.example.fails)} | ${
+        code(k.example.fact)
+      } |`
     )
   ].join("\n")
 
@@ -68,16 +81,19 @@ export const readmeTable = (): string =>
       const fields = fieldsOf(k)
       const required = fields.filter((f) => !f.optional).map((f) => ` + ${f.name}`).join("")
       const optional = fields.filter((f) => f.optional).map((f) => f.name).join(", ")
-      return `| \`${k.kind}\`${required}${optional === "" ? "" : ` (${optional})`} | ${k.doc.brief} | ${code(k.example.fact)} |`
+      return `| \`${k.kind}\`${required}${optional === "" ? "" : ` (${optional})`} | ${k.doc.brief} | ${
+        code(k.example.fact)
+      } |`
     })
   ].join("\n")
 
 /** The sections `npm run docs` writes, by file and marker name. */
-export const generated: ReadonlyArray<{ readonly file: string; readonly name: string; readonly render: () => string }> = [
-  { file: "docs/contract.md", name: "kinds", render: contractTable },
-  { file: "docs/contract.md", name: "examples", render: examplesTable },
-  { file: "README.md", name: "kinds", render: readmeTable }
-]
+export const generated: ReadonlyArray<{ readonly file: string; readonly name: string; readonly render: () => string }> =
+  [
+    { file: "docs/contract.md", name: "kinds", render: contractTable },
+    { file: "docs/contract.md", name: "examples", render: examplesTable },
+    { file: "README.md", name: "kinds", render: readmeTable }
+  ]
 
 /** The markers around a generated section. */
 export const markers = (name: string) => ({

@@ -3,8 +3,8 @@
  * No I/O, no clock, no model: the same turn always grades the same.
  */
 import type { Expectation, ExpectationKind } from "../Schema/Case.js"
-import type { Surface } from "../Schema/Surface.js"
 import { listed } from "../Schema/Shown.js"
+import type { Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
 
 export { shown } from "../Schema/Shown.js"

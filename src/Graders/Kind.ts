@@ -77,7 +77,8 @@ export interface Kind<K extends string, A extends { readonly kind: K }, I> {
 export type AnyKind = Kind<string, any, any>
 
 /** Defines a kind; the type parameters are inferred from the schema. */
-export const defineKind = <K extends string, A extends { readonly kind: K }, I>(kind: Kind<K, A, I>): Kind<K, A, I> => kind
+export const defineKind = <K extends string, A extends { readonly kind: K }, I>(kind: Kind<K, A, I>): Kind<K, A, I> =>
+  kind
 
 /** The parts of a kind with no fields but `kind`: nothing to read, nothing named, no argument. */
 export const withoutFields = { fields: [], fast: () => ({}), names: () => [], argument: null } as const

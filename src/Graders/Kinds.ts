@@ -5,8 +5,8 @@
  * documentation tables — so a new kind is its module and one line here.
  */
 import { Schema } from "effect"
-import { isNonBlank, onlyKeys } from "../Schema/Fields.js"
 import { isRecord } from "../Schema/Decode.js"
+import { isNonBlank, onlyKeys } from "../Schema/Fields.js"
 import { answerExcludesKind } from "./AnswerExcludes.js"
 import { answerIncludesKind } from "./AnswerIncludes.js"
 import { answerMatchesKind } from "./AnswerMatches.js"
@@ -46,8 +46,12 @@ export const kinds = [
 ] as const
 
 type Kinds = typeof kinds
-type SchemasOf<T extends ReadonlyArray<AnyKind>> = { readonly [I in keyof T]: T[I] extends AnyKind ? T[I]["schema"] : never }
-type NamesOf<T extends ReadonlyArray<AnyKind>> = { readonly [I in keyof T]: T[I] extends AnyKind ? T[I]["kind"] : never }
+type SchemasOf<T extends ReadonlyArray<AnyKind>> = {
+  readonly [I in keyof T]: T[I] extends AnyKind ? T[I]["schema"] : never
+}
+type NamesOf<T extends ReadonlyArray<AnyKind>> = {
+  readonly [I in keyof T]: T[I] extends AnyKind ? T[I]["kind"] : never
+}
 
 /** One fact a turn must show; `kind` selects the grader. */
 export const Expectation = Schema.Union(...(kinds.map((k) => k.schema) as unknown as SchemasOf<Kinds>))

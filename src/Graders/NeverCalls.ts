@@ -30,7 +30,13 @@ export const neverCallsKind = defineKind({
   example: {
     expect: { kind: "never-calls", tool: "deploy" },
     passes: { toolExecutions: [{ tool: "search_docs", input: { query: "deploy" }, output: [] }] },
-    fails: { toolExecutions: [{ tool: "deploy", input: { service: "payments-api" }, error: "forbidden" }, { tool: "deploy", input: { service: "payments-api" }, output: { ok: true } }] },
+    fails: {
+      toolExecutions: [{ tool: "deploy", input: { service: "payments-api" }, error: "forbidden" }, {
+        tool: "deploy",
+        input: { service: "payments-api" },
+        output: { ok: true }
+      }]
+    },
     fact: "called: deploy (2×)"
   }
 })

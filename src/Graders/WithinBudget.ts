@@ -4,7 +4,11 @@ import { fail, pass } from "./Grader.js"
 import { defineKind, type Grade, numberArgument } from "./Kind.js"
 
 /** The turn's recorded token usage, input and output together, is at most `tokens`. */
-export const WithinBudget = Schema.Struct({ kind: Schema.Literal("within-budget"), tokens: WholeNumber(1, "tokens"), drafted })
+export const WithinBudget = Schema.Struct({
+  kind: Schema.Literal("within-budget"),
+  tokens: WholeNumber(1, "tokens"),
+  drafted
+})
 
 /** Input and output tokens together at most `tokens`: `used 5210 tokens (budget 4000)`, `no token usage recorded`. */
 export const withinBudget: Grade<typeof WithinBudget.Type> = ({ tokens }, { trace }) => {

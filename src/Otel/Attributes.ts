@@ -22,7 +22,6 @@ export interface ValueProblem {
   readonly message: string
 }
 
-
 const kinds = "stringValue, intValue, doubleValue, boolValue, arrayValue, kvlistValue or bytesValue"
 
 const got = (value: unknown): string => {
@@ -45,7 +44,9 @@ const decodeDouble = (value: unknown): Either.Either<number, string> => {
   if (value === "NaN") return Either.right(Number.NaN)
   if (value === "Infinity") return Either.right(Number.POSITIVE_INFINITY)
   if (value === "-Infinity") return Either.right(Number.NEGATIVE_INFINITY)
-  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) return Either.right(Number(value))
+  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) {
+    return Either.right(Number(value))
+  }
   return Either.left(`expected a number, got ${got(value)}`)
 }
 
@@ -55,7 +56,9 @@ const maxNesting = 64
 /** Decodes one `AnyValue`; a problem says where inside it and what was expected. */
 export const decodeAnyValue = (value: unknown, depth = 0): Either.Either<AttributeValue, ValueProblem> => {
   if (value === undefined || value === null) return Either.right(null)
-  if (!isRecord(value)) return Either.left({ at: "", message: `expected an object holding one of ${kinds}, got ${got(value)}` })
+  if (!isRecord(value)) {
+    return Either.left({ at: "", message: `expected an object holding one of ${kinds}, got ${got(value)}` })
+  }
   if (depth > maxNesting) return Either.left({ at: "", message: `nested more than ${maxNesting} levels deep` })
   const at = (key: string) => (message: string): ValueProblem => ({ at: `.${key}`, message })
   if ("stringValue" in value) {
@@ -84,7 +87,9 @@ export const decodeAnyValue = (value: unknown, depth = 0): Either.Either<Attribu
     const out: Array<AttributeValue> = []
     for (let i = 0; i < values.length; i++) {
       const item = decodeAnyValue(values[i], depth + 1)
-      if (Either.isLeft(item)) return Either.left({ at: `.arrayValue.values[${i}]${item.left.at}`, message: item.left.message })
+      if (Either.isLeft(item)) {
+        return Either.left({ at: `.arrayValue.values[${i}]${item.left.at}`, message: item.left.message })
+      }
       out.push(item.right)
     }
     return Either.right(out)
@@ -105,7 +110,12 @@ export const decodeAnyValue = (value: unknown, depth = 0): Either.Either<Attribu
       if (Either.isLeft(item)) {
         return Either.left({ at: `.kvlistValue.values[${i}].value${item.left.at}`, message: item.left.message })
       }
-      Object.defineProperty(out, entry["key"], { value: item.right, enumerable: true, writable: true, configurable: true })
+      Object.defineProperty(out, entry["key"], {
+        value: item.right,
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
     }
     return Either.right(out)
   }
@@ -115,7 +125,11 @@ export const decodeAnyValue = (value: unknown, depth = 0): Either.Either<Attribu
 
 /** An attribute as text: a string as it is, a number or boolean written out; anything else is absent. */
 export const attributeText = (value: AttributeValue | undefined): string | undefined =>
-  typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : undefined
+  typeof value === "string"
+    ? value
+    : typeof value === "number" || typeof value === "boolean"
+    ? String(value)
+    : undefined
 
 /** An attribute's value with JSON text parsed; text that is not JSON stays text. */
 export const parseMaybeJson = (value: AttributeValue | undefined): unknown => {

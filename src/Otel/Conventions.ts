@@ -12,8 +12,8 @@
  *
  * docs/otel.md names every attribute read here.
  */
-import type { Problem } from "../Schema/Errors.js"
 import { isRecord } from "../Schema/Decode.js"
+import type { Problem } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import type { Usage } from "../Schema/Trace.js"
 import { attributeText, firstLine, parseMaybeJson } from "./Attributes.js"
@@ -70,7 +70,6 @@ export interface ReadTurn {
   /** The tokens the turn's model calls used (Usage.ts), when its spans count them. */
   readonly usage?: Usage
 }
-
 
 const text = (span: Span, key: string): string | undefined => attributeText(span.attributes.get(key))
 
@@ -142,7 +141,11 @@ const roleOf = (message: unknown): string | undefined => {
     const last = id[id.length - 1]
     return typeof last === "string" ? langChainRoles[last] : undefined
   }
-  const role = typeof message["role"] === "string" ? message["role"] : typeof message["type"] === "string" ? message["type"] : undefined
+  const role = typeof message["role"] === "string"
+    ? message["role"]
+    : typeof message["type"] === "string"
+    ? message["type"]
+    : undefined
   return role === undefined ? undefined : roleAliases[role.toLowerCase()] ?? role.toLowerCase()
 }
 
@@ -238,7 +241,12 @@ const jsonAttribute = (r: Reading, key: string, what: string): unknown => {
   try {
     return JSON.parse(value)
   } catch (error) {
-    problem(r, r.span, key, `not valid JSON (${error instanceof Error ? inert(error.message.slice(0, 120)) : "unreadable"})`)
+    problem(
+      r,
+      r.span,
+      key,
+      `not valid JSON (${error instanceof Error ? inert(error.message.slice(0, 120)) : "unreadable"})`
+    )
     return undefined
   }
 }
@@ -269,9 +277,19 @@ const readAiSdk = (r: Reading) => {
     question = isRecord(prompt)
       ? typeof prompt["prompt"] === "string"
         ? prompt["prompt"]
-        : lastText(Array.isArray(prompt["prompt"]) ? prompt["prompt"] : Array.isArray(prompt["messages"]) ? prompt["messages"] : [], "user", false)
+        : lastText(
+          Array.isArray(prompt["prompt"])
+            ? prompt["prompt"]
+            : Array.isArray(prompt["messages"])
+            ? prompt["messages"]
+            : [],
+          "user",
+          false
+        )
       : undefined
-    if (question === undefined) noQuestion(r, "ai.prompt", "{\"prompt\": TEXT} or {\"messages\": [...]} with a user message")
+    if (question === undefined) {
+      noQuestion(r, "ai.prompt", "{\"prompt\": TEXT} or {\"messages\": [...]} with a user message")
+    }
   }
   return {
     agentName: text(r.span, "ai.telemetry.functionId"),
@@ -288,7 +306,11 @@ const readOpenInference = (r: Reading) => {
   else {
     question = questionIn(parseMaybeJson(input))
     if (question === undefined) {
-      noQuestion(r, "input.value", "text, or JSON with messages (a user message) or an input, question, query or prompt")
+      noQuestion(
+        r,
+        "input.value",
+        "text, or JSON with messages (a user message) or an input, question, query or prompt"
+      )
     }
   }
   const output = r.span.attributes.get("output.value")
@@ -296,7 +318,12 @@ const readOpenInference = (r: Reading) => {
   if (output !== undefined) {
     answer = answerIn(parseMaybeJson(output))
     if (answer === undefined) {
-      problem(r, r.span, "output.value", "no answer in it: expected text, or JSON with messages or an output, answer, text or content")
+      problem(
+        r,
+        r.span,
+        "output.value",
+        "no answer in it: expected text, or JSON with messages or an output, answer, text or content"
+      )
     }
   }
   return {
@@ -318,7 +345,9 @@ const caseIdOn = (span: Span): ReadTurn["caseId"] => {
   }
   const metadata = parseMaybeJson(span.attributes.get("metadata"))
   const value = isRecord(metadata) ? metadata["eval.case_id"] : undefined
-  return typeof value === "string" && value.trim() !== "" ? { value, attribute: "metadata[\"eval.case_id\"]" } : undefined
+  return typeof value === "string" && value.trim() !== ""
+    ? { value, attribute: "metadata[\"eval.case_id\"]" }
+    : undefined
 }
 
 /**
@@ -330,7 +359,9 @@ const unwrapLangChain = (value: unknown): { output: unknown; callId?: string } =
   if (!isRecord(message) || message["lc"] === undefined || !isRecord(message["kwargs"])) return { output: value }
   const kwargs = message["kwargs"]
   const content = typeof kwargs["content"] === "string" ? parseMaybeJson(kwargs["content"]) : kwargs["content"]
-  return typeof kwargs["tool_call_id"] === "string" ? { output: content, callId: kwargs["tool_call_id"] } : { output: content }
+  return typeof kwargs["tool_call_id"] === "string"
+    ? { output: content, callId: kwargs["tool_call_id"] }
+    : { output: content }
 }
 
 const durationMs = (span: Span): number | undefined =>
@@ -338,7 +369,12 @@ const durationMs = (span: Span): number | undefined =>
 
 const readToolCall = (r: Reading, span: Span, convention: Convention): ToolCall | undefined => {
   const keys = convention === "gen-ai"
-    ? { name: "gen_ai.tool.name", input: "gen_ai.tool.call.arguments", output: "gen_ai.tool.call.result", id: "gen_ai.tool.call.id" }
+    ? {
+      name: "gen_ai.tool.name",
+      input: "gen_ai.tool.call.arguments",
+      output: "gen_ai.tool.call.result",
+      id: "gen_ai.tool.call.id"
+    }
     : convention === "ai-sdk"
     ? { name: "ai.toolCall.name", input: "ai.toolCall.args", output: "ai.toolCall.result", id: "ai.toolCall.id" }
     : { name: "tool.name", input: "input.value", output: "output.value", id: "tool_call.id" }
@@ -428,7 +464,9 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
     })
     const end = runEndOf(span, convention, below, ran, (at, attribute, message) => problem(r, at, attribute, message))
     const retrieved = below
-      .filter((s) => conventionOf(s) === "openinference" && openInferenceKind(s) === "RETRIEVER" && s.status !== "error")
+      .filter((s) =>
+        conventionOf(s) === "openinference" && openInferenceKind(s) === "RETRIEVER" && s.status !== "error"
+      )
       .flatMap(retrievedBy)
     let caseId: ReadTurn["caseId"]
     for (let at: Span | undefined = span; at !== undefined && caseId === undefined;) {

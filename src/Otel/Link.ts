@@ -6,9 +6,9 @@
  */
 import { Either } from "effect"
 import type { Case } from "../Schema/Case.js"
-import { inert } from "../Schema/Inert.js"
 import type { Problem } from "../Schema/Errors.js"
-import { resolveOtelRules, type ResolvedOtelRules } from "../Schema/Otel.js"
+import { inert } from "../Schema/Inert.js"
+import { type ResolvedOtelRules, resolveOtelRules } from "../Schema/Otel.js"
 import type { Catalog } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
 import type { ReadTurn } from "./Conventions.js"
@@ -72,7 +72,10 @@ export const linkTurns = (
     if (read.caseId !== undefined) {
       const testCase = byId.get(read.caseId.value)
       if (testCase === undefined) {
-        unlinked.push({ turn: read, reason: `${read.caseId.attribute} ${JSON.stringify(clip(read.caseId.value))} is no case of the golden set` })
+        unlinked.push({
+          turn: read,
+          reason: `${read.caseId.attribute} ${JSON.stringify(clip(read.caseId.value))} is no case of the golden set`
+        })
       } else give(testCase, read)
       continue
     }
@@ -84,13 +87,18 @@ export const linkTurns = (
     if (surface === undefined) {
       unlinked.push({
         turn: read,
-        reason: `agent ${JSON.stringify(clip(read.agentName))} is no surface of the catalog (a surface's otel.agentNames can name it)`
+        reason: `agent ${
+          JSON.stringify(clip(read.agentName))
+        } is no surface of the catalog (a surface's otel.agentNames can name it)`
       })
       continue
     }
     const matching = cases.filter((c) => c.surface === surface.name && c.question === read.question)
     if (matching.length === 0) {
-      unlinked.push({ turn: read, reason: `no case of surface ${surface.name} asks ${JSON.stringify(clip(read.question))}` })
+      unlinked.push({
+        turn: read,
+        reason: `no case of surface ${surface.name} asks ${JSON.stringify(clip(read.question))}`
+      })
     }
     for (const testCase of matching) give(testCase, read)
   }
@@ -103,18 +111,23 @@ export const linkTurns = (
     if (surfaceName !== testCase.surface) {
       byCase.set(caseId, {
         read,
-        turn: Either.left(`the turn in ${whereFrom(read)} is of surface ${surfaceName}, the case's is ${testCase.surface}`)
+        turn: Either.left(
+          `the turn in ${whereFrom(read)} is of surface ${surfaceName}, the case's is ${testCase.surface}`
+        )
       })
       continue
     }
     if (read.question !== testCase.question) {
       byCase.set(caseId, {
         read,
-        turn: Either.left(`the turn in ${whereFrom(read)} answers another question: ${JSON.stringify(clip(read.question))}`)
+        turn: Either.left(
+          `the turn in ${whereFrom(read)} answers another question: ${JSON.stringify(clip(read.question))}`
+        )
       })
       continue
     }
-    const rules = named?.rules ?? resolveOtelRules(surfaceName, catalog.surfaces[surfaceName]?.otel, catalog.surfaces[surfaceName]?.evidence)
+    const rules = named?.rules ??
+      resolveOtelRules(surfaceName, catalog.surfaces[surfaceName]?.otel, catalog.surfaces[surfaceName]?.evidence)
     const turn = toTurn(read, surfaceName, rules)
     if (Either.isLeft(turn)) {
       problems.push({ file: read.file, path: `trace ${read.traceId}`, message: `span ${read.spanId}: ${turn.left}` })

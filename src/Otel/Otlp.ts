@@ -14,7 +14,8 @@ const hexId = (digits: number, what: string) => {
   const pattern = new RegExp(`^[0-9a-fA-F]{${digits}}$`)
   return Schema.String.pipe(
     Schema.filter((s) => pattern.test(s), {
-      message: (issue) => `expected a ${what} of ${digits} hex digits, got ${JSON.stringify(String(issue.actual).slice(0, 60))}`
+      message: (issue) =>
+        `expected a ${what} of ${digits} hex digits, got ${JSON.stringify(String(issue.actual).slice(0, 60))}`
     })
   )
 }
@@ -42,18 +43,30 @@ const SpanJson = Schema.Struct({
   startTimeUnixNano: Nanos,
   endTimeUnixNano: Schema.optionalWith(Nanos, { exact: true }),
   attributes: Schema.optionalWith(Schema.Array(KeyValue), { exact: true }),
-  events: Schema.optionalWith(Schema.Array(Schema.Struct({
-    name: Schema.String,
-    timeUnixNano: Schema.optionalWith(Nanos, { exact: true }),
-    attributes: Schema.optionalWith(Schema.Array(KeyValue), { exact: true })
-  })), { exact: true }),
-  status: Schema.optionalWith(Schema.Struct({ code: Schema.optionalWith(StatusCode, { exact: true }), message: Schema.optionalWith(Schema.String, { exact: true }) }), { exact: true })
+  events: Schema.optionalWith(
+    Schema.Array(Schema.Struct({
+      name: Schema.String,
+      timeUnixNano: Schema.optionalWith(Nanos, { exact: true }),
+      attributes: Schema.optionalWith(Schema.Array(KeyValue), { exact: true })
+    })),
+    { exact: true }
+  ),
+  status: Schema.optionalWith(
+    Schema.Struct({
+      code: Schema.optionalWith(StatusCode, { exact: true }),
+      message: Schema.optionalWith(Schema.String, { exact: true })
+    }),
+    { exact: true }
+  )
 })
 
 /** One OTLP JSON document (`ExportTraceServiceRequest`), read leniently: fields beyond these are ignored. */
 const OtlpDocument = Schema.Struct({
   resourceSpans: Schema.Array(Schema.Struct({
-    scopeSpans: Schema.optionalWith(Schema.Array(Schema.Struct({ spans: Schema.optionalWith(Schema.Array(SpanJson), { exact: true }) })), { exact: true })
+    scopeSpans: Schema.optionalWith(
+      Schema.Array(Schema.Struct({ spans: Schema.optionalWith(Schema.Array(SpanJson), { exact: true }) })),
+      { exact: true }
+    )
   }))
 })
 
@@ -113,7 +126,10 @@ const decodeAttributes = (
 }
 
 /** The documents of a file: the whole text as one, or one per line when it is not one (JSON lines). */
-const documentsOf = (file: string, text: string): Either.Either<ReadonlyArray<{ value: unknown; line?: number }>, BadInput> => {
+const documentsOf = (
+  file: string,
+  text: string
+): Either.Either<ReadonlyArray<{ value: unknown; line?: number }>, BadInput> => {
   const whole = parseJson(file, text)
   if (Either.isRight(whole)) return Either.right([{ value: whole.right }])
   const lines = text.split(/\r?\n/)
@@ -153,7 +169,9 @@ export const readSpans = (file: string, text: string, firstSeq = 0): Either.Eith
             spans.push({
               traceId: span.traceId.toLowerCase(),
               spanId: span.spanId.toLowerCase(),
-              parentSpanId: span.parentSpanId === undefined || span.parentSpanId === "" ? undefined : span.parentSpanId.toLowerCase(),
+              parentSpanId: span.parentSpanId === undefined || span.parentSpanId === ""
+                ? undefined
+                : span.parentSpanId.toLowerCase(),
               name: span.name,
               start: BigInt(span.startTimeUnixNano),
               end: span.endTimeUnixNano === undefined ? undefined : BigInt(span.endTimeUnixNano),
@@ -170,7 +188,12 @@ export const readSpans = (file: string, text: string, firstSeq = 0): Either.Eith
     }
     if (problems.length > 0) return Either.left(new BadInput({ file, problems }))
     if (spans.length === 0) {
-      return Either.left(new BadInput({ file, problems: [{ path: "", message: "no spans: expected OTLP JSON trace data, {\"resourceSpans\": [...]}" }] }))
+      return Either.left(
+        new BadInput({
+          file,
+          problems: [{ path: "", message: "no spans: expected OTLP JSON trace data, {\"resourceSpans\": [...]}" }]
+        })
+      )
     }
     return Either.right(spans)
   })
@@ -197,7 +220,10 @@ export const groupTraces = (spans: ReadonlyArray<Span>): Either.Either<ReadonlyA
         return Either.left(
           new BadInput({
             file: span.file,
-            problems: [{ path: `trace ${traceId}`, message: `span ${span.spanId} appears twice (${quoted(span.name)})` }]
+            problems: [{
+              path: `trace ${traceId}`,
+              message: `span ${span.spanId} appears twice (${quoted(span.name)})`
+            }]
           })
         )
       }

@@ -97,11 +97,18 @@ const madeCall = (part: Record<string, unknown>, convention: "gen-ai" | "ai-sdk"
 
 /** The finish reasons a span records. */
 const reasonsOf = (span: Span, convention: "gen-ai" | "ai-sdk"): ReadonlyArray<string> => {
-  const value = span.attributes.get(convention === "gen-ai" ? "gen_ai.response.finish_reasons" : "ai.response.finishReason")
-  return typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
+  const value = span.attributes.get(
+    convention === "gen-ai" ? "gen_ai.response.finish_reasons" : "ai.response.finishReason"
+  )
+  return typeof value === "string"
+    ? [value]
+    : Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === "string")
+    : []
 }
 
-const onToolCalls = (reasons: ReadonlyArray<string>): boolean => reasons.some((r) => ["tool-calls", "tool_calls", "tool_call"].includes(r))
+const onToolCalls = (reasons: ReadonlyArray<string>): boolean =>
+  reasons.some((r) => ["tool-calls", "tool_calls", "tool_call"].includes(r))
 
 /**
  * Whether the run finished: its root records a finish reason or its answer. The AI SDK 6 ends an
@@ -110,7 +117,9 @@ const onToolCalls = (reasons: ReadonlyArray<string>): boolean => reasons.some((r
  */
 const finishedRun = (root: Span, convention: "gen-ai" | "ai-sdk", modelCalls: ReadonlyArray<Span>): boolean => {
   const reasons = reasonsOf(root, convention)
-  if (reasons.length === 0) return root.attributes.has(convention === "gen-ai" ? "gen_ai.output.messages" : "ai.response.text")
+  if (reasons.length === 0) {
+    return root.attributes.has(convention === "gen-ai" ? "gen_ai.output.messages" : "ai.response.text")
+  }
   if (convention === "gen-ai" || reasons[0] !== "other" || modelCalls.length === 0) return true
   return modelCalls.some((s) => reasonsOf(s, convention).includes("other"))
 }
@@ -119,7 +128,11 @@ const finishedRun = (root: Span, convention: "gen-ai" | "ai-sdk", modelCalls: Re
 type GivenResults = ReadonlyMap<string, Record<string, unknown>>
 
 /** The results the model calls were given, by call id. */
-const givenResults = (modelCalls: ReadonlyArray<Span>, convention: "gen-ai" | "ai-sdk", report: Report): GivenResults => {
+const givenResults = (
+  modelCalls: ReadonlyArray<Span>,
+  convention: "gen-ai" | "ai-sdk",
+  report: Report
+): GivenResults => {
   const k = keys[convention]
   const results = new Map<string, Record<string, unknown>>()
   for (const span of modelCalls) {
@@ -178,19 +191,27 @@ const outcomeOf = (output: unknown): { output?: unknown; error: string | null } 
  * the approval (a `tool-approval-request` and its `tool-approval-response` with `approved: true`) and the
  * call, and a model call of the run was given its result.
  */
-const approvedWithoutSpan = (root: Span, ran: ReadonlySet<string>, given: () => GivenResults): ReadonlyArray<ToolCall> => {
+const approvedWithoutSpan = (
+  root: Span,
+  ran: ReadonlySet<string>,
+  given: () => GivenResults
+): ReadonlyArray<ToolCall> => {
   const raw = root.attributes.get("ai.prompt")
   // Most runs answer no approval: their prompt, often large, is not parsed a second time.
   if (typeof raw === "string" && !raw.includes("tool-approval-response")) return []
   const prompt = parseMaybeJson(raw)
-  const messages = isRecord(prompt) ? (Array.isArray(prompt["messages"]) ? prompt["messages"] : prompt["prompt"]) : undefined
+  const messages = isRecord(prompt)
+    ? (Array.isArray(prompt["messages"]) ? prompt["messages"] : prompt["prompt"])
+    : undefined
   const parts = partsOf(messages)
   const approvals = new Set(
     parts.filter((p) => p["type"] === "tool-approval-response" && p["approved"] === true)
       .flatMap((p) => stringField(p, "approvalId") ?? [])
   )
   if (approvals.size === 0) return []
-  const resultedBefore = new Set(parts.filter((p) => p["type"] === "tool-result").flatMap((p) => stringField(p, "toolCallId") ?? []))
+  const resultedBefore = new Set(
+    parts.filter((p) => p["type"] === "tool-result").flatMap((p) => stringField(p, "toolCallId") ?? [])
+  )
   const callIds = parts
     .filter((p) => p["type"] === "tool-approval-request" && approvals.has(stringField(p, "approvalId") ?? ""))
     .flatMap((p) => stringField(p, "toolCallId") ?? [])
@@ -198,7 +219,9 @@ const approvedWithoutSpan = (root: Span, ran: ReadonlySet<string>, given: () => 
   if (callIds.length === 0) return []
   const results = given()
   return callIds.flatMap((callId) => {
-    const call = parts.flatMap((p) => p["type"] === "tool-call" ? madeCall(p, "ai-sdk") ?? [] : []).find((c) => c.callId === callId)
+    const call = parts.flatMap((p) => p["type"] === "tool-call" ? madeCall(p, "ai-sdk") ?? [] : []).find((c) =>
+      c.callId === callId
+    )
     const result = results.get(callId)
     const outcome = result === undefined ? undefined : outcomeOf(result["output"])
     const tool = call?.tool ?? (result === undefined ? undefined : stringField(result, "toolName"))

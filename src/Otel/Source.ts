@@ -7,8 +7,8 @@ import { FileSystem, Path } from "@effect/platform"
 import { Effect, Either } from "effect"
 import { readText } from "../Files.js"
 import type { GoldenSet } from "../Runner/GoldenSet.js"
-import { inert } from "../Schema/Inert.js"
 import { BadInput, type Problem, UsageError } from "../Schema/Errors.js"
+import { inert } from "../Schema/Inert.js"
 import { type ReadTurn, readTurnsOf } from "./Conventions.js"
 import { type Links, linkTurns, type Unlinked } from "./Link.js"
 import { groupTraces, readSpans, type Span } from "./Otlp.js"
@@ -29,7 +29,9 @@ const expandPaths = (
           Effect.mapError(() => new UsageError({ message: `--otel ${given}: cannot list that folder` }))
         )
         const traces = names.filter((n) => /\.jsonl?$/i.test(n)).sort()
-        if (traces.length === 0) return yield* new UsageError({ message: `--otel ${given}: no .json or .jsonl files in that folder` })
+        if (traces.length === 0) {
+          return yield* new UsageError({ message: `--otel ${given}: no .json or .jsonl files in that folder` })
+        }
         files.push(...traces.map((n) => path.join(given, n)))
       } else files.push(given)
     }
@@ -38,7 +40,10 @@ const expandPaths = (
 
 const grouped = (problems: ReadonlyArray<Problem & { readonly file: string }>): BadInput => {
   const file = problems[0]!.file
-  return new BadInput({ file, problems: problems.filter((p) => p.file === file).map(({ message, path }) => ({ message, path })) })
+  return new BadInput({
+    file,
+    problems: problems.filter((p) => p.file === file).map(({ message, path }) => ({ message, path }))
+  })
 }
 
 /** Reads every turn in OTLP JSON trace files; files are read in order and traces may span them. */

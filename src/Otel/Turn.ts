@@ -28,7 +28,10 @@ export const surfacedItems = (turn: ReadTurn, fields: ReadonlyArray<string>): Se
  * The proposal tool execution the turn ended on: a successful one among the tool executions that
  * started last (executions that start at the same instant are all last).
  */
-const endedOnProposal = (calls: ReadonlyArray<ToolCall>, proposalTools: ReadonlyArray<string>): ToolCall | undefined => {
+const endedOnProposal = (
+  calls: ReadonlyArray<ToolCall>,
+  proposalTools: ReadonlyArray<string>
+): ToolCall | undefined => {
   if (calls.length === 0 || proposalTools.length === 0) return undefined
   const latest = calls.reduce((max, c) => c.start > max ? c.start : max, calls[0]!.start)
   return calls.filter((c) => c.start === latest && c.error === null && proposalTools.includes(c.tool)).at(-1)
@@ -63,7 +66,8 @@ export const toTurn = (read: ReadTurn, surface: string, rules: ResolvedEvidence)
   const completed = !read.failed && read.finished
   const waiting = completed ? waitingProposal(read.waiting) : null
   const proposalCall = completed && waiting === null ? endedOnProposal(read.toolCalls, rules.proposalTools) : undefined
-  const proposal = waiting ?? (proposalCall === undefined ? null : proposalOfResult(proposalCall.callId, proposalCall.output))
+  const proposal = waiting ??
+    (proposalCall === undefined ? null : proposalOfResult(proposalCall.callId, proposalCall.output))
   const outcome = !completed ? "error" : proposal !== null ? "awaiting-approval" : "answered"
   if (read.answer === undefined && outcome === "answered") {
     return Either.left(`${read.answerAttribute}: missing: it records the answer (are outputs recorded?)`)

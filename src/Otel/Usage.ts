@@ -15,7 +15,7 @@
  * when no model call of the turn carries any. docs/otel.md names every attribute.
  */
 import { summedUsage, type Usage } from "../Schema/Trace.js"
-import { type AttributeValue, attributeText } from "./Attributes.js"
+import { attributeText, type AttributeValue } from "./Attributes.js"
 import type { Convention } from "./Conventions.js"
 import type { Span, Trace } from "./Otlp.js"
 
@@ -41,7 +41,9 @@ export const isModelCall = (span: Span, convention: Convention): boolean => {
 }
 
 /** The attributes each convention writes a span's counts in, the current name first. */
-const countKeys: { readonly [C in Convention]: { readonly input: ReadonlyArray<string>; readonly output: ReadonlyArray<string> } } = {
+const countKeys: {
+  readonly [C in Convention]: { readonly input: ReadonlyArray<string>; readonly output: ReadonlyArray<string> }
+} = {
   "gen-ai": {
     input: ["gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"],
     output: ["gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"]
@@ -67,7 +69,10 @@ export const tokenCount = (value: AttributeValue | undefined): number | undefine
 }
 
 /** A span's counts, each the first readable one of its names; undefined when it has neither. */
-const countsOf = (span: Span, convention: Convention): { readonly input?: number; readonly output?: number } | undefined => {
+const countsOf = (
+  span: Span,
+  convention: Convention
+): { readonly input?: number; readonly output?: number } | undefined => {
   const first = (keys: ReadonlyArray<string>) => {
     for (const key of keys) {
       const count = tokenCount(span.attributes.get(key))
@@ -86,7 +91,12 @@ const countsOf = (span: Span, convention: Convention): { readonly input?: number
  * first), else the root's own; undefined when no span of the turn carries a count. A side that no span
  * counts is 0.
  */
-export const usageOf = (root: Span, convention: Convention, below: ReadonlyArray<Span>, trace: Trace): Usage | undefined => {
+export const usageOf = (
+  root: Span,
+  convention: Convention,
+  below: ReadonlyArray<Span>,
+  trace: Trace
+): Usage | undefined => {
   const counted: Array<readonly [number | undefined, number | undefined]> = []
   // The spans that hold a counted model call: a model call among them is not counted again. Walked from
   // the end, as `below` is parent first, a span's inner calls are met before it.
@@ -97,7 +107,11 @@ export const usageOf = (root: Span, convention: Convention, below: ReadonlyArray
     const counts = countsOf(span, convention)
     if (counts === undefined) continue
     counted.push([counts.input, counts.output])
-    for (let at = span.parentSpanId; at !== undefined && at !== root.spanId && !holding.has(at); at = trace.byId.get(at)?.parentSpanId) {
+    for (
+      let at = span.parentSpanId;
+      at !== undefined && at !== root.spanId && !holding.has(at);
+      at = trace.byId.get(at)?.parentSpanId
+    ) {
       holding.add(at)
     }
   }

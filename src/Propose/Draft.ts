@@ -92,7 +92,9 @@ export const draftExpectations = (turn: Turn, surface: Surface): ReadonlyArray<D
 
 /** Lower-case ASCII words joined by `-`: `What's the refund window?` → `whats-the-refund-window`. */
 const slug = (text: string, maxLength: number): string => {
-  const words = text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/['\u2019]/g, "").toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "")
+  const words = text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").replace(/['\u2019]/g, "").toLowerCase().split(
+    /[^a-z0-9]+/
+  ).filter((w) => w !== "")
   let out = ""
   for (const word of words) {
     const next = out === "" ? word : `${out}-${word}`
@@ -115,7 +117,11 @@ export const caseIdFor = (surface: string, question: string, taken: ReadonlySet<
 const maxGuards = 300
 
 /** What the case guards: the rating's comment, or — without one — the facts the turn broke. */
-export const guardsFor = (comment: string | null | undefined, turnId: string, violated: ReadonlyArray<DraftedFact>): string => {
+export const guardsFor = (
+  comment: string | null | undefined,
+  turnId: string,
+  violated: ReadonlyArray<DraftedFact>
+): string => {
   const said = (comment ?? "").replace(/\s+/g, " ").trim()
   if (said !== "") return said.length > maxGuards ? `${said.slice(0, maxGuards)}…` : said
   const facts = violated.flatMap((f) => f.fact === undefined ? [] : [f.fact])
@@ -156,7 +162,9 @@ export const renderCase = (testCase: Case, indent = ""): string => {
     `${inner}"question": ${JSON.stringify(testCase.question)}`,
     `${inner}"guards": ${JSON.stringify(testCase.guards)}`,
     `${inner}"expect": [\n${testCase.expect.map((e) => `${inner}  ${line(e)}`).join(",\n")}\n${inner}]`,
-    ...(testCase.tags === undefined ? [] : [`${inner}"tags": [${testCase.tags.map((t) => JSON.stringify(t)).join(", ")}]`])
+    ...(testCase.tags === undefined
+      ? []
+      : [`${inner}"tags": [${testCase.tags.map((t) => JSON.stringify(t)).join(", ")}]`])
   ]
   return `${indent}{\n${fields.join(",\n")}\n${indent}}`
 }

@@ -8,8 +8,8 @@ import { execFile } from "node:child_process"
 import { realpathSync } from "node:fs"
 import { relative, resolve, sep } from "node:path"
 import { describeFileError, readTextIfPresent } from "../Files.js"
-import { inert } from "../Schema/Inert.js"
 import { BadInput } from "../Schema/Errors.js"
+import { inert } from "../Schema/Inert.js"
 import { caseLines, renderGitHubAnnotations } from "../Scorecard/Render/GitHub.js"
 import { renderSummary } from "./Markdown.js"
 import type { ReportWriter } from "./Reporter.js"
@@ -88,7 +88,10 @@ const appendSummary = (file: string, text: string): Effect.Effect<void, BadInput
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const cannot = (why: string) =>
-      new BadInput({ file, problems: [{ path: "", message: `cannot append the summary to $GITHUB_STEP_SUMMARY: ${why}` }] })
+      new BadInput({
+        file,
+        problems: [{ path: "", message: `cannot append the summary to $GITHUB_STEP_SUMMARY: ${why}` }]
+      })
     const bytes = new TextEncoder().encode(text)
     yield* Effect.scoped(Effect.gen(function*() {
       const handle = yield* fs.open(file, { flag: "a" })

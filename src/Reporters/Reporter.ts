@@ -75,11 +75,15 @@ export type ReportWriter = (
  * The writer of a report rendered as text: to a file atomically (its folder made first), or to
  * standard output, painted only there and only where the terminal shows colour.
  */
-export const renderedReport = (render: (input: ReportInput & { readonly color: boolean }) => string): ReportWriter => ({ file, ...input }) =>
-  file === undefined
-    ? Effect.suspend(() => Console.log(render({ ...input, color: useColor() })))
-    : // A report path in CI is often under a folder nothing has made yet (reports/junit.xml).
-      Effect.zipRight(folderFor(file), Effect.suspend(() => writeAtomically(file, `${render({ ...input, color: false })}\n`)))
+export const renderedReport =
+  (render: (input: ReportInput & { readonly color: boolean }) => string): ReportWriter => ({ file, ...input }) =>
+    file === undefined
+      ? Effect.suspend(() => Console.log(render({ ...input, color: useColor() })))
+      // A report path in CI is often under a folder nothing has made yet (reports/junit.xml).
+      : Effect.zipRight(
+        folderFor(file),
+        Effect.suspend(() => writeAtomically(file, `${render({ ...input, color: false })}\n`))
+      )
 
 /**
  * Makes the folder a report goes in. When it cannot be made, the report is not written, with the

@@ -14,7 +14,8 @@ export const reporters = {
   junit: {
     stdout: "document",
     options: {
-      "file-attribute": "also writes each testcase's file attribute (GitLab shows it; the Jenkins and Ant schemas reject it)"
+      "file-attribute":
+        "also writes each testcase's file attribute (GitLab shows it; the Jenkins and Ant schemas reject it)"
     },
     load: () => import("./JUnit.js")
   },
@@ -25,7 +26,12 @@ export const reporters = {
     load: () => import("./GitHub.js")
   },
   markdown: { stdout: "document", options: {}, load: () => import("./Markdown.js") },
-  html: { stdout: "document", options: {}, about: "one self-contained page to open in a browser", load: () => import("./Html.js") }
+  html: {
+    stdout: "document",
+    options: {},
+    about: "one self-contained page to open in a browser",
+    load: () => import("./Html.js")
+  }
 } as const satisfies { readonly [name: string]: Reporter }
 
 /** The name of a reporter. */
@@ -55,7 +61,9 @@ export const reportersHelp = (): { readonly names: string; readonly notes: Reado
     names: `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`,
     notes: [
       ...entries.flatMap(([name, reporter]) => reporter.about === undefined ? [] : [`${name} is ${reporter.about}`]),
-      ...entries.flatMap(([name, reporter]) => Object.entries(reporter.options).map(([option, what]) => `${name}:${option} ${what}`))
+      ...entries.flatMap(([name, reporter]) =>
+        Object.entries(reporter.options).map(([option, what]) => `${name}:${option} ${what}`)
+      )
     ]
   }
 }

@@ -11,7 +11,14 @@ import type { BadInput } from "../Schema/Errors.js"
 import { UsageError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
 import type { ReportContext, RunSite } from "./Reporter.js"
-import { defaultReporter, type ReporterName, reporterNamed, reporterNames, type ReporterOption, reporters } from "./Reporters.js"
+import {
+  defaultReporter,
+  type ReporterName,
+  reporterNamed,
+  reporterNames,
+  type ReporterOption,
+  reporters
+} from "./Reporters.js"
 
 /** A reporter as `--reporter` names it: which, its options, and where it writes (standard output when `file` is absent). */
 export interface ReporterSpec {
@@ -43,7 +50,9 @@ export const parseReporters = (
       const reporter = reporterNamed(name)
       if (reporter === undefined) {
         return yield* new UsageError({
-          message: `--reporter ${JSON.stringify(spec)}: expected NAME, NAME=FILE or NAME:OPTION=FILE, NAME one of ${reporterNames.join(", ")}`
+          message: `--reporter ${JSON.stringify(spec)}: expected NAME, NAME=FILE or NAME:OPTION=FILE, NAME one of ${
+            reporterNames.join(", ")
+          }`
         })
       }
       const known = Object.keys(reporter.options)
@@ -89,7 +98,9 @@ export const parseReporters = (
     }
     if (reports.length > 1) {
       return yield* new UsageError({
-        message: `${reports.join(" and ")} would both write to standard output: send all but one to a file, e.g. --reporter junit=report.xml`
+        message: `${
+          reports.join(" and ")
+        } would both write to standard output: send all but one to a file, e.g. --reporter junit=report.xml`
       })
     }
     return chosen

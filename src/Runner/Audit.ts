@@ -10,9 +10,9 @@ import { gradeExpectation } from "../Graders/index.js"
 import type { Expectation } from "../Schema/Case.js"
 import { decodeValue, isRecord } from "../Schema/Decode.js"
 import { inert } from "../Schema/Inert.js"
+import { describeJsonError } from "../Schema/JsonSyntax.js"
 import type { Surface } from "../Schema/Surface.js"
 import { isTurnTrace, type Turn, TurnTrace } from "../Schema/Trace.js"
-import { describeJsonError } from "../Schema/JsonSyntax.js"
 import { inShard, type Shard } from "./Shard.js"
 
 /** A turn as an export holds it: its answer and trace (a case id or question, when present, is not needed). */

@@ -11,6 +11,7 @@
  * before the run relies on its id, and marked gone when its delete succeeds; the file is removed when
  * the run ends with nothing left in it. `eval cleanup` deletes what dead runs left.
  */
+import { Effect, Either, Redacted, type Scope } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import {
   appendFileSync,
@@ -26,7 +27,6 @@ import {
 import { type FileHandle, open as openFile } from "node:fs/promises"
 import { homedir } from "node:os"
 import { isAbsolute, join } from "node:path"
-import { Effect, Either, Redacted, type Scope } from "effect"
 import { readTextSync } from "../Files.js"
 import { isAlive } from "../Processes.js"
 import { programName } from "../ProgramName.js"
@@ -136,7 +136,11 @@ const readFile = (file: string) => {
     if (typeof entry !== "object" || entry === null) continue
     const e = entry as Record<string, unknown>
     if (header === undefined && typeof e["pid"] === "number" && typeof e["delete"] === "string") {
-      header = { pid: e["pid"], started: typeof e["started"] === "string" ? e["started"] : "", deleteRoute: e["delete"] }
+      header = {
+        pid: e["pid"],
+        started: typeof e["started"] === "string" ? e["started"] : "",
+        deleteRoute: e["delete"]
+      }
     } else if (typeof e["open"] === "string" && idProblem(e["open"]) === undefined) {
       open.set(e["open"], {
         caseId: typeof e["case"] === "string" ? e["case"] : "",
@@ -277,7 +281,9 @@ export const openJournal = (options: {
       broken = true
       const code = (error as { code?: string }).code
       options.warn(
-        `cannot keep the journal of open conversations in ${folder} (${code ?? "unknown error"}): a run stopped by kill -9 may leave conversations that ${programName} cleanup cannot find`
+        `cannot keep the journal of open conversations in ${folder} (${
+          code ?? "unknown error"
+        }): a run stopped by kill -9 may leave conversations that ${programName} cleanup cannot find`
       )
     }
     // The file and its handle, made once, on the first conversation.
@@ -289,7 +295,15 @@ export const openJournal = (options: {
         const name = join(session, `${process.pid}-${randomBytes(4).toString("hex")}.jsonl`)
         const handle = await openFile(name, "wx", 0o600)
         await handle.write(
-          `${JSON.stringify({ journal: 1, baseUrl: shownUrl, pid: process.pid, started: new Date().toISOString(), delete: options.deleteRoute })}\n`
+          `${
+            JSON.stringify({
+              journal: 1,
+              baseUrl: shownUrl,
+              pid: process.pid,
+              started: new Date().toISOString(),
+              delete: options.deleteRoute
+            })
+          }\n`
         )
         return { name, handle }
       })().catch((error: unknown) => {

@@ -17,7 +17,7 @@ import { resolveEvidence } from "../Evidence/Rules.js"
 import type { Case } from "../Schema/Case.js"
 import { type RunStopped, TurnError } from "../Schema/Errors.js"
 import { fillRoute, idProblem, type Route } from "../Schema/Protocol.js"
-import { protocolOf, type ProtocolName, type Routes, type Surface } from "../Schema/Surface.js"
+import { type ProtocolName, protocolOf, type Routes, type Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
 import type { Journal } from "./Journal.js"
 import { agUiProtocol } from "./Protocols/AgUi.js"
@@ -117,7 +117,10 @@ const authOf = (config: Pick<LiveConfig, "auth" | "cookie">): Auth => {
  * A fiber's exit, or none once `millis` have passed: a timer and an observer, where `Effect.timeout`
  * would fork two fibers of its own and race them (a case pays for this once, on every turn).
  */
-const awaitWithin = <A, E>(fiber: Fiber.RuntimeFiber<A, E>, millis: number): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
+const awaitWithin = <A, E>(
+  fiber: Fiber.RuntimeFiber<A, E>,
+  millis: number
+): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
   Effect.async((resume) => {
     const observer = (exit: Exit.Exit<A, E>) => {
       clearTimeout(timer)
@@ -208,7 +211,10 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
     /** Deletes a case's conversation; one that cannot be deleted is recorded with why. */
     const remove = (testCase: Case, template: string, conversationId: string): Effect.Effect<void> =>
       deleteConversation(template, conversationId).pipe(
-        Effect.catchTag("RunStopped", (): Effect.Effect<Deleted> => Effect.succeed(Either.left("delete: HTTP 401 (session rejected)"))),
+        Effect.catchTag(
+          "RunStopped",
+          (): Effect.Effect<Deleted> => Effect.succeed(Either.left("delete: HTTP 401 (session rejected)"))
+        ),
         Effect.map((outcome) => {
           if (Either.isLeft(outcome)) undeleted.push({ caseId: testCase.id, conversationId, reason: outcome.left })
         })
@@ -222,7 +228,9 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           const refused = yield* Ref.get(state.refused)
           if (!refused.some((r) => r.id === id)) yield* Ref.set(state.refused, [...refused, { id, why: problem }])
           return yield* new TurnError({
-            reason: `ask: refused the conversation id ${quoteId(id)} (${where}): it ${problem}; no request is made with it`
+            reason: `ask: refused the conversation id ${
+              quoteId(id)
+            } (${where}): it ${problem}; no request is made with it`
           })
         }
         // An app that keeps no conversations leaves nothing to delete or to journal.
@@ -301,7 +309,8 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           result: Effect.flatMap(awaitWithin(fiber, deadline - Date.now()), (outcome): Effect.Effect<Turn, Failure> =>
             Option.isSome(outcome)
               ? outcome.value
-              : Effect.flatMap(Ref.get(stage.retrying ?? state.retrying), (why) => Effect.fail(timedOut(stage.route, config.timeout, why)))).pipe(
+              : Effect.flatMap(Ref.get(stage.retrying ?? state.retrying), (why) =>
+                Effect.fail(timedOut(stage.route, config.timeout, why)))).pipe(
               // Every route error names its request (method and URL, never the session).
               Effect.catchTag("TurnError", (error) =>
                 Effect.fail(
@@ -320,13 +329,17 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                 const grace = Math.min(Duration.toMillis(askGrace), deadline - Date.now())
                 // An app that keeps no conversations (no delete route) can hold none: there is nothing to wait for.
                 const mayOpen = inFlight && deleteRoute !== null
-                if ((yield* Ref.get(state.opened)).length === 0 && mayOpen) yield* awaitWithin(fiber, grace)
+                if ((yield* Ref.get(state.opened)).length === 0 && mayOpen) {
+                  yield* awaitWithin(fiber, grace)
+                }
                 const cut = fiber.unsafePoll()
                 yield* Fiber.interrupt(fiber)
                 if (inFlight && cut === null) {
                   yield* Ref.set(
                     state.unsure,
-                    Option.some(Exit.isInterrupted(exit) ? "was interrupted" : `timed out after ${showDuration(config.timeout)}`)
+                    Option.some(
+                      Exit.isInterrupted(exit) ? "was interrupted" : `timed out after ${showDuration(config.timeout)}`
+                    )
                   )
                 }
               }
@@ -343,15 +356,21 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
               if (deleteRoute !== null && opened.length === 0 && refused.length === 0 && Option.isSome(unsure)) {
                 unknown.push({
                   caseId: testCase.id,
-                  reason: `the ask (POST ${askUrl}) ${unsure.value} before naming its conversation: the app may hold one`
+                  reason:
+                    `the ask (POST ${askUrl}) ${unsure.value} before naming its conversation: the app may hold one`
                 })
               }
-              if (opened.length === 0) return
-              if (config.keep || deleteRoute === null) {
-                for (const id of opened) kept.push({ caseId: testCase.id, conversationId: id })
+              if (opened.length === 0) {
                 return
               }
-              yield* inBackground(Effect.forEach(opened, (id) => remove(testCase, deleteRoute, id), { discard: true }))
+              if (config.keep || deleteRoute === null) {
+                for (const id of opened) {
+                  kept.push({ caseId: testCase.id, conversationId: id })
+                }
+                return
+              }
+              yield* inBackground(Effect.forEach(opened, (id) =>
+                remove(testCase, deleteRoute, id), { discard: true }))
             })
         }))
       })
@@ -359,13 +378,18 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
     return {
       withTurn: (testCase, surface, use) =>
         Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(start(testCase, surface), (started) =>
-            Effect.onExit(restore(Effect.map(started.result, use)), started.finish))
+          Effect.flatMap(
+            start(testCase, surface),
+            (started) => Effect.onExit(restore(Effect.map(started.result, use)), started.finish)
+          )
         ),
       get: (route: Route, path: string) => transport.get(route, path, config.timeout),
       deleteConversation,
       settled,
-      leftBehind: Effect.zipRight(settled, Effect.sync(() => ({ kept: [...kept], undeleted: [...undeleted], unknown: [...unknown] })))
+      leftBehind: Effect.zipRight(
+        settled,
+        Effect.sync(() => ({ kept: [...kept], undeleted: [...undeleted], unknown: [...unknown] }))
+      )
     }
   })
 

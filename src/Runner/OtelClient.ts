@@ -38,7 +38,9 @@ export const otelSource = (
     if (links.unlinked.length > 0) {
       const n = links.unlinked.length
       yield* Console.error(
-        `${n} turn${n === 1 ? "" : "s"} in the traces linked to no case:\n${describeUnlinked(links.unlinked).join("\n")}\n`
+        `${n} turn${n === 1 ? "" : "s"} in the traces linked to no case:\n${
+          describeUnlinked(links.unlinked).join("\n")
+        }\n`
       )
     }
     return OtelClient(links)

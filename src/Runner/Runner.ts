@@ -168,7 +168,10 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
           bailed || next >= units.length ? Effect.void : Effect.flatMap(runUnit(units[next++]!), () => worker)
         )
         const workers = Math.max(1, Math.min(options.concurrency ?? 4, units.length))
-        const all = Effect.forEach(Array.from({ length: workers }), () => worker, { concurrency: "unbounded", discard: true }).pipe(
+        const all = Effect.forEach(Array.from({ length: workers }), () => worker, {
+          concurrency: "unbounded",
+          discard: true
+        }).pipe(
           Effect.map((): RunOutcome => {
             const finished = results.filter((r): r is CaseResult => r !== undefined)
             return { results: finished, bailed: bailed && finished.length < cases.length }
@@ -177,7 +180,9 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(Effect.fork(Effect.interruptible(all)), (running) =>
             restore(Effect.raceFirst(Fiber.join(running), Deferred.await(rejected))).pipe(
-              Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Fiber.interrupt(running))
+              Effect.onExit((exit) =>
+                Exit.isSuccess(exit) ? Effect.void : Fiber.interrupt(running)
+              )
             ))
         )
       })

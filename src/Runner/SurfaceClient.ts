@@ -9,9 +9,9 @@ import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
 import { readTextSync, writeAtomically } from "../Files.js"
 import type { Case } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
+import { type RunStopped, TurnError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { shown } from "../Schema/Shown.js"
-import { type RunStopped, TurnError } from "../Schema/Errors.js"
 import type { Surface } from "../Schema/Surface.js"
 import { fastRecordedTurn, RecordedTurn, type Turn } from "../Schema/Trace.js"
 import { type LeftBehind, type LiveConfig, makeLive } from "./LiveClient.js"
@@ -77,7 +77,9 @@ const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnEr
     ),
     (recorded) =>
       recorded.caseId !== testCase.id
-        ? Either.left(new TurnError({ reason: `recorded turn ${file} is for case ${JSON.stringify(shown(recorded.caseId))}` }))
+        ? Either.left(
+          new TurnError({ reason: `recorded turn ${file} is for case ${JSON.stringify(shown(recorded.caseId))}` })
+        )
         : recorded.question !== testCase.question
         ? Either.left(
           new TurnError({
@@ -101,8 +103,11 @@ export const encodeRecording = (recorded: RecordedTurn): Either.Either<string, s
 
 /** Serves recorded turns from `dir`, one `<case id>.json` per case. */
 export const makeFixture = (dir: string): Effect.Effect<SurfaceClientShape, never, Path.Path> =>
-  Effect.map(Path.Path, (path) =>
-    plainClient((testCase) => Effect.suspend(() => loadRecording(fixturePath(path, dir, testCase.id), testCase))))
+  Effect.map(
+    Path.Path,
+    (path) =>
+      plainClient((testCase) => Effect.suspend(() => loadRecording(fixturePath(path, dir, testCase.id), testCase)))
+  )
 
 /** Obtains a case's turn, from wherever the layer says. */
 export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClient, SurfaceClientShape>() {

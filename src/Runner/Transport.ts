@@ -85,7 +85,9 @@ export interface Sent extends Answered {
  * A request that got no answer (refused, reset, dropped); retried where that is safe. `reached` says
  * whether the app may have received it (false for a refused connection or a host not found).
  */
-export class TransportFailure extends Data.TaggedError("TransportFailure")<{ readonly reason: string; readonly reached: boolean }> {}
+export class TransportFailure
+  extends Data.TaggedError("TransportFailure")<{ readonly reason: string; readonly reached: boolean }>
+{}
 
 /** How a delete ended: the conversation is gone (deleted now, or already), or why not. */
 export type Deleted = Either.Either<"deleted" | "already gone", string>
@@ -125,7 +127,9 @@ export const retryAfter = (header: string | undefined, now: number): Option.Opti
   if (header === undefined) return Option.none()
   const trimmed = header.trim()
   const millis = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed) - now
-  return Number.isFinite(millis) ? Option.some(Duration.min(Duration.millis(Math.max(0, millis)), maxRetryAfter)) : Option.none()
+  return Number.isFinite(millis)
+    ? Option.some(Duration.min(Duration.millis(Math.max(0, millis)), maxRetryAfter))
+    : Option.none()
 }
 
 const codeOf = (error: unknown, depth = 0): string | undefined => {
@@ -136,7 +140,8 @@ const codeOf = (error: unknown, depth = 0): string | undefined => {
 
 /** Whether an error code is one of TLS: the connection was made but never secured. */
 const isTls = (code: string): boolean =>
-  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$|HOSTNAME_MISMATCH)/.test(code)
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$|HOSTNAME_MISMATCH)/
+    .test(code)
 
 /** A transport failure in a few words, never with request details. */
 const describeTransport = (error: HttpClientError): string => {
@@ -182,7 +187,10 @@ export const headerText = (value: string | undefined): string | undefined => {
  * case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the limit can.
  * The limit is a timer that interrupts the fiber, where `Effect.timeout` would race two more fibers.
  */
-export const detached = <A, E>(effect: Effect.Effect<A, E>, limit: Duration.Duration): Effect.Effect<Option.Option<A>, E> =>
+export const detached = <A, E>(
+  effect: Effect.Effect<A, E>,
+  limit: Duration.Duration
+): Effect.Effect<Option.Option<A>, E> =>
   Effect.flatMap(
     Effect.uninterruptible(Effect.map(Effect.forkDaemon(Effect.interruptible(effect)), (fiber) => {
       const late = { now: false }
@@ -216,11 +224,15 @@ export const withoutSpans = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Ef
 export const failure = (route: RouteName, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
 
 /** Whether a content type is a web page's: what a sign-in redirect or a wrong route serves. */
-export const isWebPage = (contentType: string): boolean => /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType)
+export const isWebPage = (contentType: string): boolean =>
+  /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType)
 
 /** A web page where the protocol was expected: the route is wrong, or the session is not signed in. */
 export const webPage = (route: RouteName, status: number, url: string): TurnError =>
-  failure(route, `the app answered a web page (HTTP ${status} text/html from ${url}), not the protocol — is the route right and the session signed in?`)
+  failure(
+    route,
+    `the app answered a web page (HTTP ${status} text/html from ${url}), not the protocol — is the route right and the session signed in?`
+  )
 
 /** A body that broke off, in the words a case's error uses. */
 const brokeOff = (error: HttpClientError) =>
@@ -234,7 +246,8 @@ export const timedOut = (route: RouteName, limit: Duration.Duration, retrying: O
   })
 
 /** Whether a response is an event stream. */
-export const isEventStream = (response: Answered): boolean => (response.headers["content-type"] ?? "").startsWith("text/event-stream")
+export const isEventStream = (response: Answered): boolean =>
+  (response.headers["content-type"] ?? "").startsWith("text/event-stream")
 
 /** The statuses a read (or a delete) retries. */
 export const safeRetry: ReadonlyArray<number> = [429, 502, 503, 504]
@@ -293,7 +306,8 @@ export const makeTransport = (config: TransportConfig) =>
     }
 
     /** Reads a body nobody needs to its end, so its connection can serve the next request. */
-    const discard = (route: RouteName, response: HttpClientResponse.HttpClientResponse) => Effect.ignore(readText(route, response))
+    const discard = (route: RouteName, response: HttpClientResponse.HttpClientResponse) =>
+      Effect.ignore(readText(route, response))
 
     /**
      * The `data:` payloads of an event stream, in order, each trimmed (a multi-line event's lines come
@@ -355,7 +369,9 @@ export const makeTransport = (config: TransportConfig) =>
         if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
         return Effect.matchEffect(withoutSpans(client.execute(request)), {
           onFailure: (error) =>
-            Effect.fail(new TransportFailure({ reason: describeTransport(error), reached: !isUnreached(codeOf(error.cause)) })),
+            Effect.fail(
+              new TransportFailure({ reason: describeTransport(error), reached: !isUnreached(codeOf(error.cause)) })
+            ),
           onSuccess: (response): Effect.Effect<Sent, Failure | TransportFailure> => {
             connected = true
             const { headers, status } = response
@@ -363,14 +379,17 @@ export const makeTransport = (config: TransportConfig) =>
             const location = headers["location"]
             const redirect = status >= 300 && status < 400 && location !== undefined
             // A body nobody reads would hold its connection open: every other answer is read away.
-            const read: Effect.Effect<string | undefined> = options.keepErrorBody === true && !redirect && status !== 401
-              ? readText(route, response, maxErrorBody).pipe(Effect.orElseSucceed(() => ""))
-              : Effect.as(discard(route, response), undefined)
+            const read: Effect.Effect<string | undefined> =
+              options.keepErrorBody === true && !redirect && status !== 401
+                ? readText(route, response, maxErrorBody).pipe(Effect.orElseSucceed(() => ""))
+                : Effect.as(discard(route, response), undefined)
             return Effect.flatMap(read, (text): Effect.Effect<Sent, Failure | TransportFailure> => {
               if (status === 401) return Effect.fail(new RunStopped({ reason: "session-rejected" }))
               if (!redirect) {
                 return Effect.succeed(
-                  text === undefined ? { status, headers, response: undefined } : { status, headers, response: undefined, text }
+                  text === undefined
+                    ? { status, headers, response: undefined }
+                    : { status, headers, response: undefined, text }
                 )
               }
               let target: URL
@@ -408,7 +427,8 @@ export const makeTransport = (config: TransportConfig) =>
       sleeping?: Sleeping
     ): Effect.Effect<A, E | TurnError> => {
       const once: Effect.Effect<Either.Either<A, TransportFailure>, E> = Effect.matchEffect(attempt, {
-        onFailure: (error) => error._tag === "TransportFailure" ? Effect.succeed(Either.left(error)) : Effect.fail(error as E),
+        onFailure: (error) =>
+          error._tag === "TransportFailure" ? Effect.succeed(Either.left(error)) : Effect.fail(error as E),
         onSuccess: (answered) => Effect.succeed(Either.right(answered))
       })
       const sleep = (duration: Duration.Duration): Effect.Effect<void, TurnError> =>
@@ -418,7 +438,10 @@ export const makeTransport = (config: TransportConfig) =>
             Ref.set(sleeping.phase, "sleeping"),
             Effect.raceFirst(
               Effect.sleep(duration),
-              Effect.zipRight(Deferred.await(sleeping.stopping), Effect.fail(failure(route, "stopped while waiting to retry")))
+              Effect.zipRight(
+                Deferred.await(sleeping.stopping),
+                Effect.fail(failure(route, "stopped while waiting to retry"))
+              )
             )
           )
       const loop = (n: number): Effect.Effect<A, E | TurnError> =>
@@ -426,7 +449,10 @@ export const makeTransport = (config: TransportConfig) =>
           const again = Effect.suspend(() => loop(n + 1))
           const backoff = Duration.times(retryDelay, 2 ** n)
           if (n < retries && Either.isLeft(outcome) && retryTransport) {
-            return Effect.zipRight(Ref.set(retrying, Option.some(outcome.left.reason)), Effect.zipRight(sleep(backoff), again))
+            return Effect.zipRight(
+              Ref.set(retrying, Option.some(outcome.left.reason)),
+              Effect.zipRight(sleep(backoff), again)
+            )
           }
           if (n < retries && Either.isRight(outcome) && retryable.includes(outcome.right.status)) {
             const { headers, status } = outcome.right
@@ -443,7 +469,9 @@ export const makeTransport = (config: TransportConfig) =>
               )
             )
           }
-          return Either.isLeft(outcome) ? Effect.fail(failure(route, outcome.left.reason)) : Effect.succeed(outcome.right)
+          return Either.isLeft(outcome)
+            ? Effect.fail(failure(route, outcome.left.reason))
+            : Effect.succeed(outcome.right)
         })
       return Effect.zipRight(Ref.set(retrying, Option.none()), loop(0))
     }
@@ -477,12 +505,17 @@ export const makeTransport = (config: TransportConfig) =>
       route: RouteName,
       path: string,
       retrying: Ref.Ref<Option.Option<string>>
-    ): Effect.Effect<{ readonly text: string; readonly status: number; readonly headers: Readonly<Record<string, string>> }, Failure> => {
+    ): Effect.Effect<
+      { readonly text: string; readonly status: number; readonly headers: Readonly<Record<string, string>> },
+      Failure
+    > => {
       const fetch = Effect.flatMap(send(route, "GET", path), ({ headers, response, status }) =>
         response === undefined
           ? Effect.succeed({ status, headers, text: "" })
           : Effect.map(readText(route, response), (text) => ({ status, headers, text })))
-      return withRetries(route, safeRetry, fetch, true, retrying).pipe(Effect.flatMap((answered) => requireOk(route, answered)))
+      return withRetries(route, safeRetry, fetch, true, retrying).pipe(
+        Effect.flatMap((answered) => requireOk(route, answered))
+      )
     }
 
     /** Reads a route's JSON; a web page where JSON was expected says what that usually means. */
@@ -505,10 +538,14 @@ export const makeTransport = (config: TransportConfig) =>
     const get = (route: RouteName, path: string, timeout: Duration.Duration): Effect.Effect<string, Failure> =>
       Effect.flatMap(Ref.make<Option.Option<string>>(Option.none()), (retrying) =>
         readBody(route, path, retrying).pipe(
-          Effect.map(({ text }) => text),
+          Effect.map(({ text }) =>
+            text
+          ),
           Effect.timeout(timeout),
-          Effect.catchTag("TimeoutException", () =>
-            Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut(route, timeout, why))))
+          Effect.catchTag(
+            "TimeoutException",
+            () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut(route, timeout, why)))
+          )
         ))
 
     /**
@@ -533,7 +570,10 @@ export const makeTransport = (config: TransportConfig) =>
             onSome: (how) => Effect.succeed(Either.right(how)),
             onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", limit, why)))
           })),
-          Effect.catchTag("TurnError", (error) => Effect.succeed(Either.left(`${error.reason} — DELETE ${urlOf(path).href}`)))
+          Effect.catchTag(
+            "TurnError",
+            (error) => Effect.succeed(Either.left(`${error.reason} — DELETE ${urlOf(path).href}`))
+          )
         )
       })
 

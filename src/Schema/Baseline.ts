@@ -19,7 +19,9 @@ const Count = Schema.Int.pipe(Schema.nonNegative())
 /** One move of the floor, as the ratchet logs it: when, from what (`null` when it was first set), to what, by which run. */
 export const FloorChange = Schema.Struct({
   date: Schema.String.pipe(
-    Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: (issue) => `expected a date as YYYY-MM-DD, got ${JSON.stringify(issue.actual)}` })
+    Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, {
+      message: (issue) => `expected a date as YYYY-MM-DD, got ${JSON.stringify(issue.actual)}`
+    })
   ),
   from: Schema.NullOr(Rate),
   to: Rate,

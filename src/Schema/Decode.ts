@@ -33,7 +33,9 @@ const reword = (issue: ParseResult.ArrayFormatterIssue): string => {
       // What was expected comes from the schema and is shown whole (every kind's name, say); what
       // the file held is clipped, so a huge value cannot hide it.
       const found = /^Expected (.*), actual (.*)$/s.exec(issue.message)
-      return found === null ? clip(issue.message) : `expected ${clip(found[1]!, 4 * maxMessage)}, got ${clip(found[2]!)}`
+      return found === null
+        ? clip(issue.message)
+        : `expected ${clip(found[1]!, 4 * maxMessage)}, got ${clip(found[2]!)}`
     }
   }
 }
@@ -52,7 +54,9 @@ export const parseJson = (file: string, text: string): Either.Either<unknown, Ba
     return Either.right(JSON.parse(source))
   } catch (error) {
     const message = describeJsonError(source, error instanceof Error ? error.message : String(error))
-    return Either.left(new BadInput({ file, problems: [{ path: "", message: `not valid JSON: ${inert(clip(message))}` }] }))
+    return Either.left(
+      new BadInput({ file, problems: [{ path: "", message: `not valid JSON: ${inert(clip(message))}` }] })
+    )
   }
 }
 
@@ -172,7 +176,9 @@ export const decodeValue = <A, I>(
   const deep = tooDeep(value)
   if (deep !== undefined) {
     const at = deep.length > 80 ? `${deep.slice(0, 80)}…` : deep
-    return Either.left(new BadInput({ file, problems: [{ path: at, message: `nested more than ${maxDepth} levels deep` }] }))
+    return Either.left(
+      new BadInput({ file, problems: [{ path: at, message: `nested more than ${maxDepth} levels deep` }] })
+    )
   }
   return Schema.decodeUnknownEither(schema, {
     errors: "all",

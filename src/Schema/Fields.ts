@@ -25,7 +25,9 @@ export const isWholeNumber = (value: unknown, least: number): value is number =>
 /** A whole number of at least `least`, with what it counts in the message. */
 export const WholeNumber = (least: number, what: string) =>
   Schema.Number.pipe(
-    Schema.filter((n) => isWholeNumber(n, least), { message: () => `expected a whole number of ${what}, ${least} or more` })
+    Schema.filter((n) => isWholeNumber(n, least), {
+      message: () => `expected a whole number of ${what}, ${least} or more`
+    })
   )
 
 /** A list of at least `least` non-blank names: a list of `plural`, with the message for too few. */

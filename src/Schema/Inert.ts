@@ -35,11 +35,13 @@ const escapeUnsafe = (keepLineFeeds: boolean) => (text: string): string => {
   for (let at = 0; at < text.length; at++) {
     const unit = text.charCodeAt(at)
     if ((unit >= 0x20 && unit < 0x7f) || (unit === 0x0a && keepLineFeeds)) continue
-    const pair = unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length && (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00
+    const pair = unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length &&
+      (text.charCodeAt(at + 1) & 0xfc00) === 0xdc00
     const character = pair ? text.slice(at, at + 2) : text[at]!
     const next = at + character.length
     const safe = (unit >= 0xa0 && !unsafe.test(character)) ||
-      (character === "\u200d" && pictographBefore.test(text.slice(Math.max(0, at - 4), at)) && pictographAfter.test(text.slice(next, next + 2)))
+      (character === "\u200d" && pictographBefore.test(text.slice(Math.max(0, at - 4), at)) &&
+        pictographAfter.test(text.slice(next, next + 2)))
     if (!safe) {
       ;(parts ??= []).push(text.slice(from, at), escaped(character))
       from = next

@@ -37,9 +37,16 @@ export interface ResolvedOtelRules extends ResolvedEvidence {
 }
 
 /** The rules of surface `name`, defaults filled in: evidence from `evidence`, else from `otel`, else the defaults. */
-export const resolveOtelRules = (name: string, rules: OtelRules | undefined, evidence?: EvidenceRules): ResolvedOtelRules => ({
+export const resolveOtelRules = (
+  name: string,
+  rules: OtelRules | undefined,
+  evidence?: EvidenceRules
+): ResolvedOtelRules => ({
   agentNames: rules?.agentNames ?? [name],
-  ...resolveEvidence({ ...(rules === undefined ? {} : { otel: rules }), ...(evidence === undefined ? {} : { evidence }) })
+  ...resolveEvidence({
+    ...(rules === undefined ? {} : { otel: rules }),
+    ...(evidence === undefined ? {} : { evidence })
+  })
 })
 
 /**
@@ -47,7 +54,12 @@ export const resolveOtelRules = (name: string, rules: OtelRules | undefined, evi
  * claim (a surface claims its own name unless its `agentNames` say otherwise).
  */
 export const otelCatalogProblems = (
-  surfaces: Readonly<Record<string, { readonly tools: ReadonlyArray<string>; readonly otel?: OtelRules; readonly evidence?: EvidenceRules }>>
+  surfaces: Readonly<
+    Record<
+      string,
+      { readonly tools: ReadonlyArray<string>; readonly otel?: OtelRules; readonly evidence?: EvidenceRules }
+    >
+  >
 ): ReadonlyArray<Problem> => {
   const problems: Array<Problem> = []
   const claimedBy = new Map<string, string>()
@@ -60,7 +72,9 @@ export const otelCatalogProblems = (
       if (other !== undefined && other !== name) {
         problems.push({
           path: surface.otel?.agentNames === undefined ? at : `${at}.otel.agentNames[${i}]`,
-          message: `agent name ${quoted(agent)} is already surface ${quoted(other)}'s; give one of them other otel.agentNames`
+          message: `agent name ${quoted(agent)} is already surface ${
+            quoted(other)
+          }'s; give one of them other otel.agentNames`
         })
       } else claimedBy.set(agent, name)
     })

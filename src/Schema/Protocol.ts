@@ -28,8 +28,10 @@ export const resolveRoutes = (routes: Routes | undefined, surfaceRoutes?: Routes
 
 /** Fills a route template; values are URL-encoded so an id cannot change the path. */
 export const fillRoute = (template: string, values: { conversationId?: string; turnId?: string }): string =>
-  template.replace(/\{(conversationId|turnId)\}/g, (_, key: "conversationId" | "turnId") =>
-    encodeURIComponent(values[key] ?? ""))
+  template.replace(
+    /\{(conversationId|turnId)\}/g,
+    (_, key: "conversationId" | "turnId") => encodeURIComponent(values[key] ?? "")
+  )
 
 /** The longest conversation or turn id a run puts in a route. */
 export const maxIdLength = 1024

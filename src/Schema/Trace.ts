@@ -37,7 +37,9 @@ export type Proposal = typeof Proposal.Type
 
 /** A token count: a whole number, zero or more. */
 const TokenCount = Schema.Number.pipe(
-  Schema.filter((n) => Number.isSafeInteger(n) && n >= 0, { message: () => "expected a whole number of tokens, 0 or more" })
+  Schema.filter((n) => Number.isSafeInteger(n) && n >= 0, {
+    message: () => "expected a whole number of tokens, 0 or more"
+  })
 )
 
 /** The tokens a turn's model calls used, summed over the turn: what `within-budget` grades. */
@@ -51,7 +53,8 @@ export type Usage = typeof Usage.Type
  * beyond any budget, a sum stops where JavaScript still holds it exactly.
  */
 export const summedUsage = (counts: Iterable<readonly [unknown, unknown]>): Usage | undefined => {
-  const count = (value: unknown) => typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined
+  const count = (value: unknown) =>
+    typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined
   let inputTokens = 0
   let outputTokens = 0
   let counted = false

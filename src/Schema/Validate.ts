@@ -42,30 +42,51 @@ const protocolProblems = (at: string, surface: Surface): ReadonlyArray<Problem> 
   const protocol = protocolOf(surface)
   const shown = quoted(protocol)
   if (surface.endpoint === undefined) {
-    if (protocol !== "langgraph") problems.push({ path: `${at}.endpoint`, message: `expected the path a ${shown} surface is asked at, such as "/api/chat"` })
+    if (protocol !== "langgraph") {
+      problems.push({
+        path: `${at}.endpoint`,
+        message: `expected the path a ${shown} surface is asked at, such as "/api/chat"`
+      })
+    }
   } else if (!surface.endpoint.startsWith("/")) {
-    problems.push({ path: `${at}.endpoint`, message: `expected a path starting with "/", got ${quoted(surface.endpoint)}` })
+    problems.push({
+      path: `${at}.endpoint`,
+      message: `expected a path starting with "/", got ${quoted(surface.endpoint)}`
+    })
   }
   if (surface.assistantId !== undefined && protocol !== "langgraph") {
-    problems.push({ path: `${at}.assistantId`, message: `only a "langgraph" surface has an assistant id; this one is ${shown}` })
+    problems.push({
+      path: `${at}.assistantId`,
+      message: `only a "langgraph" surface has an assistant id; this one is ${shown}`
+    })
   }
   if (surface.request?.body !== undefined && protocol !== "ai-sdk" && protocol !== "ag-ui") {
-    problems.push({ path: `${at}.request.body`, message: `only an "ai-sdk" or "ag-ui" surface takes a request body template; this one is ${shown}` })
+    problems.push({
+      path: `${at}.request.body`,
+      message: `only an "ai-sdk" or "ag-ui" surface takes a request body template; this one is ${shown}`
+    })
   }
   if (surface.request?.input !== undefined && protocol !== "langgraph") {
-    problems.push({ path: `${at}.request.input`, message: `only a "langgraph" surface takes a run input template; this one is ${shown}` })
+    problems.push({
+      path: `${at}.request.input`,
+      message: `only a "langgraph" surface takes a run input template; this one is ${shown}`
+    })
   }
   if (protocol !== "turn-eval") {
     for (const route of ["conversation", "trace"] as const) {
       if (surface.routes?.[route] !== undefined) {
-        problems.push({ path: `${at}.routes.${route}`, message: `a ${shown} surface reads its turn from the answer; only a "turn-eval" surface has a ${route} route` })
+        problems.push({
+          path: `${at}.routes.${route}`,
+          message: `a ${shown} surface reads its turn from the answer; only a "turn-eval" surface has a ${route} route`
+        })
       }
     }
   }
   if (protocol === "ai-sdk" && surface.routes?.delete === undefined) {
     problems.push({
       path: `${at}.routes.delete`,
-      message: `missing: an "ai-sdk" surface must say how its chats are deleted, as a route such as "/api/chat?id={conversationId}", or null when the app keeps none`
+      message:
+        `missing: an "ai-sdk" surface must say how its chats are deleted, as a route such as "/api/chat?id={conversationId}", or null when the app keeps none`
     })
   }
   problems.push(...routeProblems(`${at}.routes`, surface.routes))
@@ -105,7 +126,9 @@ export const catalogSuggestions = (catalog: Catalog): ReadonlyArray<Problem> =>
     const moved = evidenceUnderOtel(surface.otel)
     return moved.length === 0 ? [] : [{
       path: `${jsonPath(["surfaces", name])}.otel`,
-      message: `move ${moved.join(", ")} to the surface's "evidence" block: they serve live protocols and traces alike (read from "otel" until then)`
+      message: `move ${
+        moved.join(", ")
+      } to the surface's "evidence" block: they serve live protocols and traces alike (read from "otel" until then)`
     }]
   })
 
@@ -135,13 +158,17 @@ export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<P
         if ("tool" in named && !surface.tools.includes(named.tool)) {
           problems.push({
             path,
-            message: `unknown tool ${quoted(named.tool)} on surface ${quoted(c.surface)}; its tools are ${list(surface.tools)}`
+            message: `unknown tool ${quoted(named.tool)} on surface ${quoted(c.surface)}; its tools are ${
+              list(surface.tools)
+            }`
           })
         }
         if ("outcome" in named && !outcomes.includes(named.outcome)) {
           problems.push({
             path,
-            message: `unknown outcome ${quoted(named.outcome)} on surface ${quoted(c.surface)}; its outcomes are ${list(outcomes)}`
+            message: `unknown outcome ${quoted(named.outcome)} on surface ${quoted(c.surface)}; its outcomes are ${
+              list(outcomes)
+            }`
           })
         }
       }

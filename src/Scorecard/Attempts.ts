@@ -33,7 +33,9 @@ export const flakiness = (c: CaseResult): Flakiness => {
   const passedAttempts = attempts.filter((a) => a.passed).length
   const verdict: Verdict = c.passed
     ? "passed"
-    : passedAttempts > 0 ? "flaky" : "failed"
+    : passedAttempts > 0
+    ? "flaky"
+    : "failed"
   return { verdict, passedAttempts, attempts: attempts.length }
 }
 
@@ -64,6 +66,8 @@ export const showFact = (f: Fact): string => `${f.kind}: ${f.fact}`
 /** Each attempt of a case as lines: `attempt N: passed` or `failed` (with its turn when asked), then its facts indented. */
 export const attemptLines = (c: CaseResult, options: { readonly turns: boolean }): ReadonlyArray<string> =>
   attemptsOf(c).flatMap((a, i) => [
-    `attempt ${i + 1}${options.turns && a.turnId !== undefined ? ` (${a.turnId})` : ""}: ${a.passed ? "passed" : "failed"}`,
+    `attempt ${i + 1}${options.turns && a.turnId !== undefined ? ` (${a.turnId})` : ""}: ${
+      a.passed ? "passed" : "failed"
+    }`,
     ...failingFacts(a).map((f) => `  ${showFact(f)}`)
   ])

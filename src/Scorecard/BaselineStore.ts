@@ -42,7 +42,9 @@ export const encodeBaseline = (baseline: Baseline): string => {
   )
   if (baseline.history === undefined) return `${head}\n`
   const moves = baseline.history.map((c) =>
-    `    {"date": ${JSON.stringify(c.date)}, "from": ${JSON.stringify(c.from)}, "to": ${JSON.stringify(c.to)}, "passed": ${c.passed}, "total": ${c.total}}`
+    `    {"date": ${JSON.stringify(c.date)}, "from": ${JSON.stringify(c.from)}, "to": ${
+      JSON.stringify(c.to)
+    }, "passed": ${c.passed}, "total": ${c.total}}`
   )
   const history = moves.length === 0 ? "[]" : `[\n${moves.join(",\n")}\n  ]`
   return `${head.slice(0, -2)},\n  "history": ${history}\n}\n`
@@ -97,7 +99,9 @@ export const withBaselineLock = <A, E, R>(
           continue
         }
         if ((yield* Clock.currentTimeMillis) > deadline) {
-          return yield* cannot(`locked by another ratchet (process ${owner || "unknown"}); if none runs, delete ${lock}`)
+          return yield* cannot(
+            `locked by another ratchet (process ${owner || "unknown"}); if none runs, delete ${lock}`
+          )
         }
         yield* Effect.sleep(Duration.millis(20 + (attempt % 5) * 10))
       }

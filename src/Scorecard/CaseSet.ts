@@ -22,7 +22,9 @@ export const caseSetFingerprint = (cases: ReadonlyArray<Case>): string => {
   // A list of keys makes JSON.stringify keep only those, in that order, at every level: sorted, it
   // serialises equal content the same way whatever order the keys were written in.
   const keys = new Set(["expect", "id", "question", "surface"])
-  for (const c of cases) for (const e of c.expect) for (const key of Object.keys(e)) if (key !== "drafted") keys.add(key)
+  for (const c of cases) {
+    for (const e of c.expect) for (const key of Object.keys(e)) if (key !== "drafted") keys.add(key)
+  }
   return `sha256:${createHash("sha256").update(JSON.stringify(parts, [...keys].sort())).digest("hex")}`
 }
 

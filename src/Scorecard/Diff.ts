@@ -83,7 +83,11 @@ export const diffRuns = (
     else if (then.passed && !now.passed) regressions.push({ id: now.id, surface: now.surface, now, then })
     else if (!then.passed && now.passed) fixes.push({ id: now.id, surface: now.surface, now, then })
   }
-  const removed = older.cases.filter((c) => !after.has(c.id)).map((c) => ({ id: c.id, surface: c.surface, passed: c.passed }))
+  const removed = older.cases.filter((c) => !after.has(c.id)).map((c) => ({
+    id: c.id,
+    surface: c.surface,
+    passed: c.passed
+  }))
   return Either.right({
     regressions,
     fixes,

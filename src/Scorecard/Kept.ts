@@ -55,10 +55,14 @@ export const keptTurn = ({ answer, trace }: Turn): KeptTurn => {
       citations: trace.citations.slice(0, maxListed).map(keptCitation),
       toolExecutions: trace.toolExecutions.slice(0, maxListed).map(keptExecution),
       proposal: trace.proposal === null ? null : keptProposal(trace.proposal),
-      ...(trace.usage === undefined ? {} : { usage: { inputTokens: trace.usage.inputTokens, outputTokens: trace.usage.outputTokens } })
+      ...(trace.usage === undefined
+        ? {}
+        : { usage: { inputTokens: trace.usage.inputTokens, outputTokens: trace.usage.outputTokens } })
     },
     ...(executions > 0 || citations > 0
-      ? { omitted: { ...(executions > 0 ? { toolExecutions: executions } : {}), ...(citations > 0 ? { citations } : {}) } }
+      ? {
+        omitted: { ...(executions > 0 ? { toolExecutions: executions } : {}), ...(citations > 0 ? { citations } : {}) }
+      }
       : {})
   }
 }

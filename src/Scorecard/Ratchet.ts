@@ -111,7 +111,8 @@ export const ratchet = (
 ): Either.Either<RatchetDecision, Refused> => {
   if (result.bailed === true) {
     return Either.left(
-      new Refused({ reason: "ratchet", 
+      new Refused({
+        reason: "ratchet",
         message: `the results are of a run that ${words.stoppedEarly}: a partial run cannot move the floor; ` +
           "ratchet from a full run"
       })
@@ -119,25 +120,30 @@ export const ratchet = (
   }
   if (result.caseSet !== caseSet) {
     return Either.left(
-      new Refused({ reason: "ratchet", 
-        message: `the results cover another case set (${shortFingerprint(result.caseSet)}) than the golden set (${
-          shortFingerprint(caseSet)
-        }): ${words.filteredRun} or an edited golden set cannot move the floor; ` +
+      new Refused({
+        reason: "ratchet",
+        message:
+          `the results cover another case set (${shortFingerprint(result.caseSet)}) than the golden set (${
+            shortFingerprint(caseSet)
+          }): ${words.filteredRun} or an edited golden set cannot move the floor; ` +
           "run the whole golden set and ratchet from that"
       })
     )
   }
   if (result.shard !== undefined) {
     return Either.left(
-      new Refused({ reason: "ratchet", 
-        message: `the results cover shard ${result.shard.index}/${result.shard.count} only: merge the shards (the merge command) and ratchet from the merged results`
+      new Refused({
+        reason: "ratchet",
+        message:
+          `the results cover shard ${result.shard.index}/${result.shard.count} only: merge the shards (the merge command) and ratchet from the merged results`
       })
     )
   }
   const k = repeatOf(result)
   if (Option.isSome(baseline) && repeatOf(baseline.value) !== k) {
     return Either.left(
-      new Refused({ reason: "ratchet", 
+      new Refused({
+        reason: "ratchet",
         message: `the floor was set by runs with ${words.repeated(repeatOf(baseline.value))}, ` +
           `and these results repeated each case ${k} time${k === 1 ? "" : "s"}: ` +
           "a floor moves only with runs of the K it was set at"

@@ -91,7 +91,9 @@ export const resultInconsistencies = (result: RunResult): ReadonlyArray<{ path: 
     if (c.passed !== all) {
       problems.push({
         path: `$.cases[${i}].passed`,
-        message: c.passed ? "says passed, but the case has a failing expectation or an error" : "says failed, but every expectation passed"
+        message: c.passed
+          ? "says passed, but the case has a failing expectation or an error"
+          : "says failed, but every expectation passed"
       })
     }
   })

@@ -83,8 +83,7 @@ interface Asked {
   readonly environment: Environment
 }
 
-const thanksOpener =
-  /^(?:thanks|thank you|thank u|thx|ty|cheers|great|awesome|perfect|nice|cool|ok|okay)\b[\s,.!]*/
+const thanksOpener = /^(?:thanks|thank you|thank u|thx|ty|cheers|great|awesome|perfect|nice|cool|ok|okay)\b[\s,.!]*/
 const greetingOpener = /^(?:hi|hello|hey|good (?:morning|afternoon|evening))\b[\s,.!]*/
 
 // Names the catalog does not know are still treated as services when they look like one, so a
@@ -134,7 +133,8 @@ const asksForSecret = (asked: Asked): boolean =>
 /** Deleting, dropping or wiping things wholesale. */
 const isDestructive = (asked: Asked): boolean =>
   /\b(?:wipe|drop|purge|truncate|nuke)\b/.test(asked.body) ||
-  (/\b(?:delete|remove|destroy|erase)\b/.test(asked.body) && /\b(?:all|every|everything|entire|whole)\b/.test(asked.body))
+  (/\b(?:delete|remove|destroy|erase)\b/.test(asked.body) &&
+    /\b(?:all|every|everything|entire|whole)\b/.test(asked.body))
 
 /** Something is broken in production, or a failover is asked for. */
 const isIncident = (asked: Asked): boolean =>
@@ -194,7 +194,8 @@ const agentTurn = (asked: Asked): AssistantTurn => {
 // ---------------------------------------------------------------------------------------------
 // Turns that run nothing
 
-const outOfScopeAnswer = "Sorry, I can only help with questions about Harbor: deploying, hosting, billing and access. " +
+const outOfScopeAnswer =
+  "Sorry, I can only help with questions about Harbor: deploying, hosting, billing and access. " +
   "For anything else you'll need a different assistant."
 
 const secretsAnswer = "I can't share passwords, keys or other credentials. Production secrets are only issued " +
@@ -510,7 +511,9 @@ const scalePlan: Planner = (asked, service) =>
     const set = target > config.autoscaling.max ? { replicas: target, "autoscaling.max": target } : { replicas: target }
     return {
       reads: [read],
-      summary: `Scale ${config.service} in ${config.environment} from ${config.replicas} to ${plural(target, "replica")}`,
+      summary: `Scale ${config.service} in ${config.environment} from ${config.replicas} to ${
+        plural(target, "replica")
+      }`,
       action: { tool: "apply_change", input: { service: config.service, environment: config.environment, set } },
       context: now
     }

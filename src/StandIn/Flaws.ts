@@ -39,7 +39,8 @@ const recallsRetiredPolicy: Flaw = {
     const recalled: Citation = { path: retiredPage, match: "unsurfaced" }
     return {
       ...turn,
-      answer: `${turn.answer} Under the 2023 policy, refunds could be requested within 60 days ([Refunds (2023)](${retiredPage})).`,
+      answer:
+        `${turn.answer} Under the 2023 policy, refunds could be requested within 60 days ([Refunds (2023)](${retiredPage})).`,
       citations: [...turn.citations, recalled]
     }
   }

@@ -40,15 +40,33 @@ export const readJson = async (request: IncomingMessage): Promise<unknown> => {
 }
 
 /** Answers JSON. */
-export const sendJson = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
+export const sendJson = (
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {}
+): void => {
   const text = JSON.stringify(body)
-  response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
+  response.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    ...headers
+  })
   response.end(text)
 }
 
 /** Answers plain text, as some servers (LangGraph's) answer their errors. */
-export const sendText = (response: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void => {
-  response.writeHead(status, { "content-type": "text/plain;charset=UTF-8", "content-length": Buffer.byteLength(text), ...headers })
+export const sendText = (
+  response: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {}
+): void => {
+  response.writeHead(status, {
+    "content-type": "text/plain;charset=UTF-8",
+    "content-length": Buffer.byteLength(text),
+    ...headers
+  })
   response.end(text)
 }
 

@@ -10,10 +10,10 @@
  * people trying the tool use it before pointing the suite at their app. This module is the router:
  * each request goes to the first wire that routes it.
  */
+import { Effect, Redacted, type Scope } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { Effect, Redacted, type Scope } from "effect"
-import { type Route, resolveRoutes } from "../Schema/Protocol.js"
+import { resolveRoutes, type Route } from "../Schema/Protocol.js"
 import { type Catalog, type ProtocolName, protocolOf } from "../Schema/Surface.js"
 import { faultProblem } from "./Faults.js"
 import { flaws } from "./Flaws.js"
@@ -239,7 +239,12 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
       // Ratings are read back over this product's own routes, so only its surfaces are seeded.
       if (surface?.protocol !== "turn-eval") continue
       const conversation = store.open(store.first, flaw.surface, flaw.example)
-      store.rate({ turnId: conversation.turnId, conversationId: conversation.id, rating: "down", comment: flaw.comment })
+      store.rate({
+        turnId: conversation.turnId,
+        conversationId: conversation.id,
+        rating: "down",
+        comment: flaw.comment
+      })
     }
   }
 

@@ -6,12 +6,12 @@
  */
 import { randomBytes } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import { fnv1a } from "../Hash.js"
 import type { Route } from "../Schema/Protocol.js"
 import type { ProtocolName } from "../Schema/Surface.js"
 import type { AssistantTurn } from "./Assistant.js"
 import { recallsFromMemory, respondWithFlaws } from "./Flaws.js"
 import { sendJson } from "./Http.js"
-import { fnv1a } from "../Hash.js"
 import type { Fault, FaultKind, StandInOptions, StandInStats, StoredConversation, StoredRating } from "./Server.js"
 
 /** A stable fraction in [0, 1) for a string (FNV-1a), so a rate selects the same questions every run. */
@@ -41,7 +41,11 @@ export interface Store {
    * `match`, whatever the rate; `times` then counts that route's requests. `takes` limits the faults
    * to those this request can take (a LangGraph thread's creation takes only `id`).
    */
-  readonly faultFor: (route: Route, question: string | undefined, takes?: (fault: FaultKind) => boolean) => FaultKind | undefined
+  readonly faultFor: (
+    route: Route,
+    question: string | undefined,
+    takes?: (fault: FaultKind) => boolean
+  ) => FaultKind | undefined
   /**
    * Counts the request, waits the route's latency and checks its session: `work` runs for a
    * signed-in account; without one the answer is 401.
@@ -64,7 +68,12 @@ export interface Store {
     asked?: { readonly surface: string; readonly question: string; readonly turnId: string }
   ) => StoredConversation
   /** Asks a question in a conversation that is open already: it holds this turn from now on. */
-  readonly ask: (conversation: StoredConversation, surface: string, question: string, turnId: string) => StoredConversation
+  readonly ask: (
+    conversation: StoredConversation,
+    surface: string,
+    question: string,
+    turnId: string
+  ) => StoredConversation
   /** Whether the next ask of `question` is the worse answer of a flaky question, counting the ask. */
   readonly nextAsk: (question: string) => boolean
   /** A turn id, unique in this run. */
@@ -126,11 +135,17 @@ export const makeStore = (options: StandInOptions): Store => {
     return typeof apiKey === "string" ? tokens.get(apiKey.trim()) : undefined
   }
 
-  const faultFor = (route: Route, question: string | undefined, takes?: (fault: FaultKind) => boolean): FaultKind | undefined => {
+  const faultFor = (
+    route: Route,
+    question: string | undefined,
+    takes?: (fault: FaultKind) => boolean
+  ): FaultKind | undefined => {
     for (const fault of faults) {
       if (fault.route !== route || (takes !== undefined && !takes(fault))) continue
       if (fault.match !== undefined && (question === undefined || !question.includes(fault.match))) continue
-      if (question !== undefined && fault.rate !== undefined && stableFraction(`${route}\u0000${question}`) >= fault.rate) continue
+      if (
+        question !== undefined && fault.rate !== undefined && stableFraction(`${route}\u0000${question}`) >= fault.rate
+      ) continue
       if (fault.times !== undefined) {
         const key = `${route}\u0000${question ?? ""}`
         const seen = attempts.get(key) ?? 0
@@ -248,6 +263,7 @@ export const makeStore = (options: StandInOptions): Store => {
     turnOf: (conversation) => answer(conversation.surface, conversation.question, conversation.worse),
     answer,
     rate: (rating) => void ratings.set(rating.turnId, rating),
-    ratingsOf: (account) => [...ratings.values()].filter((r) => conversations.get(r.conversationId)?.account === account)
+    ratingsOf: (account) =>
+      [...ratings.values()].filter((r) => conversations.get(r.conversationId)?.account === account)
   }
 }

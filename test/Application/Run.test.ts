@@ -9,7 +9,7 @@ import { ConfigProvider, Console, Effect, Exit, Option, Redacted } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { checkRun, gradeRun, type RunRequest, runGoldenSet, selectRun, type Source } from "../../src/Application/Run.js"
+import { checkRun, gradeRun, runGoldenSet, type RunRequest, selectRun, type Source } from "../../src/Application/Run.js"
 import { noFloorYet, programName } from "../../src/ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
@@ -21,7 +21,8 @@ const fixtures = "cases/fixtures"
 const committed = loadGoldenSet(defaultCasesFile, defaultSurfacesFile)
 
 /** An environment holding only these variables: the session a live source signs in with is never the tester's. */
-const withEnv = (vars: Record<string, string> = {}) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(vars))))
+const withEnv = (vars: Record<string, string> = {}) =>
+  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(vars))))
 
 /** What the run printed, and how it ended. */
 const captured = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -71,14 +72,20 @@ layer(NodeContext.layer)("the application's run", (it) => {
         expect(recorded.source).toEqual({ _tag: "Fixtures", dir: fixtures })
         expect(recorded.concurrency).toBe(1)
 
-        const live = yield* checkRun({ ...offline({ fixtures: Option.none() }), baseUrl: Option.some("http://127.0.0.1:5173/app") })
+        const live = yield* checkRun({
+          ...offline({ fixtures: Option.none() }),
+          baseUrl: Option.some("http://127.0.0.1:5173/app")
+        })
           .pipe(withEnv({ EVAL_COOKIE: "session=abc" }))
         expect(live.source).toMatchObject({ _tag: "Live", journal: true })
         expect(live.source._tag === "Live" && live.source.baseUrl.href).toBe("http://127.0.0.1:5173/app")
         expect(live.source._tag === "Live" && Redacted.value(live.source.auth.value)).toBe("session=abc")
         expect(live.concurrency).toBe(4)
 
-        const header = yield* checkRun({ ...offline({ fixtures: Option.none() }), baseUrl: Option.some("https://app.example") })
+        const header = yield* checkRun({
+          ...offline({ fixtures: Option.none() }),
+          baseUrl: Option.some("https://app.example")
+        })
           .pipe(withEnv({ EVAL_AUTH_HEADER: "Authorization: Bearer t0ken" }))
         expect(header.source._tag === "Live" && header.source.auth.header).toBe("authorization")
         expect(header.source._tag === "Live" && Redacted.value(header.source.auth.value)).toBe("Bearer t0ken")
@@ -99,7 +106,13 @@ layer(NodeContext.layer)("the application's run", (it) => {
           journal: false
         }
         // Both sessions set would be refused for --base-url: a source chosen already reads neither.
-        const plan = yield* checkRun({ baseline: "baseline.json", cases: "unread.json", surfaces: "unread.json", timeout: 30, source })
+        const plan = yield* checkRun({
+          baseline: "baseline.json",
+          cases: "unread.json",
+          surfaces: "unread.json",
+          timeout: 30,
+          source
+        })
           .pipe(withEnv({ EVAL_COOKIE: "session=a", EVAL_AUTH_HEADER: "x-api-key: b" }))
         expect(plan.source).toBe(source)
         expect(plan.concurrency).toBe(4)
@@ -121,11 +134,28 @@ layer(NodeContext.layer)("the application's run", (it) => {
         expect(yield* refusal({ ...none, baseUrl: Option.some("ftp://127.0.0.1") }))
           .toBe("--base-url ftp://127.0.0.1: expected an http(s) URL such as http://127.0.0.1:5173")
         expect(yield* refusal({ ...none, baseUrl: Option.some("http://me:secret@127.0.0.1/app") }))
-          .toBe("--base-url http://127.0.0.1/app: expected an http(s) URL without credentials; the session goes in EVAL_COOKIE")
-        expect(yield* refusal({ ...none, baseUrl: Option.some("http://127.0.0.1") })).toMatch(/^a live run needs the session: /)
-        expect(yield* refusal({ ...none, baseUrl: Option.some("http://127.0.0.1") }, { EVAL_COOKIE: "a=b", EVAL_AUTH_HEADER: "x-api-key: c" }))
-          .toBe("both a session cookie (EVAL_COOKIE) and EVAL_AUTH_HEADER are set: keep the one that signs in to this app")
-        expect(yield* refusal({ ...none, baseUrl: Option.some("http://127.0.0.1"), cookie: Option.some(Redacted.make("nocookie")) }))
+          .toBe(
+            "--base-url http://127.0.0.1/app: expected an http(s) URL without credentials; the session goes in EVAL_COOKIE"
+          )
+        expect(yield* refusal({ ...none, baseUrl: Option.some("http://127.0.0.1") })).toMatch(
+          /^a live run needs the session: /
+        )
+        expect(
+          yield* refusal({ ...none, baseUrl: Option.some("http://127.0.0.1") }, {
+            EVAL_COOKIE: "a=b",
+            EVAL_AUTH_HEADER: "x-api-key: c"
+          })
+        )
+          .toBe(
+            "both a session cookie (EVAL_COOKIE) and EVAL_AUTH_HEADER are set: keep the one that signs in to this app"
+          )
+        expect(
+          yield* refusal({
+            ...none,
+            baseUrl: Option.some("http://127.0.0.1"),
+            cookie: Option.some(Redacted.make("nocookie"))
+          })
+        )
           .toBe("the session cookie must look like name=value, on one line")
       }))
   })
@@ -139,13 +169,31 @@ layer(NodeContext.layer)("the application's run", (it) => {
           [{ bail: Option.some(0) }, "--bail must be at least 1"],
           [{ repeat: 0 }, "--repeat must be from 1 to 100"],
           [{ repeat: 101 }, "--repeat must be from 1 to 100"],
-          [{ repeat: 2, record: Option.some("recorded") }, "--record keeps one turn per case, and --repeat obtains several: record with a run of its own"],
-          [{ shard: Option.some("1/2"), filter: ["smoke"] }, "--shard splits the whole golden set; it cannot be combined with --filter"],
+          [
+            { repeat: 2, record: Option.some("recorded") },
+            "--record keeps one turn per case, and --repeat obtains several: record with a run of its own"
+          ],
+          [
+            { shard: Option.some("1/2"), filter: ["smoke"] },
+            "--shard splits the whole golden set; it cannot be combined with --filter"
+          ],
           [{ shard: Option.some("3/2") }, "--shard \"3/2\": expected i/n with 1 ≤ i ≤ n, such as 2/4"],
-          [{ reporter: ["json", "junit"] }, "json and junit would both write to standard output: send all but one to a file, e.g. --reporter junit=report.xml"],
-          [{ reporter: ["github=annotations.txt"] }, "--reporter github takes no file: it annotates through standard output and appends its summary to $GITHUB_STEP_SUMMARY"],
-          [{ reporter: ["github", "markdown"] }, "--reporter github annotates through standard output, which would break the markdown report there: send that one to a file"],
-          [{ reporter: ["json=r.json"], json: Option.some("r.json") }, "two reporters write to r.json: give each its own file"]
+          [
+            { reporter: ["json", "junit"] },
+            "json and junit would both write to standard output: send all but one to a file, e.g. --reporter junit=report.xml"
+          ],
+          [
+            { reporter: ["github=annotations.txt"] },
+            "--reporter github takes no file: it annotates through standard output and appends its summary to $GITHUB_STEP_SUMMARY"
+          ],
+          [
+            { reporter: ["github", "markdown"] },
+            "--reporter github annotates through standard output, which would break the markdown report there: send that one to a file"
+          ],
+          [
+            { reporter: ["json=r.json"], json: Option.some("r.json") },
+            "two reporters write to r.json: give each its own file"
+          ]
         ]
         for (const [flags, message] of refused) expect(yield* refusal(offline(flags))).toBe(message)
       }))
@@ -160,7 +208,13 @@ layer(NodeContext.layer)("the application's run", (it) => {
 
     it.effect("takes run's defaults for what a caller does not give", () =>
       Effect.gen(function*() {
-        const plan = yield* checkRun({ baseline: "b.json", cases: "c.json", surfaces: "s.json", timeout: 30, fixtures: Option.some(fixtures) })
+        const plan = yield* checkRun({
+          baseline: "b.json",
+          cases: "c.json",
+          surfaces: "s.json",
+          timeout: 30,
+          fixtures: Option.some(fixtures)
+        })
         expect(plan).toMatchObject({
           repeat: 1,
           filter: [],
@@ -237,7 +291,9 @@ layer(NodeContext.layer)("the application's run", (it) => {
 
         const at = yield* captured(runGoldenSet(offline({ baseline: baselineAt(exactly), check: true })))
         expect(at.exit).toEqual(Exit.void)
-        expect(verdictLine(at.stdout)).toMatch(new RegExp(`^${passed}/${set.cases.length} passed · .* · holds the floor$`))
+        expect(verdictLine(at.stdout)).toMatch(
+          new RegExp(`^${passed}/${set.cases.length} passed · .* · holds the floor$`)
+        )
 
         const above = yield* captured(runGoldenSet(offline({ baseline: baselineAt(exactly + 1e-9), check: true })))
         expect(Exit.isFailure(above.exit) && Exit.causeOption(above.exit)).toMatchObject(
@@ -252,7 +308,8 @@ layer(NodeContext.layer)("the application's run", (it) => {
         const message = (request: RunRequest) => runGoldenSet(request).pipe(Effect.flip, Effect.map((e) => e.message))
         expect(yield* message(offline({ baseline: absent, check: true }))).toBe(`${absent}: ${noFloorYet}`)
         const other = baselineAt(0.5, 3)
-        const words = `the floor in ${other} was set with --repeat 3; it is not applied to a run with --repeat 1 (compare like with like)`
+        const words =
+          `the floor in ${other} was set with --repeat 3; it is not applied to a run with --repeat 1 (compare like with like)`
         expect(yield* message(offline({ baseline: other, check: true }))).toBe(`--check: ${words}`)
         expect(yield* message(offline({ baseline: other, ratchet: true }))).toBe(`--ratchet: ${words}, nor moved by it`)
         // Without either, the run is held to no floor, and says why.
@@ -274,25 +331,37 @@ layer(NodeContext.layer)("the application's run", (it) => {
         expect(yield* message(offline({ filter: ["smoke"], check: true })))
           .toBe("--check holds the floor of the whole golden set; a --filter'ed run cannot be checked against it")
         expect(yield* message(offline({ shard: Option.some("1/2"), ratchet: true })))
-          .toBe(`--ratchet holds the floor of the whole golden set; a shard cannot move it (merge the shards: ${programName} merge … --check)`)
+          .toBe(
+            `--ratchet holds the floor of the whole golden set; a shard cannot move it (merge the shards: ${programName} merge … --check)`
+          )
 
         const shard = yield* captured(runGoldenSet(offline({ shard: Option.some("2/3") })))
         const cases = (yield* selectRun(set, { filter: [], shard: { index: 2, count: 3 } })).cases.length
         expect(verdictLine(shard.stdout))
-          .toContain(` · shard 2/3 (${cases} of ${set.cases.length} cases): ${programName} merge applies the floor to the whole`)
+          .toContain(
+            ` · shard 2/3 (${cases} of ${set.cases.length} cases): ${programName} merge applies the floor to the whole`
+          )
       }))
 
     it.effect("is none for a run that stopped early, which fails --check and cannot move it", () =>
       Effect.gen(function*() {
-        const stopped = yield* captured(runGoldenSet(offline({ baseline: baselineAt(0), bail: Option.some(1), check: true })))
+        const stopped = yield* captured(
+          runGoldenSet(offline({ baseline: baselineAt(0), bail: Option.some(1), check: true }))
+        )
         expect(Exit.isFailure(stopped.exit) && Exit.causeOption(stopped.exit)).toMatchObject(
           Option.some({ _tag: "Fail", error: { _tag: "GateFailed", reason: "below-floor" } })
         )
-        expect(verdictLine(stopped.stdout)).toMatch(/ · stopped after 1 failed case \(--bail 1\): \d+ of \d+ cases not run; a partial run is held to no floor$/)
-        const ratchet = yield* captured(runGoldenSet(offline({ baseline: baselineAt(0), bail: Option.some(1), ratchet: true })).pipe(Effect.flip))
+        expect(verdictLine(stopped.stdout)).toMatch(
+          / · stopped after 1 failed case \(--bail 1\): \d+ of \d+ cases not run; a partial run is held to no floor$/
+        )
+        const ratchet = yield* captured(
+          runGoldenSet(offline({ baseline: baselineAt(0), bail: Option.some(1), ratchet: true })).pipe(Effect.flip)
+        )
         expect(Exit.isSuccess(ratchet.exit) && ratchet.exit.value).toMatchObject({ _tag: "Refused", reason: "ratchet" })
         expect(Exit.isSuccess(ratchet.exit) && ratchet.exit.value.message)
-          .toMatch(/^--ratchet: the run stopped after 1 failed case \(--bail 1\): \d+ of \d+ cases not run: the floor moves only on a full run$/)
+          .toMatch(
+            /^--ratchet: the run stopped after 1 failed case \(--bail 1\): \d+ of \d+ cases not run: the floor moves only on a full run$/
+          )
       }))
 
     it.effect("is none for a run that obtained no turn at all, which is refused as no measurement", () =>
@@ -315,7 +384,9 @@ layer(NodeContext.layer)("the application's run", (it) => {
         expect(raised.exit).toEqual(Exit.void)
         const floor = floorFor(passed, set.cases.length)
         expect((JSON.parse(readFileSync(file, "utf8")) as { floor: number }).floor).toBe(floor)
-        expect(raised.stdout).toContain(`floor raised 0.5000 → ${floor.toFixed(4)} (${passed}/${set.cases.length} passed); wrote ${file}`)
+        expect(raised.stdout).toContain(
+          `floor raised 0.5000 → ${floor.toFixed(4)} (${passed}/${set.cases.length} passed); wrote ${file}`
+        )
 
         const high = baselineAt(1)
         const kept = yield* captured(runGoldenSet(offline({ baseline: high, ratchet: true, reporter: ["json"] })))

@@ -30,7 +30,16 @@ describe("GitHub annotations", () => {
         "--reporter",
         "github"
       ],
-      { cwd, env: { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: "", GITHUB_WORKSPACE: "", GIT_CEILING_DIRECTORIES: tmpdir(), ...env } }
+      {
+        cwd,
+        env: {
+          GITHUB_ACTIONS: "true",
+          GITHUB_STEP_SUMMARY: "",
+          GITHUB_WORKSPACE: "",
+          GIT_CEILING_DIRECTORIES: tmpdir(),
+          ...env
+        }
+      }
     )
     expect(run.code, run.stderr).toBe(0)
     const files = run.stdout.split("\n").filter((l) => l.startsWith("::error ")).map((l) => /file=([^,]*),/.exec(l)![1])

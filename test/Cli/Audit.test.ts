@@ -6,7 +6,9 @@ import { evalCli, stackFrame } from "../support/cli.js"
 import { caseCount, onSurface } from "../support/golden.js"
 
 const dir = mkdtempSync(join(tmpdir(), "eval-audit-"))
-const recordings = readdirSync("cases/fixtures").sort().map((f) => JSON.parse(readFileSync(join("cases/fixtures", f), "utf8")))
+const recordings = readdirSync("cases/fixtures").sort().map((f) =>
+  JSON.parse(readFileSync(join("cases/fixtures", f), "utf8"))
+)
 const jsonl = join(dir, "turns.jsonl")
 writeFileSync(jsonl, recordings.map((r) => JSON.stringify(r)).join("\n") + "\n")
 
@@ -26,12 +28,28 @@ describe("eval audit", () => {
       { kind: "outcome", is: "answered" }
     ]
     const docs = recordings.filter((r) => r.trace.surface === "docs")
-    const cases = docs.map((r) => ({ id: r.caseId, surface: "docs", question: r.question, guards: "audit parity", expect: expect_ }))
+    const cases = docs.map((r) => ({
+      id: r.caseId,
+      surface: "docs",
+      question: r.question,
+      guards: "audit parity",
+      expect: expect_
+    }))
     writeFileSync(join(dir, "cases.json"), JSON.stringify({ version: 1, cases }))
-    const run = evalCli(["run", "--fixtures", "cases/fixtures", "--cases", join(dir, "cases.json"), "--json", join(dir, "r.json")])
+    const run = evalCli([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--cases",
+      join(dir, "cases.json"),
+      "--json",
+      join(dir, "r.json")
+    ])
     expect(run.code).toBe(0)
     const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as {
-      cases: Array<{ id: string; turnId: string; expectations: Array<{ kind: string; passed: boolean; fact?: string }> }>
+      cases: Array<
+        { id: string; turnId: string; expectations: Array<{ kind: string; passed: boolean; fact?: string }> }
+      >
     }
     const fromRun = results.cases.flatMap((c) =>
       c.expectations.filter((e) => !e.passed).map((e) => `${c.turnId}  ${e.kind}  ${e.fact}`)
@@ -50,7 +68,17 @@ describe("eval audit", () => {
   })
 
   it("exits 0 when every turn holds the invariants, reading several files and standard input", () => {
-    const run = evalCli(["audit", "--surface", "ops-agent", "--expect", "never-calls=deploy", "--traces", jsonl, "--traces", jsonl])
+    const run = evalCli([
+      "audit",
+      "--surface",
+      "ops-agent",
+      "--expect",
+      "never-calls=deploy",
+      "--traces",
+      jsonl,
+      "--traces",
+      jsonl
+    ])
     expect(run.code).toBe(0)
     const [ops, others] = [2 * onSurface("ops-agent").cases, 2 * (caseCount - onSurface("ops-agent").cases)]
     expect(run.stdout.trim()).toBe(
@@ -60,9 +88,14 @@ describe("eval audit", () => {
   })
 
   it("splits an archive into disjoint shards that together are the whole", () => {
-    const whole = violations(evalCli(["audit", "--surface", "docs", "--expect", "outcome=answered", "--traces", jsonl]).stdout)
+    const whole = violations(
+      evalCli(["audit", "--surface", "docs", "--expect", "outcome=answered", "--traces", jsonl]).stdout
+    )
     const parts = [1, 2, 3].map((i) =>
-      violations(evalCli(["audit", "--surface", "docs", "--expect", "outcome=answered", "--traces", jsonl, "--shard", `${i}/3`]).stdout)
+      violations(
+        evalCli(["audit", "--surface", "docs", "--expect", "outcome=answered", "--traces", jsonl, "--shard", `${i}/3`])
+          .stdout
+      )
     )
     expect(parts.flat().sort()).toEqual(whole)
     expect(new Set(parts.flat()).size).toBe(parts.flat().length)
@@ -80,7 +113,10 @@ describe("eval audit", () => {
   })
 
   it.each([
-    [["--expect", "never-calls=deply"], "error: --expect \"never-calls=deply\": unknown tool \"deply\" on surface \"docs\"; its tools are search_docs, catalog"],
+    [
+      ["--expect", "never-calls=deply"],
+      "error: --expect \"never-calls=deply\": unknown tool \"deply\" on surface \"docs\"; its tools are search_docs, catalog"
+    ],
     [["--expect", "calls-tool"], "error: --expect \"calls-tool\": tool missing (write calls-tool=TOOL)"],
     [["--expect", "cites-some"], "error: --expect \"cites-some\": kind expected"],
     [[], "error: name at least one expectation"],
@@ -94,7 +130,9 @@ describe("eval audit", () => {
 
   it("refuses a surface the catalog lacks and a file that is not there", () => {
     const surface = evalCli(["audit", "--surface", "chat", "--expect", "cites-only-surfaced", "--traces", jsonl])
-    expect(surface.stderr.trim()).toBe("error: --surface chat: cases/surfaces.json has no such surface; it has docs, ops-agent")
+    expect(surface.stderr.trim()).toBe(
+      "error: --surface chat: cases/surfaces.json has no such surface; it has docs, ops-agent"
+    )
     const missing = evalCli(["audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", "nope.jsonl"])
     expect([missing.code, missing.stderr.trim()]).toEqual([2, "nope.jsonl: cannot read: no such file"])
   })

@@ -16,8 +16,8 @@ import { fillRoute } from "../../src/Schema/Protocol.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
 import { caseCount } from "../support/golden.js"
-import { startHostileApp } from "../support/hostileApp.js"
 import { startHoldingProxy } from "../support/holdingProxy.js"
+import { startHostileApp } from "../support/hostileApp.js"
 import { withStandIn } from "../support/live.js"
 import {
   deleteRouteOf,
@@ -89,9 +89,13 @@ describe("a run stopped from outside", () => {
       const cleanup = await evalCliAsync(["cleanup", "--base-url", s.url], { env })
       expect(cleanup.stderr).toBe("")
       expect(cleanup.code).toBe(0)
-      const reported = [...cleanup.stdout.matchAll(/^deleted +(conv_\S+) +(\S+) \(left by process \d+ started [^)]+\)$/gm)]
+      const reported = [
+        ...cleanup.stdout.matchAll(/^deleted +(conv_\S+) +(\S+) \(left by process \d+ started [^)]+\)$/gm)
+      ]
       expect(reported.map((m) => m[1]).sort()).toEqual(left)
-      expect(cleanup.stdout).toContain(`6 conversations cleaned up at ${s.url}/; the journal holds none of this session now`)
+      expect(cleanup.stdout).toContain(
+        `6 conversations cleaned up at ${s.url}/; the journal holds none of this session now`
+      )
       expect(s.conversations()).toEqual([])
       expect(journalFiles(state)).toEqual([])
 
@@ -161,7 +165,18 @@ const heldInFlight = async (s: StandIn, p: ProtocolSet, state: string) => {
   const proxy = await startHoldingProxy(s.url)
   const env = { ...sessionEnv(s, headerSignInOf[p.protocol]), XDG_STATE_HOME: state }
   const results = join(scratch(), "r.json")
-  const cli = startCli(["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", "6", "--timeout", "60", "--json", results], {
+  const cli = startCli([
+    "run",
+    "--base-url",
+    proxy.url,
+    ...surfacesArgs(p),
+    "--concurrency",
+    "6",
+    "--timeout",
+    "60",
+    "--json",
+    results
+  ], {
     env
   })
   await until(() => proxy.held() >= 6)
@@ -175,7 +190,9 @@ const journalled = (state: string) =>
     const entries = lines.map((l) => JSON.parse(l) as { delete?: string; open?: string; gone?: string })
     const fileRoute = entries[0]?.delete
     const gone = new Set(entries.flatMap((x) => x.gone === undefined ? [] : [x.gone]))
-    return entries.flatMap((x) => x.open === undefined || gone.has(x.open) ? [] : [{ id: x.open, route: x.delete ?? fileRoute }])
+    return entries.flatMap((x) =>
+      x.open === undefined || gone.has(x.open) ? [] : [{ id: x.open, route: x.delete ?? fileRoute }]
+    )
   })
 
 describe("a run stopped from outside, per protocol", () => {
@@ -197,7 +214,9 @@ describe("a run stopped from outside, per protocol", () => {
           expect(run.code).toBe(129)
           expect(existsSync(results)).toBe(false)
           expect(run.stderr).toBe("\nhung up: cleaning up (send it again to quit at once)\n")
-          expect(proxy.seen().filter((r) => r.method === "DELETE").map((r) => r.path).sort()).toEqual(open.map(deletePath).sort())
+          expect(proxy.seen().filter((r) => r.method === "DELETE").map((r) => r.path).sort()).toEqual(
+            open.map(deletePath).sort()
+          )
           expect(s.conversations()).toEqual([])
           expect(journalFiles(state)).toEqual([])
         } finally {
@@ -221,7 +240,9 @@ describe("a run stopped from outside, per protocol", () => {
 
           proxy.setHold(() => false)
           const url = `${proxy.url}/`
-          const next = await evalCliAsync(["run", "--base-url", proxy.url, ...surfacesArgs(p), "--filter", "smoke"], { env })
+          const next = await evalCliAsync(["run", "--base-url", proxy.url, ...surfacesArgs(p), "--filter", "smoke"], {
+            env
+          })
           // The next run says so first.
           expect(next.stderr.split("\n")[0]).toBe(
             `note: earlier runs left 6 conversations undeleted in this account at ${url}; ` +
@@ -232,9 +253,13 @@ describe("a run stopped from outside, per protocol", () => {
           const cleanup = await evalCliAsync(["cleanup", "--base-url", proxy.url], { env })
           expect(cleanup.stderr).toBe("")
           expect(cleanup.code).toBe(0)
-          const reported = [...cleanup.stdout.matchAll(/^deleted +(\S+) +(\S+) \(left by process \d+ started [^)]+\)$/gm)]
+          const reported = [
+            ...cleanup.stdout.matchAll(/^deleted +(\S+) +(\S+) \(left by process \d+ started [^)]+\)$/gm)
+          ]
           expect(reported.map((m) => m[1]).sort()).toEqual(left)
-          expect(cleanup.stdout).toContain(`6 conversations cleaned up at ${url}; the journal holds none of this session now`)
+          expect(cleanup.stdout).toContain(
+            `6 conversations cleaned up at ${url}; the journal holds none of this session now`
+          )
           const deleted = proxy.seen().filter((r) => r.method === "DELETE").slice(deletesBefore).map((r) => r.path)
           expect(deleted.sort()).toEqual(left.map(deletePath).sort())
           expect(s.conversations()).toEqual([])
@@ -272,7 +297,10 @@ describe("a run stopped from outside, per protocol", () => {
           const first = await evalCliAsync(["cleanup", "--base-url", proxy.url, "--timeout", "2"], { env })
           expect(first.code).toBe(1)
           expect(first.stdout).toMatch(
-            new RegExp(`^not deleted +${failing.id} .*: delete: HTTP 500 — DELETE ${proxy.url}${deletePath(failing.id)}$`, "m")
+            new RegExp(
+              `^not deleted +${failing.id} .*: delete: HTTP 500 — DELETE ${proxy.url}${deletePath(failing.id)}$`,
+              "m"
+            )
           )
           expect([...first.stdout.matchAll(/^deleted /gm)]).toHaveLength(5)
           expect(first.stdout).toContain("1 could not be deleted and stay in the journal (run turn-eval cleanup again)")
@@ -312,7 +340,14 @@ describe("a run stopped from outside, per protocol", () => {
         expect((await killed.cli.done).code).toBe(null)
         expect(journalFiles(state)).toEqual([])
         killed.proxy.setHold(() => false)
-        const next = await evalCliAsync(["run", "--base-url", killed.proxy.url, ...surfacesArgs(p), "--filter", "smoke"], {
+        const next = await evalCliAsync([
+          "run",
+          "--base-url",
+          killed.proxy.url,
+          ...surfacesArgs(p),
+          "--filter",
+          "smoke"
+        ], {
           env: killed.env
         })
         expect(next.notes).toBe("")
@@ -354,7 +389,9 @@ describe("ids no route may hold", () => {
       expect(refused).toHaveLength(seen.length - hostile)
       for (const [i, payload] of payloads.entries()) {
         const escaped = payload.replace(/\r/g, "\\r").replace(/\n/g, "\\n")
-        expect(listed.filter((line) => line.startsWith(`  ${escaped}  `))).toHaveLength(seen.filter((_, k) => k % (payloads.length + 1) === i).length)
+        expect(listed.filter((line) => line.startsWith(`  ${escaped}  `))).toHaveLength(
+          seen.filter((_, k) => k % (payloads.length + 1) === i).length
+        )
       }
       expect(`${run.stdout}\n${run.stderr}`.split(/\r\n|\r|\n/).filter((line) => line.startsWith("::"))).toEqual([])
       expect(run.stdout.split("\n").filter((line) => /^[✓✗~] /.test(line))).toHaveLength(caseCount)

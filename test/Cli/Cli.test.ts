@@ -66,7 +66,9 @@ describe("the README's commands", () => {
     expect(run.stderr).not.toMatch(stackFrame)
     expect(run.code).toBe(0)
     for (const [id, fact] of failing) {
-      expect(run.stdout).toMatch(new RegExp(`✗ +\\S+ +${id.replaceAll(".", "\\.")}\\n +${fact.replace(/[().*?"]/g, "\\$&")}`))
+      expect(run.stdout).toMatch(
+        new RegExp(`✗ +\\S+ +${id.replaceAll(".", "\\.")}\\n +${fact.replace(/[().*?"]/g, "\\$&")}`)
+      )
     }
     expect(run.stdout.match(/^✓ /gm)).toHaveLength(passingOnFixtures)
     expect(run.stdout).toContain(offlineHolds)
@@ -100,7 +102,9 @@ describe("eval run", () => {
     const recorded = JSON.parse(readFileSync(`cases/fixtures/${failing[0][0]}.json`, "utf8"))
     expect(proration?.turn?.answer).toBe(recorded.answer)
     expect(proration?.turn?.trace.citations).toEqual(recorded.trace.citations)
-    expect(proration?.turn?.trace.toolExecutions.map((e) => e.tool)).toEqual(recorded.trace.toolExecutions.map((e: { tool: string }) => e.tool))
+    expect(proration?.turn?.trace.toolExecutions.map((e) => e.tool)).toEqual(
+      recorded.trace.toolExecutions.map((e: { tool: string }) => e.tool)
+    )
     expect(typeof result.durationMs).toBe("number")
   })
 
@@ -147,10 +151,16 @@ describe("eval run", () => {
   it.each([
     [["run"], "error: say where turns come from: --fixtures DIR (recorded turns)"],
     [["run", "--fixtures", "no/such/dir"], "error: --fixtures no/such/dir: no such folder"],
-    [["run", "--fixtures", "cases/fixtures", "--filter", "nothing-matches"], "error: --filter \"nothing-matches\" matches no case id or tag in cases/golden-cases.json"],
+    [
+      ["run", "--fixtures", "cases/fixtures", "--filter", "nothing-matches"],
+      "error: --filter \"nothing-matches\" matches no case id or tag in cases/golden-cases.json"
+    ],
     [["run", "--fixtures", "cases/fixtures", "--concurrency", "0"], "error: --concurrency must be at least 1"],
     [["run", "--fixtures", "cases/fixtures", "--bogus"], "--bogus"],
-    [[], "error: name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"]
+    [
+      [],
+      "error: name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"
+    ]
   ])("treats %j as a usage error (exit 2)", (args, message) => {
     const run = evalCli(args)
     expect(run.code).toBe(2)
@@ -230,7 +240,9 @@ describe("bad input", () => {
     writeFileSync(join(dir, "cases/surfaces.json"), JSON.stringify(catalog))
     const run = evalCli(["validate"], { cwd: dir })
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain("cases/surfaces.json: $.surfaces[\"ops-agent\"].gatedTools[2]: gated tool \"drop_database\"")
+    expect(run.stderr).toContain(
+      "cases/surfaces.json: $.surfaces[\"ops-agent\"].gatedTools[2]: gated tool \"drop_database\""
+    )
   })
 
   it("rejects a corrupt baseline for run and validate, and never reads it as a floor of 0", () => {
@@ -272,9 +284,14 @@ describe("the program's name, as the user invoked it", () => {
   it("is turn-eval for the bin run directly, in the usage line, every example and every hint", () => {
     const help = evalCli(["--help"])
     expect(usage(help.stdout)).toBe("turn-eval")
-    expect(help.stdout).not.toMatch(/(^|[^-])\beval (run|validate|ratchet|merge|report|diff|audit|import|candidates|propose|cleanup|standin|demo|init)\b/m)
+    expect(help.stdout).not.toMatch(
+      /(^|[^-])\beval (run|validate|ratchet|merge|report|diff|audit|import|candidates|propose|cleanup|standin|demo|init)\b/m
+    )
     const noFloor = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--baseline", "none.json"])
-    expect([noFloor.code, noFloor.stderr.trim()]).toEqual([2, "error: none.json: no floor committed yet: run `turn-eval ratchet` to set one"])
+    expect([noFloor.code, noFloor.stderr.trim()]).toEqual([
+      2,
+      "error: none.json: no floor committed yet: run `turn-eval ratchet` to set one"
+    ])
   })
 
   it("is npm run eval -- under the checkout's npm script, which a hint copied from it runs", () => {
@@ -283,7 +300,10 @@ describe("the program's name, as the user invoked it", () => {
     expect(usage(help.stdout)).toBe("npm run eval --")
     expect(help.stdout).toContain("Example: npm run eval -- run --fixtures cases/fixtures --check")
     const noFloor = shell("npm run -s eval -- run --fixtures cases/fixtures --check --baseline none.json")
-    expect([noFloor.code, noFloor.stderr.trim()]).toEqual([2, "error: none.json: no floor committed yet: run `npm run eval -- ratchet` to set one"])
+    expect([noFloor.code, noFloor.stderr.trim()]).toEqual([
+      2,
+      "error: none.json: no floor committed yet: run `npm run eval -- ratchet` to set one"
+    ])
   })
 
   it("is npx turn-eval when npx started it", () => {
@@ -296,8 +316,12 @@ describe("the program's name, as the user invoked it", () => {
     for (const env of [{}, { npm_lifecycle_event: "eval", npm_command: "run" }]) {
       const script = evalCli(["--completions", "bash"], { env })
       expect(script.code).toBe(0)
-      const registered = shell(`bash -c 'source /dev/stdin && complete -p turn-eval && complete -p eval' <<'EOF'\n${script.stdout}\nEOF`)
-      expect(registered.stdout.trim()).toBe("complete -o bashdefault -o default -o nosort -F _turn-eval_bash_completions turn-eval")
+      const registered = shell(
+        `bash -c 'source /dev/stdin && complete -p turn-eval && complete -p eval' <<'EOF'\n${script.stdout}\nEOF`
+      )
+      expect(registered.stdout.trim()).toBe(
+        "complete -o bashdefault -o default -o nosort -F _turn-eval_bash_completions turn-eval"
+      )
       expect(registered.stderr).toContain("eval: no completion specification")
     }
   })
@@ -312,8 +336,13 @@ describe("eval validate", () => {
 
   it("suggests moving evidence rules still under a surface's otel block, which it still reads (exit 0)", () => {
     const dir = scratchProject()
-    const catalog = JSON.parse(readFileSync(join(dir, "cases/surfaces.json"), "utf8")) as { surfaces: Record<string, object> }
-    catalog.surfaces["docs"] = { ...catalog.surfaces["docs"], otel: { agentNames: ["docs"], citationPrefixes: ["/docs/"] } }
+    const catalog = JSON.parse(readFileSync(join(dir, "cases/surfaces.json"), "utf8")) as {
+      surfaces: Record<string, object>
+    }
+    catalog.surfaces["docs"] = {
+      ...catalog.surfaces["docs"],
+      otel: { agentNames: ["docs"], citationPrefixes: ["/docs/"] }
+    }
     writeFileSync(join(dir, "cases/surfaces.json"), JSON.stringify(catalog))
     const run = evalCli(["validate"], { cwd: dir })
     expect(run.code).toBe(0)
@@ -328,7 +357,9 @@ describe("the ratchet", () => {
     const dir = scratchProject()
     const noFloor = evalCli(["run", "--fixtures", "cases/fixtures", "--check"], { cwd: dir })
     expect(noFloor.code).toBe(2)
-    expect(noFloor.stderr.trim()).toBe("error: baseline.json: no floor committed yet: run `turn-eval ratchet` to set one")
+    expect(noFloor.stderr.trim()).toBe(
+      "error: baseline.json: no floor committed yet: run `turn-eval ratchet` to set one"
+    )
 
     expect(evalCli(["run", "--fixtures", "cases/fixtures", "--json", "first.json"], { cwd: dir }).code).toBe(0)
     const first = evalCli(["ratchet", "--from", "first.json"], { cwd: dir })
@@ -352,7 +383,9 @@ describe("the ratchet", () => {
     const turn = JSON.parse(readFileSync(fixed, "utf8"))
     turn.answer = "Harbor has no forced deploy; use a rollback instead."
     writeFileSync(fixed, JSON.stringify(turn))
-    const raised = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--ratchet", "--json", "second.json"], { cwd: dir })
+    const raised = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--ratchet", "--json", "second.json"], {
+      cwd: dir
+    })
     expect(raised.code).toBe(0)
     const better = `${passingOnFixtures + 1}/${caseCount} passed`
     expect(raised.stdout).toContain(`floor raised ${setShown} → ${raisedShown} (${better}); wrote baseline.json`)
@@ -378,7 +411,9 @@ describe("the ratchet", () => {
   it("refuses results of a --filter'ed run or of an edited golden set (exit 2), leaving the baseline", () => {
     const dir = scratchProject()
     cpBaseline(dir, 0.5)
-    expect(evalCli(["run", "--fixtures", "cases/fixtures", "--filter", "smoke", "--json", "smoke.json"], { cwd: dir }).code)
+    expect(
+      evalCli(["run", "--fixtures", "cases/fixtures", "--filter", "smoke", "--json", "smoke.json"], { cwd: dir }).code
+    )
       .toBe(0)
     const filtered = evalCli(["ratchet", "--from", "smoke.json"], { cwd: dir })
     expect(filtered.code).toBe(2)
@@ -405,7 +440,9 @@ describe("the ratchet", () => {
       `r.json: $.passedCount: says ${caseCount}, but ${passingOnFixtures} cases passed\n` +
         `r.json: $.passRate: says 1, but the cases give ${passingOnFixtures / caseCount}\n`
     )
-    expect(evalCli(["ratchet", "--from", "missing.json"], { cwd: dir }).stderr.trim()).toBe("missing.json: cannot read: no such file")
+    expect(evalCli(["ratchet", "--from", "missing.json"], { cwd: dir }).stderr.trim()).toBe(
+      "missing.json: cannot read: no such file"
+    )
   })
 })
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest"
 import { evalCli } from "../support/cli.js"
 
 describe("colour", () => {
-  const scorecard = (env: NodeJS.ProcessEnv) => evalCli(["run", "--fixtures", "cases/fixtures"], { env: { FORCE_COLOR: "", ...env } })
+  const scorecard = (env: NodeJS.ProcessEnv) =>
+    evalCli(["run", "--fixtures", "cases/fixtures"], { env: { FORCE_COLOR: "", ...env } })
   const ansi = /\u001b\[[0-9;]*m/
 
   it("is forced on a pipe by FORCE_COLOR=1 (or true, 2, 3), stays off under FORCE_COLOR=0 or false, and NO_COLOR wins", () => {

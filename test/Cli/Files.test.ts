@@ -23,7 +23,7 @@ import {
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { bin, evalCli, notesOf, scratchProject, spawnAsync, stackFrame, type CliRun } from "../support/cli.js"
+import { bin, type CliRun, evalCli, notesOf, scratchProject, spawnAsync, stackFrame } from "../support/cli.js"
 import { floorOf, offlineScore, passingOnFixtures, rateOf } from "../support/golden.js"
 
 const scratch = () => mkdtempSync(join(tmpdir(), "eval-files-"))
@@ -108,7 +108,11 @@ describe("special files and oversized files", () => {
     const dir = scratch()
     const fixtures = join(dir, "fixtures")
     cpSync("cases/fixtures", fixtures, { recursive: true })
-    const passing = ["docs.refund-window-cites-source", "docs.rollback-cites-rollbacks-page", "docs.thanks-no-tools-no-citations"]
+    const passing = [
+      "docs.refund-window-cites-source",
+      "docs.rollback-cites-rollbacks-page",
+      "docs.thanks-no-tools-no-citations"
+    ]
     const [zero, pipe, big] = passing.map((id) => join(fixtures, `${id}.json`)) as [string, string, string]
     for (const file of [zero, pipe, big]) rmSync(file)
     symlinkSync("/dev/zero", zero)
@@ -141,7 +145,16 @@ describe("special files and oversized files", () => {
   })
 
   it("audit --traces - keeps a cap of 32 MiB on one line of standard input", async () => {
-    const child = spawn(process.execPath, [bin, "audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", "-"], {
+    const child = spawn(process.execPath, [
+      bin,
+      "audit",
+      "--surface",
+      "docs",
+      "--expect",
+      "cites-only-surfaced",
+      "--traces",
+      "-"
+    ], {
       env: { ...process.env, NO_COLOR: "1" }
     })
     let stdout = ""
@@ -163,9 +176,15 @@ describe("duplicate keys", () => {
   /** `document` as JSON text with `key` given a second time in the object at `at`. */
   const duplicated = (document: unknown, at: ReadonlyArray<string | number>, key: string, value: unknown): string => {
     const marker = "\u0000duplicate"
-    const target = at.reduce<Record<string | number, unknown>>((v, k) => v[k] as Record<string | number, unknown>, document as never)
+    const target = at.reduce<Record<string | number, unknown>>(
+      (v, k) => v[k] as Record<string | number, unknown>,
+      document as never
+    )
     target[marker] = null
-    return JSON.stringify(document, null, 2).replace(`${JSON.stringify(marker)}: null`, `${JSON.stringify(key)}: ${JSON.stringify(value)}`)
+    return JSON.stringify(document, null, 2).replace(
+      `${JSON.stringify(marker)}: null`,
+      `${JSON.stringify(key)}: ${JSON.stringify(value)}`
+    )
   }
 
   it("the baseline, the golden set, the catalog and a results file refuse one with its JSON path (exit 2)", () => {
@@ -183,7 +202,10 @@ describe("duplicate keys", () => {
     writeFileSync(join(dir, "baseline.json"), "{\"floor\": 0.8181}\n")
 
     const cases = JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))
-    writeFileSync(join(dir, "cases/golden-cases.json"), duplicated(cases, ["cases", 0, "expect", 0], "kind", "cites-only-surfaced"))
+    writeFileSync(
+      join(dir, "cases/golden-cases.json"),
+      duplicated(cases, ["cases", 0, "expect", 0], "kind", "cites-only-surfaced")
+    )
     const nested = evalCli(["validate"], { cwd: dir })
     expect(nested.stderr).toBe("cases/golden-cases.json: $.cases[0].expect[0].kind: duplicate key \"kind\"\n")
     expect(nested.code).toBe(2)
@@ -251,12 +273,26 @@ describe("writing files", () => {
     const earlier = `${"an earlier step's summary\n".repeat(30)}`
     writeFileSync(summary, earlier)
     // A file size limit of 1 KiB: the summary (a few KiB) fits only in part.
-    const run = spawnSync("sh", ["-c", "ulimit -f 2; exec \"$0\" \"$@\"", process.execPath, bin, "run", "--fixtures", "cases/fixtures", "--reporter", "github"], {
+    const run = spawnSync("sh", [
+      "-c",
+      "ulimit -f 2; exec \"$0\" \"$@\"",
+      process.execPath,
+      bin,
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--reporter",
+      "github"
+    ], {
       env: { ...process.env, NO_COLOR: "1", GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: summary, CI: "" },
       encoding: "utf8"
     })
     expect(notesOf(run.stderr)).toMatch(
-      new RegExp(`^${summary.replace(/[.]/g, "\\.")}: cannot append the summary to \\$GITHUB_STEP_SUMMARY: wrote only \\d+ of \\d+ bytes\\n$`)
+      new RegExp(
+        `^${
+          summary.replace(/[.]/g, "\\.")
+        }: cannot append the summary to \\$GITHUB_STEP_SUMMARY: wrote only \\d+ of \\d+ bytes\\n$`
+      )
     )
     expect(run.status).toBe(2)
     expect(readFileSync(summary, "utf8")).toBe(earlier)
@@ -289,7 +325,14 @@ describe("writing files", () => {
       [join(readOnly, "reports", "eval.xml"), `cannot make the folder ${join(readOnly, "reports")}: permission denied`]
     ] as const
     for (const [report, why] of expected) {
-      const run = spawnSync(process.execPath, ["dist/eval.js", "run", "--fixtures", "cases/fixtures", "--reporter", `junit=${report}`], {
+      const run = spawnSync(process.execPath, [
+        "dist/eval.js",
+        "run",
+        "--fixtures",
+        "cases/fixtures",
+        "--reporter",
+        `junit=${report}`
+      ], {
         cwd: dir,
         env: { ...process.env, NO_COLOR: "1" },
         encoding: "utf8",

@@ -25,7 +25,9 @@ describe("init", () => {
     const run = evalCli(["init"], { cwd: dir })
     expect(run.stderr).toBe("")
     expect(run.code).toBe(0)
-    expect(run.stdout.split("\n").filter((l) => l.startsWith("wrote "))).toEqual(starterFiles.map((f) => `wrote ${f.target}`))
+    expect(run.stdout.split("\n").filter((l) => l.startsWith("wrote "))).toEqual(
+      starterFiles.map((f) => `wrote ${f.target}`)
+    )
     for (const { target, template } of starterFiles) expect(read(dir, target)).toBe(readFileSync(template, "utf8"))
     const next = [...run.stdout.matchAll(/^ {2}(\S.*)$/gm)].map((m) => m[1]!)
     expect(next).toEqual([
@@ -102,9 +104,12 @@ describe("init", () => {
     const starter = casesIn("templates/starter/golden-cases.json")
     for (const c of starter) {
       expect(c).toEqual(committed.get(c.id))
-      expect(readFileSync(`templates/starter/fixtures/${c.id}.json`, "utf8")).toBe(readFileSync(`cases/fixtures/${c.id}.json`, "utf8"))
+      expect(readFileSync(`templates/starter/fixtures/${c.id}.json`, "utf8")).toBe(
+        readFileSync(`cases/fixtures/${c.id}.json`, "utf8")
+      )
     }
-    const surfaces = (file: string) => (JSON.parse(readFileSync(file, "utf8")) as { surfaces: Record<string, unknown> }).surfaces
+    const surfaces = (file: string) =>
+      (JSON.parse(readFileSync(file, "utf8")) as { surfaces: Record<string, unknown> }).surfaces
     expect(surfaces("templates/starter/surfaces.json")).toEqual({ docs: surfaces("cases/surfaces.json")["docs"] })
   })
 })
@@ -114,7 +119,9 @@ describe("demo in a folder with no golden set", () => {
     const run = await evalCliAsync(["demo"], { cwd: emptyFolder() })
     expect(run.stderr).not.toMatch(stackFrame)
     expect(run.code).toBe(0)
-    expect(run.stdout).toMatch(/^no cases\/golden-cases\.json in this folder: asking the package's own golden set \(turn-eval init writes a starter\)\n/)
+    expect(run.stdout).toMatch(
+      /^no cases\/golden-cases\.json in this folder: asking the package's own golden set \(turn-eval init writes a starter\)\n/
+    )
     expect(run.stdout).toContain(standInHolds)
   })
 

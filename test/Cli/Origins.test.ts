@@ -52,7 +52,12 @@ describe("a redirect to another origin", () => {
   }
 })
 
-const redirectedRun = (protocol: ProtocolName, signIn: SignIn, origin: string, seen: ReadonlyArray<IncomingHttpHeaders>) =>
+const redirectedRun = (
+  protocol: ProtocolName,
+  signIn: SignIn,
+  origin: string,
+  seen: ReadonlyArray<IncomingHttpHeaders>
+) =>
   withProtocolStandIn(protocol, {}, async (s, p) => {
     // One docs case per route, each redirected on that route alone, and one more that is not: the run measures a turn.
     const routes = routesOf[protocol]
@@ -60,13 +65,23 @@ const redirectedRun = (protocol: ProtocolName, signIn: SignIn, origin: string, s
     s.setFaults(routes.map((route, i) => ({ route, kind: "redirect", to: origin, match: picked[i]!.question })))
     const dir = mkdtempSync(join(tmpdir(), "eval-origins-"))
     const run = await evalCliAsync(
-      ["run", "--base-url", s.url, ...surfacesArgs(p), "--json", join(dir, "r.json"), ...picked.flatMap((c) => ["--filter", c.id])],
+      [
+        "run",
+        "--base-url",
+        s.url,
+        ...surfacesArgs(p),
+        "--json",
+        join(dir, "r.json"),
+        ...picked.flatMap((c) => ["--filter", c.id])
+      ],
       { env: { ...sessionEnv(s, signIn), XDG_STATE_HOME: join(dir, "state") } }
     )
     expect(run.code).toBe(0)
     const results = Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(dir, "r.json"), "utf8"))).cases
     const said = (route: (typeof routes)[number]) =>
-      `${shownRouteOf(protocol, route)}: redirected to another origin (${origin}); not followed — ${methodOf[route]} ${s.url}/`
+      `${shownRouteOf(protocol, route)}: redirected to another origin (${origin}); not followed — ${
+        methodOf[route]
+      } ${s.url}/`
     for (const [i, route] of routes.entries()) {
       const result = results.find((r) => r.id === picked[i]!.id)!
       if (route === "delete") {

@@ -50,7 +50,9 @@ describe("eval run --otel", () => {
     const run = inDir(["run", "--otel", "traces.jsonl", "--json", "results.json"])
     expect(run.stderr).not.toMatch(stackFrame)
     expect(run.code).toBe(0)
-    expect(run.stdout).toMatch(/✗ +docs +otel\.refund-window\n +calls-tool +catalog errored: catalog unavailable\n +cites-only-surfaced +unsurfaced: docs\/billing\/refunds-2023\.md\n/)
+    expect(run.stdout).toMatch(
+      /✗ +docs +otel\.refund-window\n +calls-tool +catalog errored: catalog unavailable\n +cites-only-surfaced +unsurfaced: docs\/billing\/refunds-2023\.md\n/
+    )
     expect(run.stdout).toMatch(/✓ +ops-agent +otel\.scale-search-api\n/)
     expect(run.stdout).toMatch(/✗ +docs +otel\.no-trace\n +turn error +no turn for case otel\.no-trace in the traces/)
     expect(run.stdout).toContain("1/3 passed")
@@ -66,20 +68,27 @@ describe("eval run --otel", () => {
     expect(results("folder.json").passedCount).toBe(1)
     const both = inDir(["run", "--otel", "traces.jsonl", "--fixtures", "cases"])
     expect(both.code).toBe(2)
-    expect(both.stderr).toContain("error: --otel cannot be used with --fixtures or --base-url: pick one source of turns")
+    expect(both.stderr).toContain(
+      "error: --otel cannot be used with --fixtures or --base-url: pick one source of turns"
+    )
   })
 
   it("exits 2 on a span tree it cannot read, naming the file, the trace and the attribute", () => {
     const refund = JSON.parse(readFileSync(join(dir, "exports/1-refund.json"), "utf8"))
-    const spans: Array<{ traceId: string; spanId: string; name: string; attributes: Array<{ key: string; value: unknown }> }> =
-      refund.resourceSpans[0].scopeSpans[0].spans
+    const spans: Array<
+      { traceId: string; spanId: string; name: string; attributes: Array<{ key: string; value: unknown }> }
+    > = refund.resourceSpans[0].scopeSpans[0].spans
     const root = spans.find((s) => s.name.startsWith("invoke_agent"))!
-    root.attributes = root.attributes.map((a) => a.key === "gen_ai.input.messages" ? { key: a.key, value: { stringValue: "[{\"role\": " } } : a)
+    root.attributes = root.attributes.map((a) =>
+      a.key === "gen_ai.input.messages" ? { key: a.key, value: { stringValue: "[{\"role\": " } } : a
+    )
     writeFileSync(join(dir, "broken.json"), JSON.stringify(refund))
     const run = inDir(["run", "--otel", "broken.json"])
     expect(run.code).toBe(2)
     expect(run.stderr).not.toMatch(stackFrame)
-    expect(run.stderr).toContain(`broken.json: trace ${root.traceId}: span ${root.spanId} "invoke_agent docs": gen_ai.input.messages: not valid JSON`)
+    expect(run.stderr).toContain(
+      `broken.json: trace ${root.traceId}: span ${root.spanId} "invoke_agent docs": gen_ai.input.messages: not valid JSON`
+    )
     const notOtlp = inDir(["run", "--otel", "cases/golden-cases.json"])
     expect(notOtlp.code).toBe(2)
     expect(notOtlp.stderr).toContain("cases/golden-cases.json: $.resourceSpans: missing")
@@ -97,7 +106,9 @@ describe("the evidence rules, in the surface's evidence block or still under ote
     expect(run.code).toBe(0)
     expect(inDir(["run", "--otel", "traces.jsonl", "--json", "rules.json"]).code).toBe(0)
     const verdicts = (at: string, file: string) =>
-      Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(at, file), "utf8"))).cases.map((c) => [c.id, c.expectations])
+      Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(at, file), "utf8"))).cases.map((
+        c
+      ) => [c.id, c.expectations])
     // The verdicts the rules decide — a citation under the docs/ prefix, a proposal tool's proposal — are the same.
     expect(verdicts(older, "results.json")).toEqual(verdicts(dir, "rules.json"))
 
@@ -107,7 +118,9 @@ describe("the evidence rules, in the surface's evidence block or still under ote
       "cases/surfaces.json: $.surfaces.docs.otel: suggestion: move citationPrefixes to the surface's \"evidence\" block: " +
         "they serve live protocols and traces alike (read from \"otel\" until then)\n"
     )
-    expect(suggested.stdout).toContain("cases/surfaces.json: $.surfaces[\"ops-agent\"].otel: suggestion: move proposalTools to")
+    expect(suggested.stdout).toContain(
+      "cases/surfaces.json: $.surfaces[\"ops-agent\"].otel: suggestion: move proposalTools to"
+    )
     expect(inDir(["validate"]).stdout).not.toContain("suggestion")
   })
 })
@@ -116,7 +129,9 @@ describe("eval run --otel on the AI SDK's aborted streams and tool approvals", (
   beforeAll(async () => {
     // The refund turn streamed by the AI SDK 7 (GenAI) and aborted mid-answer, with its case id; the
     // agent turn from the AI SDK 6 waiting for a `needsApproval` tool, linked by question.
-    const aborted = await traceStreamedTurn("ai-sdk-7 (GenAI)", refundTurn("otel.refund-window"), { abortMidAnswer: true })
+    const aborted = await traceStreamedTurn("ai-sdk-7 (GenAI)", refundTurn("otel.refund-window"), {
+      abortMidAnswer: true
+    })
     const waiting = (await traceApprovalTurn("ai-sdk-6", "pending")).asked
     writeFileSync(join(dir, "ai-sdk.jsonl"), `${aborted}\n${waiting}\n`)
   }, 60_000)
@@ -126,7 +141,9 @@ describe("eval run --otel on the AI SDK's aborted streams and tool approvals", (
     expect(run.stderr).not.toMatch(stackFrame)
     expect(run.notes).not.toContain("missing: it records the answer")
     expect(run.code).toBe(0)
-    expect(run.stdout).toMatch(/✗ +docs +otel\.refund-window\n(?: +\S.*\n)* +outcome +outcome: error \(expected answered\)\n/)
+    expect(run.stdout).toMatch(
+      /✗ +docs +otel\.refund-window\n(?: +\S.*\n)* +outcome +outcome: error \(expected answered\)\n/
+    )
     expect(run.stdout).toMatch(/✓ +ops-agent +otel\.scale-search-api\n/)
     const byId = new Map(results("ai-sdk.json").cases.map((c) => [c.id, c]))
     expect(byId.get("otel.refund-window")?.expectations.find((e) => e.kind === "outcome")).toEqual({
@@ -144,11 +161,19 @@ describe("eval import --otel", () => {
     expect(run.stderr).not.toMatch(stackFrame)
     expect(run.code).toBe(0)
     expect(readdirSync(join(dir, "imported")).sort()).toEqual(["otel.refund-window.json", "otel.scale-search-api.json"])
-    expect(run.stdout).toMatch(/^wrote 2 recorded turns to imported:\n +otel\.refund-window +[0-9a-f]{32}:[0-9a-f]{16}\n/)
+    expect(run.stdout).toMatch(
+      /^wrote 2 recorded turns to imported:\n +otel\.refund-window +[0-9a-f]{32}:[0-9a-f]{16}\n/
+    )
     expect(run.stdout).toContain(`1 turn linked to no case:\n  ${traceIdOfStray}:`)
     expect(run.stdout).toContain("1 case of 3 got no turn from the traces")
-    const recorded = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, "imported/otel.scale-search-api.json"), "utf8")))
-    expect(recorded.trace).toMatchObject({ surface: "ops-agent", outcome: "awaiting-approval", proposal: { id: "chg_42" } })
+    const recorded = Schema.decodeUnknownSync(RecordedTurn)(
+      JSON.parse(readFileSync(join(dir, "imported/otel.scale-search-api.json"), "utf8"))
+    )
+    expect(recorded.trace).toMatchObject({
+      surface: "ops-agent",
+      outcome: "awaiting-approval",
+      proposal: { id: "chg_42" }
+    })
     // Replayed as recorded turns, every verdict is the one graded from the traces.
     expect(inDir(["run", "--otel", "traces.jsonl", "--json", "from-traces.json"]).code).toBe(0)
     expect(inDir(["run", "--fixtures", "imported", "--json", "from-fixtures.json"]).code).toBe(0)

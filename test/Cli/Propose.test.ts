@@ -80,7 +80,9 @@ describe("eval candidates", () => {
 
   it("stops on a rejected session, a missing cookie, a bad base URL (exit 2)", () =>
     withStandIn({ seedRatings: true }, async (s) => {
-      const rejected = await evalCliAsync(["candidates", "--base-url", s.url], { env: { EVAL_COOKIE: "standin_session=expired" } })
+      const rejected = await evalCliAsync(["candidates", "--base-url", s.url], {
+        env: { EVAL_COOKIE: "standin_session=expired" }
+      })
       expect([rejected.code, rejected.stderr.trim()]).toEqual([2, "error: session rejected: sign in again"])
       const missing = await evalCliAsync(["candidates", "--base-url", s.url])
       expect(missing.code).toBe(2)
@@ -101,9 +103,13 @@ describe("eval candidates", () => {
         new RegExp(`^the ratings route \\(GET ${url.replace(/[?.]/g, "\\$&")}\\): not valid JSON: .*line 1, column 1`)
       )
       s.setFaults([{ route: "ratings", kind: "wrong-shape" }])
-      const wrongShape = await evalCliAsync(["propose", "--turn", seeded(s, "docs"), "--base-url", s.url], { env: env(s) })
+      const wrongShape = await evalCliAsync(["propose", "--turn", seeded(s, "docs"), "--base-url", s.url], {
+        env: env(s)
+      })
       expect(wrongShape.code).toBe(2)
-      expect(wrongShape.stderr.trim()).toMatch(/^the ratings route \(GET .*\): \$: expected a list of ratings, \[\{"turnId", "conversationId", "comment"\?\}\]$/)
+      expect(wrongShape.stderr.trim()).toMatch(
+        /^the ratings route \(GET .*\): \$: expected a list of ratings, \[\{"turnId", "conversationId", "comment"\?\}\]$/
+      )
       s.setFaults([{ route: "ratings", kind: "redirect", to: "http://127.0.0.2:9" }])
       const redirected = await evalCliAsync(["candidates", "--base-url", s.url], { env: env(s) })
       expect(redirected.code).toBe(2)
@@ -137,7 +143,9 @@ describe("eval propose", () => {
         ],
         tags: ["thumbs-down"]
       })
-      expect(run.stderr).toContain("1 fact it broke, 3 it held\n  ✗ cites-only-surfaced  unsurfaced: /docs/billing/refunds-2023\n")
+      expect(run.stderr).toContain(
+        "1 fact it broke, 3 it held\n  ✗ cites-only-surfaced  unsurfaced: /docs/billing/refunds-2023\n"
+      )
       expect(run.stderr).toContain("nothing was written; review the draft, then add --append")
       expect(readFileSync(join(dir, "cases/golden-cases.json"), "utf8")).toBe(before)
       expect(readdirSync(join(dir, "cases/fixtures"))).toEqual(fixtures)
@@ -149,9 +157,15 @@ describe("eval propose", () => {
       const run = await evalCliAsync(["propose", "--turn", turn, "--base-url", s.url], { env: env(s) })
       expect(run.code).toBe(0)
       const draft = Schema.decodeUnknownSync(Case)(JSON.parse(run.stdout))
-      expect(draft.guards).toBe(`The answer rated down on turn ${turn}: catalog errored: no catalog entry for ledger-api`)
+      expect(draft.guards).toBe(
+        `The answer rated down on turn ${turn}: catalog errored: no catalog entry for ledger-api`
+      )
       expect(draft.expect).toEqual([
-        { kind: "calls-tool", tool: "catalog", drafted: `violated by turn ${turn}: catalog errored: no catalog entry for ledger-api` }
+        {
+          kind: "calls-tool",
+          tool: "catalog",
+          drafted: `violated by turn ${turn}: catalog errored: no catalog entry for ledger-api`
+        }
       ])
     }))
 
@@ -161,20 +175,33 @@ describe("eval propose", () => {
       const before = readFileSync(join(dir, "cases/golden-cases.json"), "utf8")
       const turn = seeded(s, "ops-agent")
       const id = "ops-agent.restart-checkout-web-in-staging-right-now-its-urgent"
-      const run = await evalCliAsync(["propose", "--turn", turn, "--base-url", s.url, "--append"], { cwd: dir, env: env(s) })
+      const run = await evalCliAsync(["propose", "--turn", turn, "--base-url", s.url, "--append"], {
+        cwd: dir,
+        env: env(s)
+      })
       expect(run.stderr).toBe("")
       expect(run.code).toBe(0)
-      expect(run.stdout).toContain(`added ${id} to cases/golden-cases.json, with turn "${turn}" recorded as cases/fixtures/${id}.json`)
+      expect(run.stdout).toContain(
+        `added ${id} to cases/golden-cases.json, with turn "${turn}" recorded as cases/fixtures/${id}.json`
+      )
       const after = readFileSync(join(dir, "cases/golden-cases.json"), "utf8")
       // Everything before the new case is as it was, byte for byte.
       expect(after.startsWith(before.slice(0, before.lastIndexOf("}", before.lastIndexOf("]")) + 1))).toBe(true)
-      const recorded = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, `cases/fixtures/${id}.json`), "utf8")))
-      expect(recorded).toMatchObject({ caseId: id, question: flaws[1]!.example, trace: { turnId: turn, outcome: "answered" } })
+      const recorded = Schema.decodeUnknownSync(RecordedTurn)(
+        JSON.parse(readFileSync(join(dir, `cases/fixtures/${id}.json`), "utf8"))
+      )
+      expect(recorded).toMatchObject({
+        caseId: id,
+        question: flaws[1]!.example,
+        trace: { turnId: turn, outcome: "answered" }
+      })
 
       const validate = await evalCliAsync(["validate"], { cwd: dir })
       expect(validate.code).toBe(0)
       expect(validate.stdout).toContain("23 cases over 2 surfaces")
-      const offline = await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--filter", "thumbs-down"], { cwd: dir })
+      const offline = await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--filter", "thumbs-down"], {
+        cwd: dir
+      })
       expect(offline.code).toBe(0)
       expect(offline.stdout).toContain(
         `✗ ops-agent  ${id}\n    stops-at-approval  outcome: answered (expected awaiting-approval); ran past approval: apply_change\n`
@@ -226,7 +253,10 @@ describe("eval propose", () => {
       })
       expect([rejected.code, rejected.stderr.trim()]).toEqual([2, "error: session rejected: sign in again"])
       const blank = await evalCliAsync(["propose", "--turn", " ", "--base-url", s.url], { env: env(s) })
-      expect([blank.code, blank.stderr.trim()]).toEqual([2, "error: --turn: expected a turn id (turn-eval candidates lists them)"])
+      expect([blank.code, blank.stderr.trim()]).toEqual([
+        2,
+        "error: --turn: expected a turn id (turn-eval candidates lists them)"
+      ])
     }))
 
   it("refuses a trace the route cannot give (exit 2), naming the route", () =>
@@ -234,17 +264,29 @@ describe("eval propose", () => {
       s.setFaults([{ route: "trace", kind: "wrong-shape" }])
       const run = await evalCliAsync(["propose", "--turn", seeded(s, "docs"), "--base-url", s.url], { env: env(s) })
       expect(run.code).toBe(2)
-      expect(run.stderr.trim()).toMatch(/^the trace route \(GET .*\/api\/ai\/turns\/turn_\w+\/trace\): \$\.turnId: missing/)
+      expect(run.stderr.trim()).toMatch(
+        /^the trace route \(GET .*\/api\/ai\/turns\/turn_\w+\/trace\): \$\.turnId: missing/
+      )
       expect(run.stdout).toBe("")
     }))
 
   it("refuses a rating whose ids no route may hold, making no request with them (exit 2)", async () => {
-    for (const [turnId, conversationId, what] of [["turn_1", "..", "conversation \"..\""], ["%2e%2e", "conv_1", "turn \"%2e%2e\""]]) {
+    for (
+      const [turnId, conversationId, what] of [["turn_1", "..", "conversation \"..\""], [
+        "%2e%2e",
+        "conv_1",
+        "turn \"%2e%2e\""
+      ]]
+    ) {
       const app = await startHostileApp(() => ({}), { ratings: [{ turnId, conversationId, comment: "wrong" }] })
       try {
-        const run = await evalCliAsync(["propose", "--turn", turnId!, "--base-url", app.url], { env: { EVAL_COOKIE: app.cookie } })
+        const run = await evalCliAsync(["propose", "--turn", turnId!, "--base-url", app.url], {
+          env: { EVAL_COOKIE: app.cookie }
+        })
         expect(run.code).toBe(2)
-        expect(run.stderr.trim()).toBe(`error: the rating names ${what}, which would change the route's path: no request is made with it`)
+        expect(run.stderr.trim()).toBe(
+          `error: the rating names ${what}, which would change the route's path: no request is made with it`
+        )
         expect(app.requests().map((r) => `${r.method} ${r.url}`)).toEqual(["GET /api/ai/ratings?rating=down"])
       } finally {
         await app.close()

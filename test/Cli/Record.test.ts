@@ -4,9 +4,9 @@
  * its recording is skipped with a warning naming the case.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { evalCliAsync } from "../support/cli.js"
@@ -52,14 +52,36 @@ describe("run --record", () => {
     withApp(async (url) => {
       const dir = mkdtempSync(join(tmpdir(), "eval-record-"))
       const cases = join(dir, "cases.json")
-      writeFileSync(cases, JSON.stringify({
-        version: 1,
-        cases: [{ id, surface: "docs", question, guards: "a turn too deep to record", expect: [{ kind: "calls-tool", tool: "search_docs" }] }]
-      }))
-      const args = ["run", "--base-url", url, "--cases", cases, "--baseline", join(dir, "baseline.json"), "--timeout", "10"]
+      writeFileSync(
+        cases,
+        JSON.stringify({
+          version: 1,
+          cases: [{
+            id,
+            surface: "docs",
+            question,
+            guards: "a turn too deep to record",
+            expect: [{ kind: "calls-tool", tool: "search_docs" }]
+          }]
+        })
+      )
+      const args = [
+        "run",
+        "--base-url",
+        url,
+        "--cases",
+        cases,
+        "--baseline",
+        join(dir, "baseline.json"),
+        "--timeout",
+        "10"
+      ]
       const env = { EVAL_COOKIE: "session=s1" }
       const plain = await evalCliAsync([...args, "--json", join(dir, "plain.json")], { env })
-      const recorded = await evalCliAsync([...args, "--json", join(dir, "recorded.json"), "--record", join(dir, "rec")], { env })
+      const recorded = await evalCliAsync(
+        [...args, "--json", join(dir, "recorded.json"), "--record", join(dir, "rec")],
+        { env }
+      )
 
       expect(plain.notes).toBe("")
       expect(plain.code).toBe(0)
@@ -71,7 +93,9 @@ describe("run --record", () => {
       }
       expect(verdicts("recorded.json")).toEqual(verdicts("plain.json"))
       expect(verdicts("plain.json")[0]).toMatchObject({ id, passed: true })
-      expect(recorded.notes).toBe(`warning: case ${id} was graded but not recorded: its turn is nested too deep to write as JSON\n`)
+      expect(recorded.notes).toBe(
+        `warning: case ${id} was graded but not recorded: its turn is nested too deep to write as JSON\n`
+      )
       expect(existsSync(join(dir, "rec", `${id}.json`))).toBe(false)
     }))
 })

@@ -12,7 +12,10 @@ import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 
 /** Runs the CLI in `dir` outside GitHub Actions unless `env` says otherwise; never a stack trace. */
 const inProject = (dir: string) => (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
-  const run = evalCli(args, { cwd: dir, env: { GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "", GITHUB_WORKSPACE: "", CI: "", ...env } })
+  const run = evalCli(args, {
+    cwd: dir,
+    env: { GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "", GITHUB_WORKSPACE: "", CI: "", ...env }
+  })
   expect(run.stderr).not.toMatch(stackFrame)
   return run
 }
@@ -32,9 +35,28 @@ const timestampOf = (xml: string) => Date.parse(`${/timestamp="([^"]*)"/.exec(xm
 describe("eval report", () => {
   it("renders the scorecard, JUnit and Markdown of a results file as the run wrote them", async () => {
     const p = project()
-    const run = p.cli(["run", "--fixtures", "cases/fixtures", "--json", "r.json", "--reporter", "junit=run/eval.xml", "--reporter", "markdown=run/summary.md"])
+    const run = p.cli([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--json",
+      "r.json",
+      "--reporter",
+      "junit=run/eval.xml",
+      "--reporter",
+      "markdown=run/summary.md"
+    ])
     expect(run.code, run.stderr).toBe(0)
-    const report = p.cli(["report", "r.json", "--reporter", "pretty", "--reporter", "junit=report/eval.xml", "--reporter", "markdown=report/summary.md"])
+    const report = p.cli([
+      "report",
+      "r.json",
+      "--reporter",
+      "pretty",
+      "--reporter",
+      "junit=report/eval.xml",
+      "--reporter",
+      "markdown=report/summary.md"
+    ])
     expect(report.code, report.stderr).toBe(0)
     expect(report.stderr).toBe("")
     expect(report.stdout).toBe(run.stdout)
@@ -64,10 +86,31 @@ describe("eval report", () => {
     const turn = JSON.parse(readFileSync(fixture, "utf8"))
     turn.trace.citations.push({ path: "/docs/billing/made-up", match: "unsurfaced" })
     writeFileSync(fixture, JSON.stringify(turn))
-    const run = p.cli(["run", "--fixtures", "cases/fixtures", "--json", "after.json", "--compare", "before.json", "--reporter", "pretty", "--reporter", "markdown=run.md"])
+    const run = p.cli([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--json",
+      "after.json",
+      "--compare",
+      "before.json",
+      "--reporter",
+      "pretty",
+      "--reporter",
+      "markdown=run.md"
+    ])
     expect(run.code).toBe(0)
     expect(run.stdout).toContain("regressed 1:")
-    const report = p.cli(["report", "after.json", "--compare", "before.json", "--reporter", "pretty", "--reporter", "markdown=report.md"])
+    const report = p.cli([
+      "report",
+      "after.json",
+      "--compare",
+      "before.json",
+      "--reporter",
+      "pretty",
+      "--reporter",
+      "markdown=report.md"
+    ])
     expect(report.code).toBe(0)
     expect(report.stdout).toBe(run.stdout)
     expect(p.read("report.md")).toBe(p.read("run.md"))
@@ -90,7 +133,10 @@ describe("eval report", () => {
       writeFileSync(join(p.dir, name), "")
       return { GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: join(p.dir, name) }
     }
-    const run = p.cli(["run", "--fixtures", "cases/fixtures", "--json", "r.json", "--reporter", "github"], summary("run-summary.md"))
+    const run = p.cli(
+      ["run", "--fixtures", "cases/fixtures", "--json", "r.json", "--reporter", "github"],
+      summary("run-summary.md")
+    )
     expect(run.code).toBe(0)
     const report = p.cli(["report", "r.json", "--reporter", "github"], summary("report-summary.md"))
     expect(report.code).toBe(0)
@@ -98,11 +144,16 @@ describe("eval report", () => {
     expect(report.stdout.split("\n").filter((l) => l.startsWith("::error "))).toHaveLength(failingOnFixtures.length)
     expect(p.read("report-summary.md")).toBe(p.read("run-summary.md"))
 
-    const elsewhere = p.cli(["report", "r.json", "--reporter", "github", "--cases", "gone/golden-cases.json"], summary("gone-summary.md"))
+    const elsewhere = p.cli(
+      ["report", "r.json", "--reporter", "github", "--cases", "gone/golden-cases.json"],
+      summary("gone-summary.md")
+    )
     expect(elsewhere.code).toBe(0)
     const annotations = elsewhere.stdout.split("\n").filter((l) => l.startsWith("::error "))
     expect(annotations).toHaveLength(failingOnFixtures.length)
-    for (const line of annotations) expect(line).toMatch(/^::error file=gone\/golden-cases\.json,line=1,title=failed%3A /)
+    for (const line of annotations) {
+      expect(line).toMatch(/^::error file=gone\/golden-cases\.json,line=1,title=failed%3A /)
+    }
     expect(elsewhere.stderr.trim()).toBe(
       "--reporter github: gone/golden-cases.json: no such file, so each annotation points at its first line"
     )
@@ -111,18 +162,44 @@ describe("eval report", () => {
 
   it("renders a version 1 results file, written before turns and durations were kept", async () => {
     const p = project()
-    const run = p.cli(["run", "--fixtures", "cases/fixtures", "--json", "r.json", "--reporter", "pretty", "--reporter", "markdown=run.md"])
+    const run = p.cli([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--json",
+      "r.json",
+      "--reporter",
+      "pretty",
+      "--reporter",
+      "markdown=run.md"
+    ])
     expect(run.code).toBe(0)
     const v2 = JSON.parse(p.read("r.json"))
     const v1 = {
       ...v2,
       version: 1,
       durationMs: undefined,
-      cases: v2.cases.map((c: Record<string, unknown>) => ({ ...c, durationMs: undefined, question: undefined, guards: undefined, tags: undefined, turn: undefined }))
+      cases: v2.cases.map((c: Record<string, unknown>) => ({
+        ...c,
+        durationMs: undefined,
+        question: undefined,
+        guards: undefined,
+        tags: undefined,
+        turn: undefined
+      }))
     }
     writeFileSync(join(p.dir, "v1.json"), JSON.stringify(v1, null, 2))
     expect(p.read("v1.json")).not.toMatch(/"(durationMs|question|guards|tags|turn)"/)
-    const report = p.cli(["report", "v1.json", "--reporter", "pretty", "--reporter", "junit=v1.xml", "--reporter", "markdown=v1.md"])
+    const report = p.cli([
+      "report",
+      "v1.json",
+      "--reporter",
+      "pretty",
+      "--reporter",
+      "junit=v1.xml",
+      "--reporter",
+      "markdown=v1.md"
+    ])
     expect(report.code, report.stderr).toBe(0)
     expect(report.stdout).toBe(run.stdout)
     expect(p.read("v1.md")).toBe(p.read("run.md"))
@@ -130,7 +207,9 @@ describe("eval report", () => {
     expect(await validateJUnit(xml)).toEqual([])
     const root = parseXml(xml)
     expect(allElements(root, "testcase")).toHaveLength(caseCount)
-    for (const e of [...allElements(root, "testcase"), ...allElements(root, "testsuite")]) expect(e.attributes["time"]).toBe("0")
+    for (const e of [...allElements(root, "testcase"), ...allElements(root, "testsuite")]) {
+      expect(e.attributes["time"]).toBe("0")
+    }
   })
 
   it("says why a results file held to no floor had none", () => {
@@ -140,7 +219,9 @@ describe("eval report", () => {
       /passed · pass rate \d\.\d{4} · held to no floor when it ran: a --filter'ed run, or one from before the floor was committed\n$/
     )
     expect(p.cli(["run", "--fixtures", "cases/fixtures", "--shard", "1/2", "--json", "s1.json"]).code).toBe(0)
-    expect(p.cli(["report", "s1.json"]).stdout).toMatch(/ · shard 1\/2 \(\d+ cases\): turn-eval merge applies the floor to the whole\n$/)
+    expect(p.cli(["report", "s1.json"]).stdout).toMatch(
+      / · shard 1\/2 \(\d+ cases\): turn-eval merge applies the floor to the whole\n$/
+    )
     expect(p.cli(["report", "smoke.json", "--baseline", "none.json"]).stdout)
       .toContain(" · no floor committed yet: run `turn-eval ratchet` to set one")
   })
@@ -150,9 +231,17 @@ describe("eval report", () => {
     expect(p.cli(["run", "--fixtures", "cases/fixtures", "--json", "r.json"]).code).toBe(0)
     const r = JSON.parse(p.read("r.json"))
     const bad: ReadonlyArray<readonly [string, string, string]> = [
-      ["truncated.json", p.read("r.json").slice(0, 100), "truncated.json: not valid JSON: unexpected end of input at line"],
+      [
+        "truncated.json",
+        p.read("r.json").slice(0, 100),
+        "truncated.json: not valid JSON: unexpected end of input at line"
+      ],
       ["version.json", JSON.stringify({ ...r, version: 3 }), "version.json: $.version: expected 1, got 3"],
-      ["key.json", JSON.stringify({ ...r, cases: [{ ...r.cases[0], verdict: "ok" }, ...r.cases.slice(1)] }), "key.json: $.cases[0].verdict: unknown key"],
+      [
+        "key.json",
+        JSON.stringify({ ...r, cases: [{ ...r.cases[0], verdict: "ok" }, ...r.cases.slice(1)] }),
+        "key.json: $.cases[0].verdict: unknown key"
+      ],
       [
         "counts.json",
         JSON.stringify({ ...r, passedCount: caseCount, passRate: 1 }),
@@ -167,9 +256,13 @@ describe("eval report", () => {
       expect(run.stderr.split("\n")[0], file).toContain(message)
     }
     mkdirSync(join(p.dir, "folder.json"))
-    expect(p.cli(["report", "folder.json"]).stderr.trim()).toBe("folder.json: cannot read: not a regular file (a folder)")
+    expect(p.cli(["report", "folder.json"]).stderr.trim()).toBe(
+      "folder.json: cannot read: not a regular file (a folder)"
+    )
     expect(p.cli(["report", "missing.json"]).stderr.trim()).toBe("missing.json: cannot read: no such file")
-    expect(p.cli(["report", "r.json", "--compare", "missing.json"]).stderr.trim()).toBe("missing.json: cannot read: no such file")
+    expect(p.cli(["report", "r.json", "--compare", "missing.json"]).stderr.trim()).toBe(
+      "missing.json: cannot read: no such file"
+    )
     writeFileSync(join(p.dir, "baseline.json"), "{\"floor\": 0.8, \"history\": [{\"date\": \"2026-11-30\"}]}")
     const baseline = p.cli(["report", "r.json"])
     expect(baseline.code).toBe(2)
@@ -178,9 +271,18 @@ describe("eval report", () => {
 
     const usage: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
       [["report", "r.json", "--reporter", "tap"], "--reporter \"tap\": expected NAME, NAME=FILE or NAME:OPTION=FILE"],
-      [["report", "r.json", "--reporter", "junit", "--reporter", "markdown"], "junit and markdown would both write to standard output"],
-      [["report", "r.json", "--reporter", "markdown=r.json"], "the markdown report would overwrite r.json, the results it reports"],
-      [["report", "r.json", "--reporter", "json=baseline.json"], "the json report would overwrite baseline.json, the baseline"],
+      [
+        ["report", "r.json", "--reporter", "junit", "--reporter", "markdown"],
+        "junit and markdown would both write to standard output"
+      ],
+      [
+        ["report", "r.json", "--reporter", "markdown=r.json"],
+        "the markdown report would overwrite r.json, the results it reports"
+      ],
+      [
+        ["report", "r.json", "--reporter", "json=baseline.json"],
+        "the json report would overwrite baseline.json, the baseline"
+      ],
       [["report"], "Missing argument <RESULTS.json>"]
     ]
     for (const [args, message] of usage) {

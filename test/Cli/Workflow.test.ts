@@ -10,8 +10,17 @@ import { Baseline } from "../../src/Schema/Baseline.js"
 import { Case, CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { showRateChange } from "../../src/Scorecard/Render/DiffText.js"
-import { bin, evalCli, evalCliAsync, scratchProject, shellAsync, stackFrame, startCli, streamedLine, userEnv } from "../support/cli.js"
-import { allElements, parseXml, validateJUnit } from "../support/junit.js"
+import {
+  bin,
+  evalCli,
+  evalCliAsync,
+  scratchProject,
+  shellAsync,
+  stackFrame,
+  startCli,
+  streamedLine,
+  userEnv
+} from "../support/cli.js"
 import {
   caseCount,
   failingOnFixtures,
@@ -25,12 +34,15 @@ import {
   selectedBy,
   surfacesInUse
 } from "../support/golden.js"
+import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 import { withStandIn } from "../support/live.js"
 import { untimed } from "../support/untimed.js"
 
 const results = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
 const questionOf = (id: string): string =>
-  Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))).cases.find((c) => c.id === id)!
+  Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))).cases.find((c) =>
+    c.id === id
+  )!
     .question
 
 /** Runs the CLI in a scratch project; bad input never shows a stack trace. */
@@ -67,14 +79,18 @@ describe("--reporter", () => {
     const root = parseXml(xml)
     expect(root.name).toBe("testsuites")
     expect(root.attributes).toEqual({})
-    const suites = allElements(root, "testsuite").map((s) => [s.attributes["name"], s.attributes["tests"], s.attributes["failures"]])
+    const suites = allElements(root, "testsuite").map((
+      s
+    ) => [s.attributes["name"], s.attributes["tests"], s.attributes["failures"]])
     expect(suites).toEqual(
       surfacesInUse.map((surface) => [surface, String(onSurface(surface).cases), String(onSurface(surface).failing)])
     )
     const failed = allElements(root, "testcase").filter((c) => c.children.some((f) => f.name === "failure"))
     expect(failed.map((c) => c.attributes["name"])).toEqual(failingOnFixtures)
     const proration = failed[0]!.children.find((f) => f.name === "failure")!
-    expect(`${proration.attributes["message"]}\n${proration.text}`).toContain("cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023")
+    expect(`${proration.attributes["message"]}\n${proration.text}`).toContain(
+      "cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023"
+    )
 
     const markdown = readFileSync(join(dir, "out/summary.md"), "utf8")
     const rows = markdown.split("\n").filter((line) => line.startsWith("| `"))
@@ -177,14 +193,28 @@ describe("--repeat", () => {
     expect(ratchetOtherK.code).toBe(2)
     expect(ratchetOtherK.stderr).toContain("--ratchet: the floor in baseline.json was set with --repeat 3")
     expect(ratchetOtherK.stdout).toBe("")
-    expect(run(["run", "--fixtures", "cases/fixtures", "--repeat", "101"]).stderr).toContain("--repeat must be from 1 to 100")
+    expect(run(["run", "--fixtures", "cases/fixtures", "--repeat", "101"]).stderr).toContain(
+      "--repeat must be from 1 to 100"
+    )
   })
 
   it("lists flaky cases apart, with each attempt's facts, against an assistant that answers differently each time", () =>
     withStandIn({ flaky: [questionOf("docs.refund-window-cites-source")] }, async (s) => {
       const dir = scratchProject()
       const run = await evalCliAsync(
-        ["run", "--base-url", s.url, "--repeat", "2", "--filter", "docs.refund-window-cites-source", "--filter", "docs.rollback-cites-rollbacks-page", "--json", "r.json"],
+        [
+          "run",
+          "--base-url",
+          s.url,
+          "--repeat",
+          "2",
+          "--filter",
+          "docs.refund-window-cites-source",
+          "--filter",
+          "docs.rollback-cites-rollbacks-page",
+          "--json",
+          "r.json"
+        ],
         { cwd: dir, env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" } }
       )
       expect(run.notes).toBe("")
@@ -220,12 +250,36 @@ describe("--shard and eval merge", () => {
     expect(parts.every((p) => p.cases.length > 0 && p.floor === null)).toBe(true)
 
     // The partition depends on the case ids alone: reversing the golden set changes no shard.
-    const file = Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync(join(dir, "cases/golden-cases.json"), "utf8")))
+    const file = Schema.decodeUnknownSync(CasesFile)(
+      JSON.parse(readFileSync(join(dir, "cases/golden-cases.json"), "utf8"))
+    )
     writeFileSync(join(dir, "cases/reversed.json"), JSON.stringify({ ...file, cases: [...file.cases].reverse() }))
-    run(["run", "--fixtures", "cases/fixtures", "--cases", "cases/reversed.json", "--shard", "2/3", "--json", "rev-2.json"])
-    expect(results(join(dir, "rev-2.json")).cases.map((c) => c.id).sort()).toEqual(parts[1]!.cases.map((c) => c.id).sort())
+    run([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--cases",
+      "cases/reversed.json",
+      "--shard",
+      "2/3",
+      "--json",
+      "rev-2.json"
+    ])
+    expect(results(join(dir, "rev-2.json")).cases.map((c) => c.id).sort()).toEqual(
+      parts[1]!.cases.map((c) => c.id).sort()
+    )
 
-    const merged = run(["merge", "shard-3.json", "shard-1.json", "shard-2.json", "--check", "--json", "merged.json", "--reporter", "junit=merged.xml"])
+    const merged = run([
+      "merge",
+      "shard-3.json",
+      "shard-1.json",
+      "shard-2.json",
+      "--check",
+      "--json",
+      "merged.json",
+      "--reporter",
+      "junit=merged.xml"
+    ])
     expect(merged.code).toBe(0)
     expect(merged.stdout).toContain(offlineHolds)
     // The whole run's results, now held to the floor the full run set.
@@ -270,7 +324,9 @@ describe("eval diff and run --compare", () => {
         ` (${showRateChange(before / caseCount, after / caseCount)})` +
         ` · ${before}/${caseCount} → ${after}/${caseCount} passed`
     )
-    expect(compared.stdout).toMatch(/regressed 1:\n {2}✗ docs {2}docs\.refund-window-cites-source\n {6}cites-only-surfaced: unsurfaced: \/docs\/billing\/made-up/)
+    expect(compared.stdout).toMatch(
+      /regressed 1:\n {2}✗ docs {2}docs\.refund-window-cites-source\n {6}cites-only-surfaced: unsurfaced: \/docs\/billing\/made-up/
+    )
 
     const checked = run(["diff", "before.json", "after.json", "--check"])
     expect(checked.code).toBe(1)
@@ -287,7 +343,17 @@ describe("eval diff and run --compare", () => {
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain("before.json and some.json ran over different case sets")
     expect(refused.stderr).toMatch(/between them; pass --allow-different-sets to compare them case by case\n$/)
-    const early = run(["run", "--fixtures", "cases/fixtures", "--filter", "citations", "--compare", "before.json", "--json", "late.json"])
+    const early = run([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--filter",
+      "citations",
+      "--compare",
+      "before.json",
+      "--json",
+      "late.json"
+    ])
     expect(early.code).toBe(2)
     expect(early.stderr).toContain("before.json and this run ran over different case sets")
     expect(early.stderr).toMatch(/between them; pass --allow-different-sets to compare them case by case\n$/)
@@ -303,73 +369,94 @@ describe("eval diff and run --compare", () => {
 })
 
 describe("the progress line", () => {
-  it("is drawn on a terminal during a long run and never in CI logs or pipes", () =>
-    withStandIn({ latency: { ask: 100 } }, async (s) => {
-      const dir = scratchProject()
-      const command = `${process.execPath} ${bin} run --base-url ${s.url} --concurrency 1`
-      const env = { ...userEnv(), EVAL_COOKIE: Redacted.value(s.cookie()), NO_COLOR: "1" }
-      const onTerminal = await shellAsync(`script -qec '${command}' /dev/null`, dir, { ...env, CI: "" })
-      expect(onTerminal.code).toBe(0)
-      const progress = new RegExp(`\\r\\u001b\\[2K\\d+/${caseCount} cases · \\d+ passing · ` +
-        `\\d+s elapsed · ~\\d+s left`)
-      expect(onTerminal.stdout).toMatch(progress)
-      expect(onTerminal.stdout).toContain(`${caseCount}/${caseCount} passed`)
-      const inCi = await shellAsync(`script -qec '${command}' /dev/null`, dir, { ...env, CI: "true" })
-      expect(inCi.code).toBe(0)
-      expect(inCi.stdout).not.toContain("elapsed")
-      const piped = await evalCliAsync(["run", "--base-url", s.url, "--concurrency", "1"], {
-        cwd: dir,
-        env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" }
-      })
-      expect(piped.notes).toBe("")
-      // Off a terminal each case's line is streamed to stderr as it finishes, with its wall time; then the scorecard.
-      const streamed = piped.stderr.split("\n").filter((line) => streamedLine.test(line))
-      expect(streamed).toHaveLength(caseCount)
-      expect(streamed.map((line) => line.replace(/ {2}\S+$/, "")).sort()).toEqual(
-        piped.stdout.split("\n").filter((line) => /^[✓✗~] /.test(line)).sort()
-      )
-      expect(inCi.stdout.split(/\r?\n/).filter((line) => streamedLine.test(line))).toHaveLength(caseCount)
-      const silent = await evalCliAsync(["run", "--base-url", s.url, "--concurrency", "1", "--silent"], {
-        cwd: dir,
-        env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" }
-      })
-      expect(silent.stderr).toBe("")
-      expect(silent.stdout).toContain(`${caseCount}/${caseCount} passed`)
-    }), 60_000)
+  it(
+    "is drawn on a terminal during a long run and never in CI logs or pipes",
+    () =>
+      withStandIn({ latency: { ask: 100 } }, async (s) => {
+        const dir = scratchProject()
+        const command = `${process.execPath} ${bin} run --base-url ${s.url} --concurrency 1`
+        const env = { ...userEnv(), EVAL_COOKIE: Redacted.value(s.cookie()), NO_COLOR: "1" }
+        const onTerminal = await shellAsync(`script -qec '${command}' /dev/null`, dir, { ...env, CI: "" })
+        expect(onTerminal.code).toBe(0)
+        const progress = new RegExp(
+          `\\r\\u001b\\[2K\\d+/${caseCount} cases · \\d+ passing · ` +
+            `\\d+s elapsed · ~\\d+s left`
+        )
+        expect(onTerminal.stdout).toMatch(progress)
+        expect(onTerminal.stdout).toContain(`${caseCount}/${caseCount} passed`)
+        const inCi = await shellAsync(`script -qec '${command}' /dev/null`, dir, { ...env, CI: "true" })
+        expect(inCi.code).toBe(0)
+        expect(inCi.stdout).not.toContain("elapsed")
+        const piped = await evalCliAsync(["run", "--base-url", s.url, "--concurrency", "1"], {
+          cwd: dir,
+          env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" }
+        })
+        expect(piped.notes).toBe("")
+        // Off a terminal each case's line is streamed to stderr as it finishes, with its wall time; then the scorecard.
+        const streamed = piped.stderr.split("\n").filter((line) => streamedLine.test(line))
+        expect(streamed).toHaveLength(caseCount)
+        expect(streamed.map((line) => line.replace(/ {2}\S+$/, "")).sort()).toEqual(
+          piped.stdout.split("\n").filter((line) => /^[✓✗~] /.test(line)).sort()
+        )
+        expect(inCi.stdout.split(/\r?\n/).filter((line) => streamedLine.test(line))).toHaveLength(caseCount)
+        const silent = await evalCliAsync(["run", "--base-url", s.url, "--concurrency", "1", "--silent"], {
+          cwd: dir,
+          env: { EVAL_COOKIE: Redacted.value(s.cookie()), CI: "" }
+        })
+        expect(silent.stderr).toBe("")
+        expect(silent.stdout).toContain(`${caseCount}/${caseCount} passed`)
+      }),
+    60_000
+  )
 })
 
 describe("the README's workflow", () => {
   const readme = readFileSync("README.md", "utf8")
   const npx = (line: string) => line.replace(/^npx turn-eval /, `${process.execPath} ${bin} `)
 
-  it("runs the CI recipe's commands: four shards, then the merge that holds the floor and writes the JUnit report", async () => {
-    const recipe = /```yaml\n([\s\S]*?)```/.exec(readme)![1]!
-    const commands = [...recipe.matchAll(/^ {6}- run: (npx turn-eval .*)$/gm)].map((m) => m[1]!)
-    expect(commands).toHaveLength(2)
-    const dir = scratchProject()
-    writeFileSync(join(dir, "baseline.json"), readFileSync("baseline.json"))
-    const summary = join(dir, "summary.md")
-    const env = { ...userEnv(), NO_COLOR: "1", CI: "true", GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary }
-    for (const shard of [1, 2, 3, 4]) {
-      const run = await shellAsync(npx(commands[0]!.replaceAll("${{ matrix.shard }}", String(shard))), dir, env)
-      expect(run.code, run.stderr).toBe(0)
-    }
-    const gate = await shellAsync(npx(commands[1]!), dir, env)
-    expect(gate.stderr).toBe("")
-    expect(gate.code).toBe(0)
-    expect(gate.stdout).toContain(offlineHolds)
-    expect(gate.stdout.split("\n").filter((line) => line.startsWith("::error "))).toHaveLength(failingOnFixtures.length)
-    expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
-    expect(results(join(dir, "results.json")).passed).toBe(true)
-    // The HTML report is written beside the others, and the step summary points to it.
-    expect(readFileSync(join(dir, "reports/eval.html"), "utf8")).toMatch(/^<!DOCTYPE html>/i)
-    expect(readFileSync(summary, "utf8")).toContain("The full report: `reports/eval.html`")
-    // The gate keeps reports/ as an artifact, and every report file it writes is in there.
-    expect(recipe).toMatch(/- uses: actions\/upload-artifact@v4\n {8}if: always\(\)\n {8}with: \{ name: turn-eval-reports, path: "reports\/" \}/)
-    const written = [...commands[1]!.matchAll(/--reporter \w+(?::[\w-]+)*=(\S+)/g)].map((m) => m[1]!)
-    expect(written.length).toBeGreaterThan(0)
-    for (const file of written) expect(file.startsWith("reports/"), file).toBe(true)
-  }, 60_000)
+  it(
+    "runs the CI recipe's commands: four shards, then the merge that holds the floor and writes the JUnit report",
+    async () => {
+      const recipe = /```yaml\n([\s\S]*?)```/.exec(readme)![1]!
+      const commands = [...recipe.matchAll(/^ {6}- run: (npx turn-eval .*)$/gm)].map((m) => m[1]!)
+      expect(commands).toHaveLength(2)
+      const dir = scratchProject()
+      writeFileSync(join(dir, "baseline.json"), readFileSync("baseline.json"))
+      const summary = join(dir, "summary.md")
+      const env = {
+        ...userEnv(),
+        NO_COLOR: "1",
+        CI: "true",
+        GITHUB_ACTIONS: "true",
+        GITHUB_WORKSPACE: "",
+        GITHUB_STEP_SUMMARY: summary
+      }
+      for (const shard of [1, 2, 3, 4]) {
+        const run = await shellAsync(npx(commands[0]!.replaceAll("${{ matrix.shard }}", String(shard))), dir, env)
+        expect(run.code, run.stderr).toBe(0)
+      }
+      const gate = await shellAsync(npx(commands[1]!), dir, env)
+      expect(gate.stderr).toBe("")
+      expect(gate.code).toBe(0)
+      expect(gate.stdout).toContain(offlineHolds)
+      expect(gate.stdout.split("\n").filter((line) => line.startsWith("::error "))).toHaveLength(
+        failingOnFixtures.length
+      )
+      expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
+      expect(results(join(dir, "results.json")).passed).toBe(true)
+      // The HTML report is written beside the others, and the step summary points to it.
+      expect(readFileSync(join(dir, "reports/eval.html"), "utf8")).toMatch(/^<!DOCTYPE html>/i)
+      expect(readFileSync(summary, "utf8")).toContain("The full report: `reports/eval.html`")
+      // The gate keeps reports/ as an artifact, and every report file it writes is in there.
+      expect(recipe).toMatch(
+        /- uses: actions\/upload-artifact@v4\n {8}if: always\(\)\n {8}with: \{ name: turn-eval-reports, path: "reports\/" \}/
+      )
+      const written = [...commands[1]!.matchAll(/--reporter \w+(?::[\w-]+)*=(\S+)/g)].map((m) => m[1]!)
+      expect(written.length).toBeGreaterThan(0)
+      for (const file of written) expect(file.startsWith("reports/"), file).toBe(true)
+    },
+    60_000
+  )
 
   it("renders the reports of a results file later, as its rendering example does, the same as the run's", async () => {
     const section = readme.slice(readme.indexOf("#### Rendering reports later"))
@@ -389,7 +476,9 @@ describe("the README's workflow", () => {
   })
 
   it("writes the reports its reporter example names", async () => {
-    const line = readme.split("\n").find((l) => l.startsWith("npx turn-eval run --fixtures cases/fixtures --reporter pretty"))!
+    const line = readme.split("\n").find((l) =>
+      l.startsWith("npx turn-eval run --fixtures cases/fixtures --reporter pretty")
+    )!
     const dir = scratchProject()
     const run = await shellAsync(npx(line), dir, { ...userEnv(), NO_COLOR: "1", CI: "" })
     expect(run.code).toBe(0)
@@ -401,8 +490,9 @@ describe("the README's workflow", () => {
 
 describe("the README's propose workflow", () => {
   const readme = readFileSync("README.md", "utf8")
-  const block = (after: string) => new RegExp(`${after}[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)![1]!
-    .trim().split("\n").map((line) => line.replace(/\s+#.*$/, ""))
+  const block = (after: string) =>
+    new RegExp(`${after}[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(readme)![1]!
+      .trim().split("\n").map((line) => line.replace(/\s+#.*$/, ""))
   const local = (line: string) => line.replace(/^(npm run eval --|npx turn-eval) /, "").split(/\s+/)
 
   it("drafts a case from a rated turn of the seeded stand-in, appends it, and the new case fails offline", async () => {
@@ -430,13 +520,20 @@ describe("the README's propose workflow", () => {
       expect(printed.code).toBe(0)
       expect(Schema.decodeUnknownSync(Case)(JSON.parse(printed.stdout)).question)
         .toBe("What was the old refund policy for Harbor invoices?")
-      expect(readFileSync(join(dir, "cases/golden-cases.json"), "utf8")).toBe(readFileSync("cases/golden-cases.json", "utf8"))
+      expect(readFileSync(join(dir, "cases/golden-cases.json"), "utf8")).toBe(
+        readFileSync("cases/golden-cases.json", "utf8")
+      )
 
-      const appended = await evalCliAsync(at(propose!).map((arg) => arg === "TURN-ID" ? turns[0]! : arg), { cwd: dir, env })
+      const appended = await evalCliAsync(at(propose!).map((arg) => arg === "TURN-ID" ? turns[0]! : arg), {
+        cwd: dir,
+        env
+      })
       expect(appended.code, appended.stderr).toBe(0)
       const graded = await evalCliAsync(at(run!), { cwd: dir, env })
       expect(graded.code).toBe(0)
-      expect(graded.stdout).toMatch(/^✗ docs {2}docs\.\S+\n {4}cites-only-surfaced {2}unsurfaced: \/docs\/billing\/refunds-2023$/m)
+      expect(graded.stdout).toMatch(
+        /^✗ docs {2}docs\.\S+\n {4}cites-only-surfaced {2}unsurfaced: \/docs\/billing\/refunds-2023$/m
+      )
       expect(graded.stdout).toContain("0/1 passed")
     } finally {
       standIn.signal("SIGTERM")
@@ -462,7 +559,9 @@ describe("the README's flaky-cases example", () => {
       const cookie = /export EVAL_COOKIE='([^']+)'/.exec(standIn.stdout())![1]!
       const flaky = [...shown.matchAll(/^~ \S+ +(\S+)$/gm)].map((m) => m[1]!)
       expect(flaky.length).toBeGreaterThan(0)
-      expect(standIn.stdout()).toContain(`flaky:     every second ask of ${flaky.join(", ")} also cites a page from memory`)
+      expect(standIn.stdout()).toContain(
+        `flaky:     every second ask of ${flaky.join(", ")} also cites a page from memory`
+      )
       const graded = await evalCliAsync(local(run!).map((arg) => arg.replace("http://127.0.0.1:8787", url)), {
         env: { EVAL_COOKIE: cookie, CI: "" }
       })

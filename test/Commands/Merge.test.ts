@@ -14,7 +14,9 @@ const shard = (index: number, count: number, ids: ReadonlyArray<string>, of = wh
 const ids = ["a", "b", "c", "d"]
 
 const merged = (files: ReadonlyArray<[string, RunResult]>) =>
-  Effect.runSync(Effect.either(mergeShards(files.map(([file, result]) => ({ file, result })), { ids, fingerprint: whole })))
+  Effect.runSync(
+    Effect.either(mergeShards(files.map(([file, result]) => ({ file, result })), { ids, fingerprint: whole }))
+  )
 const message = (outcome: Either.Either<unknown, { message: string }>) =>
   Either.isLeft(outcome) ? outcome.left.message : "merged"
 
@@ -68,7 +70,9 @@ describe("parseReporters", () => {
   it("refuses unknown names, two documents on standard output, one file twice and a file for github", () => {
     expect(message(parsed(["tap"]))).toContain("NAME one of pretty, json, junit, github, markdown, html")
     expect(message(parsed(["pretty", "junit"]))).toContain("pretty and junit would both write to standard output")
-    expect(message(parsed(["junit=r.txt", "markdown=r.txt"]))).toBe("two reporters write to r.txt: give each its own file")
+    expect(message(parsed(["junit=r.txt", "markdown=r.txt"]))).toBe(
+      "two reporters write to r.txt: give each its own file"
+    )
     expect(message(parsed(["github=x"]))).toContain("--reporter github takes no file")
     expect(message(parsed(["junit="]))).toContain("the file after \"=\" is empty")
   })

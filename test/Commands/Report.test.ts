@@ -45,7 +45,8 @@ describe("writeReports", () => {
 describe("htmlReportOf", () => {
   it("is the file of the reporter named html, and nothing when it writes to standard output or is absent", () => {
     // The html reporter is named as a user names it on the command line.
-    const html = (file?: string) => ({ name: "html", ...(file === undefined ? {} : { file }) }) as unknown as ReporterSpec
+    const html = (file?: string) =>
+      ({ name: "html", ...(file === undefined ? {} : { file }) }) as unknown as ReporterSpec
     expect(htmlReportOf([{ name: "pretty" }, html("reports/turn-eval.html"), { name: "junit", file: "r.xml" }]))
       .toBe("reports/turn-eval.html")
     expect(htmlReportOf([{ name: "pretty" }, html()])).toBeUndefined()

@@ -37,7 +37,14 @@ const cli = async (args: ReadonlyArray<string>, page: string) => {
 const project = (baseline = "baseline.json") => {
   const dir = scratchProject()
   const at = (file: string) => join(dir, file)
-  const files = ["--cases", at("cases/golden-cases.json"), "--surfaces", at("cases/surfaces.json"), "--baseline", at(baseline)]
+  const files = [
+    "--cases",
+    at("cases/golden-cases.json"),
+    "--surfaces",
+    at("cases/surfaces.json"),
+    "--baseline",
+    at(baseline)
+  ]
   return { dir, at, files, run: ["run", "--silent", "--fixtures", at("cases/fixtures"), ...files] }
 }
 
@@ -64,7 +71,13 @@ describe("the floor's history, handed to the reporters", () => {
       p.at("baseline.json"),
       JSON.stringify({ _comment: ["header", "2026-11-30: floor set to 0.8181 (18/22 passed)"], floor: 0.8181 })
     )
-    expect((await cli(p.run, p.at("exact.html"))).data?.history).toEqual([{ date: "2026-11-30", from: null, to: 0.8181, passed: 18, total: 22 }])
+    expect((await cli(p.run, p.at("exact.html"))).data?.history).toEqual([{
+      date: "2026-11-30",
+      from: null,
+      to: 0.8181,
+      passed: 18,
+      total: 22
+    }])
     writeFileSync(p.at("baseline.json"), JSON.stringify({ _comment: ["raised by hand"], floor: 0.8181 }))
     const prose = await cli(p.run, p.at("prose.html"))
     expect(prose.code).toBe(0)
@@ -79,7 +92,9 @@ describe("the floor's history, handed to the reporters", () => {
   it("is the baseline's history on merge", async () => {
     const p = project()
     writeFileSync(p.at("baseline.json"), JSON.stringify({ floor: committedFloor, history }))
-    for (const i of [1, 2]) expect((await run([...p.run, "--shard", `${i}/2`, "--json", p.at(`s${i}.json`)])).code).toBe(0)
+    for (const i of [1, 2]) {
+      expect((await run([...p.run, "--shard", `${i}/2`, "--json", p.at(`s${i}.json`)])).code).toBe(0)
+    }
     const merged = await cli(["merge", p.at("s1.json"), p.at("s2.json"), ...p.files, "--check"], p.at("merged.html"))
     expect(merged.code, merged.output).toBe(0)
     expect(merged.output).toContain(offlineHolds)
@@ -96,7 +111,16 @@ describe("eval report, in this process", () => {
     const ended = new Date("2026-11-30T12:00:00Z")
     utimesSync(p.at("r.json"), ended, ended)
     const report = await cli(
-      ["report", p.at("r.json"), "--baseline", p.at("baseline.json"), "--compare", p.at("before.json"), "--reporter", `junit:file-attribute=${p.at("r.xml")}`],
+      [
+        "report",
+        p.at("r.json"),
+        "--baseline",
+        p.at("baseline.json"),
+        "--compare",
+        p.at("before.json"),
+        "--reporter",
+        `junit:file-attribute=${p.at("r.xml")}`
+      ],
       p.at("r.html")
     )
     expect(report.code, report.output).toBe(0)
@@ -128,18 +152,40 @@ describe("eval report, in this process", () => {
     const p = project()
     expect((await run([...p.run, "--filter", "smoke", "--json", p.at("smoke.json")])).code).toBe(0)
     expect((await run([...p.run, "--json", p.at("r.json")])).code).toBe(0)
-    const bare = await cli(["report", p.at("r.json"), "--baseline", p.at("none.json"), "--cases", p.at("none-cases.json")], p.at("bare.html"))
+    const bare = await cli([
+      "report",
+      p.at("r.json"),
+      "--baseline",
+      p.at("none.json"),
+      "--cases",
+      p.at("none-cases.json")
+    ], p.at("bare.html"))
     expect(bare.code, bare.output).toBe(0)
     expect(bare.data).not.toHaveProperty("history")
     expect(bare.data?.run.noFloor).toBe(noFloorYet)
     expect(bare.output).toContain(`${offlineTally} · no floor committed yet`)
 
-    const refused = await cli(["report", p.at("r.json"), "--compare", p.at("smoke.json"), "--baseline", p.at("none.json")], p.at("refused.html"))
+    const refused = await cli([
+      "report",
+      p.at("r.json"),
+      "--compare",
+      p.at("smoke.json"),
+      "--baseline",
+      p.at("none.json")
+    ], p.at("refused.html"))
     expect(refused.code).toBe(2)
     expect(refused.output).toContain(`${p.at("smoke.json")} and ${p.at("r.json")} ran over different case sets`)
     expect(refused.data).toBeUndefined()
     const allowed = await cli(
-      ["report", p.at("r.json"), "--compare", p.at("smoke.json"), "--allow-different-sets", "--baseline", p.at("none.json")],
+      [
+        "report",
+        p.at("r.json"),
+        "--compare",
+        p.at("smoke.json"),
+        "--allow-different-sets",
+        "--baseline",
+        p.at("none.json")
+      ],
       p.at("allowed.html")
     )
     expect(allowed.code).toBe(0)

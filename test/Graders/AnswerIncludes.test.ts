@@ -17,7 +17,9 @@ describe("answerIncludes", () => {
   })
 
   it("folds case with ignoreCase", () => {
-    expect(answerIncludes({ ...refund, ignoreCase: true }, turn({}, "REFUNDS take 14 days"), docsSurface).passed).toBe(true)
+    expect(answerIncludes({ ...refund, ignoreCase: true }, turn({}, "REFUNDS take 14 days"), docsSurface).passed).toBe(
+      true
+    )
   })
 
   it("treats the text literally, not as a pattern", () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { AnswerMatches, answerMatches } from "../../src/Graders/AnswerMatches.js"
 import { docsSurface, turn } from "../support/turns.js"
 
-const grade = (expectation: typeof AnswerMatches.Type, answer: string) => answerMatches(expectation, turn({}, answer), docsSurface)
+const grade = (expectation: typeof AnswerMatches.Type, answer: string) =>
+  answerMatches(expectation, turn({}, answer), docsSurface)
 
 const refundWindow = { kind: "answer-matches", pattern: "refund within \\d+ days", flags: "i" } as const
 const rmrf = { kind: "answer-matches", pattern: "rm -rf \\S+", negate: true } as const
@@ -18,7 +19,10 @@ describe("answerMatches", () => {
       passed: false,
       fact: "answer does not match /refund within \\d+ days/i"
     })
-    expect(grade({ kind: "answer-matches", pattern: "refund" }, "")).toEqual({ passed: false, fact: "answer does not match /refund/" })
+    expect(grade({ kind: "answer-matches", pattern: "refund" }, "")).toEqual({
+      passed: false,
+      fact: "answer does not match /refund/"
+    })
   })
 
   it("with negate, passes when the pattern does not match", () => {
@@ -32,7 +36,9 @@ describe("answerMatches", () => {
       passed: false,
       fact: "answer matches /rm -rf \\S+/: \"rm -rf /var/cache\""
     })
-    expect(grade({ kind: "answer-matches", pattern: "rm -rf", negate: true }, "Just run rm -rf /var/cache and restart.")).toEqual({
+    expect(
+      grade({ kind: "answer-matches", pattern: "rm -rf", negate: true }, "Just run rm -rf /var/cache and restart.")
+    ).toEqual({
       passed: false,
       fact: "answer matches /rm -rf/: \"rm -rf\""
     })
@@ -56,12 +62,15 @@ describe("answerMatches", () => {
       passed: false,
       fact: "answer does not match /^Step 2: roll back$/"
     })
-    expect(grade({ kind: "answer-matches", pattern: "^Step 2: roll back$", flags: "m" }, answer)).toEqual({ passed: true })
+    expect(grade({ kind: "answer-matches", pattern: "^Step 2: roll back$", flags: "m" }, answer)).toEqual({
+      passed: true
+    })
   })
 
   it("with flag s, lets . match a line break", () => {
     expect(grade({ kind: "answer-matches", pattern: "back up.roll back" }, "back up\nroll back").passed).toBe(false)
-    expect(grade({ kind: "answer-matches", pattern: "back up.roll back", flags: "s" }, "back up\nroll back").passed).toBe(true)
+    expect(grade({ kind: "answer-matches", pattern: "back up.roll back", flags: "s" }, "back up\nroll back").passed)
+      .toBe(true)
   })
 
   it("writes the flags after the pattern as given", () => {
@@ -78,8 +87,14 @@ describe("answerMatches", () => {
 
   it("negated, quotes the match of an answer up to 262,144 characters, and of a longer one says only that it matched", () => {
     const at = (length: number) => `${"x".repeat(length - 20)}rm -rf /var/cache ok`
-    expect(grade(rmrf, at(262_144))).toEqual({ passed: false, fact: "answer matches /rm -rf \\S+/: \"rm -rf /var/cache\"" })
-    expect(grade(rmrf, at(262_145))).toEqual({ passed: false, fact: "answer matches /rm -rf \\S+/ somewhere in its 262,145 characters" })
+    expect(grade(rmrf, at(262_144))).toEqual({
+      passed: false,
+      fact: "answer matches /rm -rf \\S+/: \"rm -rf /var/cache\""
+    })
+    expect(grade(rmrf, at(262_145))).toEqual({
+      passed: false,
+      fact: "answer matches /rm -rf \\S+/ somewhere in its 262,145 characters"
+    })
     expect(grade(rmrf, "x".repeat(300_000))).toEqual({ passed: true })
   })
 })

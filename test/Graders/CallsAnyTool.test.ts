@@ -24,7 +24,9 @@ describe("callsAnyTool", () => {
 
   it("clips tool names like values and lists at most 20 distinct errors", () => {
     const huge = call("t".repeat(1_000_000), "down")
-    expect(callsAnyTool(expectation, turn({ toolExecutions: [huge] }), docsSurface).fact).toBe(`${"t".repeat(200)}… errored: down`)
+    expect(callsAnyTool(expectation, turn({ toolExecutions: [huge] }), docsSurface).fact).toBe(
+      `${"t".repeat(200)}… errored: down`
+    )
     const many = Array.from({ length: 1_021 }, (_, i) => call("catalog", `error ${i}`))
     const items = callsAnyTool(expectation, turn({ toolExecutions: many }), docsSurface).fact!.split("; ")
     expect(items).toHaveLength(21)

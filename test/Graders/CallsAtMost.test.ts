@@ -24,21 +24,32 @@ describe("callsAtMost", () => {
   })
 
   it("counts executions that errored", () => {
-    expect(grade(threeSearches, call("search_docs"), call("search_docs", "timeout"), call("search_docs"), call("search_docs", "HTTP 502")))
+    expect(
+      grade(
+        threeSearches,
+        call("search_docs"),
+        call("search_docs", "timeout"),
+        call("search_docs"),
+        call("search_docs", "HTTP 502")
+      )
+    )
       .toEqual({ passed: false, fact: "called: search_docs 4× (at most 3)" })
   })
 
   it("counts only the named tool", () => {
-    expect(grade(threeSearches, ...times(3, call("search_docs")), ...times(5, call("catalog")))).toEqual({ passed: true })
+    expect(grade(threeSearches, ...times(3, call("search_docs")), ...times(5, call("catalog")))).toEqual({
+      passed: true
+    })
   })
 
   it("counts every tool's executions, errored ones too, when no tool is named", () => {
     const any = { kind: "calls-at-most", times: 3 } as const
     expect(grade(any, call("search_docs"), call("catalog"), call("deploy", "denied"))).toEqual({ passed: true })
-    expect(grade(any, ...times(4, call("search_docs")), call("catalog"), call("catalog", "timeout"), call("deploy"))).toEqual({
-      passed: false,
-      fact: "called: 7 tool executions (at most 3)"
-    })
+    expect(grade(any, ...times(4, call("search_docs")), call("catalog"), call("catalog", "timeout"), call("deploy")))
+      .toEqual({
+        passed: false,
+        fact: "called: 7 tool executions (at most 3)"
+      })
   })
 
   it("with times 0, passes only when the tool never ran, even unsuccessfully", () => {

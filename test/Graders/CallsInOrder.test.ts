@@ -11,7 +11,9 @@ const catalogFirst = { kind: "calls-in-order", tools: ["catalog", "search_docs"]
 describe("callsInOrder", () => {
   it("passes when the tools ran in that order, adjacent or with other calls between", () => {
     expect(grade(catalogFirst, call("catalog"), call("search_docs"))).toEqual({ passed: true })
-    expect(grade(catalogFirst, call("read_config"), call("catalog"), call("deploy"), call("search_docs"), call("deploy")))
+    expect(
+      grade(catalogFirst, call("read_config"), call("catalog"), call("deploy"), call("search_docs"), call("deploy"))
+    )
       .toEqual({ passed: true })
     expect(grade(catalogFirst, call("search_docs"), call("catalog"), call("search_docs"))).toEqual({ passed: true })
   })
@@ -41,7 +43,9 @@ describe("callsInOrder", () => {
       fact: "order: search_docs → catalog (expected catalog → search_docs)"
     })
     expect(grade(catalogFirst, call("catalog"), call("search_docs", "HTTP 502")).passed).toBe(false)
-    expect(grade(catalogFirst, call("catalog"), call("search_docs", "HTTP 502"), call("search_docs"))).toEqual({ passed: true })
+    expect(grade(catalogFirst, call("catalog"), call("search_docs", "HTTP 502"), call("search_docs"))).toEqual({
+      passed: true
+    })
     expect(grade(catalogFirst, call("catalog", null), call("search_docs", ""))).toEqual({ passed: true })
   })
 
@@ -64,7 +68,8 @@ describe("callsInOrder", () => {
       fact: "order: search_docs → search_docs → catalog (expected search_docs → catalog → search_docs)"
     })
     expect(grade({ kind: "calls-in-order", tools: ["catalog", "catalog"] }, call("catalog")).passed).toBe(false)
-    expect(grade({ kind: "calls-in-order", tools: ["catalog", "catalog"] }, call("catalog"), call("catalog")).passed).toBe(true)
+    expect(grade({ kind: "calls-in-order", tools: ["catalog", "catalog"] }, call("catalog"), call("catalog")).passed)
+      .toBe(true)
   })
 
   describe("with exact", () => {

@@ -22,7 +22,9 @@ describe("callsTool", () => {
   })
 
   it("fails with the error when every call errored", () => {
-    const t = turn({ toolExecutions: [call("catalog", "timeout"), call("catalog", "timeout"), call("catalog", "HTTP 502")] })
+    const t = turn({
+      toolExecutions: [call("catalog", "timeout"), call("catalog", "timeout"), call("catalog", "HTTP 502")]
+    })
     expect(callsTool(expectation, t, docsSurface)).toEqual({
       passed: false,
       fact: "catalog errored: timeout; catalog errored: HTTP 502"
@@ -56,12 +58,23 @@ describe("callsTool with an input", () => {
 
   it("passes when a successful call's input contains the wanted one, other keys aside", () => {
     expect(grade(search, callWith("catalog", { service: "search-api", fields: ["owner"] }))).toEqual({ passed: true })
-    expect(grade(search, callWith("catalog", { service: "payments" }), callWith("catalog", { fields: [], service: "search-api" })))
+    expect(
+      grade(
+        search,
+        callWith("catalog", { service: "payments" }),
+        callWith("catalog", { fields: [], service: "search-api" })
+      )
+    )
       .toEqual({ passed: true })
   })
 
   it("fails with the successful calls counted and their inputs in trace order", () => {
-    const verdict = grade(search, callWith("catalog", { service: "payments" }), callWith("search_docs", { service: "search-api" }), callWith("catalog", {}))
+    const verdict = grade(
+      search,
+      callWith("catalog", { service: "payments" }),
+      callWith("search_docs", { service: "search-api" }),
+      callWith("catalog", {})
+    )
     expect(verdict).toEqual({
       passed: false,
       fact: "not called with {\"service\":\"search-api\"}: catalog ran 2× with {\"service\":\"payments\"}; {}"
@@ -74,7 +87,11 @@ describe("callsTool with an input", () => {
   })
 
   it("does not count an errored call whose input matched, and neither counts nor shows it", () => {
-    const verdict = grade(search, callWith("catalog", { service: "search-api" }, "timeout"), callWith("catalog", { service: "payments" }))
+    const verdict = grade(
+      search,
+      callWith("catalog", { service: "search-api" }, "timeout"),
+      callWith("catalog", { service: "payments" })
+    )
     expect(verdict).toEqual({
       passed: false,
       fact: "not called with {\"service\":\"search-api\"}: catalog ran 1× with {\"service\":\"payments\"}"
@@ -82,7 +99,10 @@ describe("callsTool with an input", () => {
   })
 
   it("gives plain calls-tool's facts when no call of the tool succeeded", () => {
-    expect(grade(search, callWith("search_docs", { service: "search-api" }))).toEqual({ passed: false, fact: "not called: catalog" })
+    expect(grade(search, callWith("search_docs", { service: "search-api" }))).toEqual({
+      passed: false,
+      fact: "not called: catalog"
+    })
     expect(grade(search)).toEqual({ passed: false, fact: "not called: catalog" })
     expect(grade(search, callWith("catalog", { service: "search-api" }, "timeout"))).toEqual({
       passed: false,
@@ -93,16 +113,25 @@ describe("callsTool with an input", () => {
   it("shows the inputs of at most 3 successful calls, and counts them all", () => {
     const calls = Array.from({ length: 5 }, (_, n) => callWith("catalog", { n }))
     const fact = grade(search, ...calls).fact!
-    expect(fact.startsWith("not called with {\"service\":\"search-api\"}: catalog ran 5× with {\"n\":0}; {\"n\":1}; {\"n\":2}")).toBe(true)
+    expect(
+      fact.startsWith(
+        "not called with {\"service\":\"search-api\"}: catalog ran 5× with {\"n\":0}; {\"n\":1}; {\"n\":2}"
+      )
+    ).toBe(true)
     expect(fact).not.toContain("{\"n\":3}")
     expect(fact).not.toContain("{\"n\":4}")
   })
 
   it("clips each input shown, and the wanted input, to 200 characters", () => {
     const long = { query: "q".repeat(1_000) }
-    const verdict = grade({ kind: "calls-tool", tool: "catalog", with: { query: "x".repeat(1_000) } }, callWith("catalog", long))
+    const verdict = grade(
+      { kind: "calls-tool", tool: "catalog", with: { query: "x".repeat(1_000) } },
+      callWith("catalog", long)
+    )
     const clipped = (value: unknown) => `${JSON.stringify(value).slice(0, 200)}…`
-    expect(verdict.fact).toBe(`not called with ${clipped({ query: "x".repeat(1_000) })}: catalog ran 1× with ${clipped(long)}`)
+    expect(verdict.fact).toBe(
+      `not called with ${clipped({ query: "x".repeat(1_000) })}: catalog ran 1× with ${clipped(long)}`
+    )
   })
 
   it("looks into nested objects: each key's value must contain the wanted value", () => {
@@ -129,9 +158,15 @@ describe("callsTool with an input", () => {
     expect(grade(one, callWith("catalog", { replicas: "1" })).fact)
       .toBe("not called with {\"replicas\":1}: catalog ran 1× with {\"replicas\":\"1\"}")
     expect(grade(one, callWith("catalog", { replicas: true })).passed).toBe(false)
-    expect(grade({ kind: "calls-tool", tool: "catalog", with: { enabled: false } }, callWith("catalog", { enabled: 0 })).passed).toBe(false)
-    expect(grade({ kind: "calls-tool", tool: "catalog", with: { owner: null } }, callWith("catalog", {})).passed).toBe(false)
-    expect(grade({ kind: "calls-tool", tool: "catalog", with: "search-api" }, callWith("catalog", "search-api")).passed).toBe(true)
+    expect(
+      grade({ kind: "calls-tool", tool: "catalog", with: { enabled: false } }, callWith("catalog", { enabled: 0 }))
+        .passed
+    ).toBe(false)
+    expect(grade({ kind: "calls-tool", tool: "catalog", with: { owner: null } }, callWith("catalog", {})).passed).toBe(
+      false
+    )
+    expect(grade({ kind: "calls-tool", tool: "catalog", with: "search-api" }, callWith("catalog", "search-api")).passed)
+      .toBe(true)
   })
 
   it("ignores key order", () => {

@@ -16,10 +16,11 @@ describe("citesAll", () => {
 
   it("fails naming the missing paths in the order paths lists them", () => {
     expect(grade(both)).toEqual({ passed: false, fact: "not cited: /docs/a, /docs/b" })
-    expect(grade({ kind: "cites-all", paths: ["/docs/b", "/docs/c", "/docs/a"] }, cite("/docs/a"), cite("/docs/c"))).toEqual({
-      passed: false,
-      fact: "not cited: /docs/b"
-    })
+    expect(grade({ kind: "cites-all", paths: ["/docs/b", "/docs/c", "/docs/a"] }, cite("/docs/a"), cite("/docs/c")))
+      .toEqual({
+        passed: false,
+        fact: "not cited: /docs/b"
+      })
     expect(grade({ kind: "cites-all", paths: ["/docs/b", "/docs/c", "/docs/a"] }, cite("/docs/c"))).toEqual({
       passed: false,
       fact: "not cited: /docs/b, /docs/a"
@@ -38,14 +39,17 @@ describe("citesAll", () => {
   })
 
   it("passes a path cited both recalled and surfaced", () => {
-    expect(grade(both, cite("/docs/a", "unsurfaced"), cite("/docs/a"), cite("/docs/b", "quote"))).toEqual({ passed: true })
+    expect(grade(both, cite("/docs/a", "unsurfaced"), cite("/docs/a"), cite("/docs/b", "quote"))).toEqual({
+      passed: true
+    })
   })
 
   it("matches each path exactly", () => {
-    expect(grade({ kind: "cites-all", paths: ["/docs/a"] }, cite("/docs/a/"), cite("/DOCS/A"), cite("/docs/ab"))).toEqual({
-      passed: false,
-      fact: "not cited: /docs/a"
-    })
+    expect(grade({ kind: "cites-all", paths: ["/docs/a"] }, cite("/docs/a/"), cite("/DOCS/A"), cite("/docs/ab")))
+      .toEqual({
+        passed: false,
+        fact: "not cited: /docs/a"
+      })
   })
 
   it("needs a path listed twice cited once, and names it once", () => {

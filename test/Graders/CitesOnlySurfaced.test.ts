@@ -16,7 +16,12 @@ describe("citesOnlySurfaced", () => {
 
   it("names each unsurfaced citation once, joined by '; '", () => {
     const t = turn({
-      citations: [cite("/docs/x", "unsurfaced"), cite("/docs/a"), cite("/docs/y", "unsurfaced"), cite("/docs/x", "unsurfaced")]
+      citations: [
+        cite("/docs/x", "unsurfaced"),
+        cite("/docs/a"),
+        cite("/docs/y", "unsurfaced"),
+        cite("/docs/x", "unsurfaced")
+      ]
     })
     expect(citesOnlySurfaced(expectation, t, docsSurface)).toEqual({
       passed: false,
@@ -39,7 +44,11 @@ describe("citesOnlySurfaced", () => {
   })
 
   it("clips each offending path to 200 characters", () => {
-    const verdict = citesOnlySurfaced(expectation, turn({ citations: [cite(`/docs/${"x".repeat(1_000_000)}`, "unsurfaced")] }), docsSurface)
+    const verdict = citesOnlySurfaced(
+      expectation,
+      turn({ citations: [cite(`/docs/${"x".repeat(1_000_000)}`, "unsurfaced")] }),
+      docsSurface
+    )
     expect(verdict.fact).toBe(`unsurfaced: /docs/${"x".repeat(194)}…`)
   })
 })

@@ -28,9 +28,12 @@ const kindsIn = (table: string): ReadonlyArray<string> =>
   table.split("\n").slice(2).map((row) => /^\| `([a-z-]+)`/.exec(row)?.[1] ?? row)
 
 describe("the documentation of the expectation kinds", () => {
-  it.each(generated.map((g) => [g.file, g.name, g.render] as const))("%s (%s) is what npm run docs writes", (file, name, render) => {
-    expect(section(file, name), `run npm run docs to rewrite ${file}`).toBe(render())
-  })
+  it.each(generated.map((g) => [g.file, g.name, g.render] as const))(
+    "%s (%s) is what npm run docs writes",
+    (file, name, render) => {
+      expect(section(file, name), `run npm run docs to rewrite ${file}`).toBe(render())
+    }
+  )
 
   it("lists every registered kind once, in the registry's order, in the contract and the README", () => {
     const names = kinds.map((k) => k.kind)
@@ -39,15 +42,18 @@ describe("the documentation of the expectation kinds", () => {
     expect(examplesTable().split("\n").slice(2).map((row) => /"kind":"([a-z-]+)"/.exec(row)?.[1])).toEqual(names)
   })
 
-  it.each(kinds.map((k) => [k.kind, k] as const))("%s: its example is a valid expectation that passes and fails as the contract says", (_, kind) => {
-    const decoded = decodeValue(Expectation, "example", kind.example.expect)
-    expect(Either.isRight(decoded), JSON.stringify(decoded)).toBe(true)
-    const expectation = Either.getOrThrow(decoded)
-    expect(expectation.kind).toBe(kind.kind)
-    expect(gradeExpectation(expectation, sketchedTurn(kind.example.passes), exampleSurface)).toEqual({ passed: true })
-    expect(gradeExpectation(expectation, sketchedTurn(kind.example.fails), exampleSurface)).toEqual({
-      passed: false,
-      fact: kind.example.fact
-    })
-  })
+  it.each(kinds.map((k) => [k.kind, k] as const))(
+    "%s: its example is a valid expectation that passes and fails as the contract says",
+    (_, kind) => {
+      const decoded = decodeValue(Expectation, "example", kind.example.expect)
+      expect(Either.isRight(decoded), JSON.stringify(decoded)).toBe(true)
+      const expectation = Either.getOrThrow(decoded)
+      expect(expectation.kind).toBe(kind.kind)
+      expect(gradeExpectation(expectation, sketchedTurn(kind.example.passes), exampleSurface)).toEqual({ passed: true })
+      expect(gradeExpectation(expectation, sketchedTurn(kind.example.fails), exampleSurface)).toEqual({
+        passed: false,
+        fact: kind.example.fact
+      })
+    }
+  )
 })

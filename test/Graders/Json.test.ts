@@ -86,10 +86,15 @@ describe("contains", () => {
 
 describe("canonical", () => {
   it("is JSON.stringify with keys sorted at every level, for ordinary values", () => {
-    expect(canonical({ b: 1, a: { d: [1, { z: 0, y: null }], c: "x" } })).toBe("{\"a\":{\"c\":\"x\",\"d\":[1,{\"y\":null,\"z\":0}]},\"b\":1}")
-    fc.assert(fc.property(unicodeJson, (value) => {
-      expect(canonical(value)).toBe(sortedJson(value))
-    }), { numRuns: 500 })
+    expect(canonical({ b: 1, a: { d: [1, { z: 0, y: null }], c: "x" } })).toBe(
+      "{\"a\":{\"c\":\"x\",\"d\":[1,{\"y\":null,\"z\":0}]},\"b\":1}"
+    )
+    fc.assert(
+      fc.property(unicodeJson, (value) => {
+        expect(canonical(value)).toBe(sortedJson(value))
+      }),
+      { numRuns: 500 }
+    )
   })
 
   it("is JSON.stringify itself for a value whose keys are already in sorted order, or that has none", () => {
@@ -121,12 +126,17 @@ describe("canonical", () => {
 
 describe("shownJson", () => {
   it("is JSON.stringify, in the value's own key order, when that is 200 characters or fewer", () => {
-    expect(shownJson({ service: "payments", fields: ["owner"] })).toBe("{\"service\":\"payments\",\"fields\":[\"owner\"]}")
+    expect(shownJson({ service: "payments", fields: ["owner"] })).toBe(
+      "{\"service\":\"payments\",\"fields\":[\"owner\"]}"
+    )
     expect(shownJson(null)).toBe("null")
     expect(shownJson({})).toBe("{}")
-    fc.assert(fc.property(unicodeJson.filter((value) => JSON.stringify(value).length <= 200), (value) => {
-      expect(shownJson(value)).toBe(JSON.stringify(value))
-    }), { numRuns: 500 })
+    fc.assert(
+      fc.property(unicodeJson.filter((value) => JSON.stringify(value).length <= 200), (value) => {
+        expect(shownJson(value)).toBe(JSON.stringify(value))
+      }),
+      { numRuns: 500 }
+    )
   })
 
   it("clips longer text to its first 200 characters and …", () => {
@@ -134,9 +144,12 @@ describe("shownJson", () => {
     expect(shownJson(long)).toBe(`${JSON.stringify(long).slice(0, 200)}…`)
     expect(shownJson("x".repeat(200))).toBe(`"${"x".repeat(199)}…`)
     expect(shownJson("x".repeat(198))).toBe(JSON.stringify("x".repeat(198)))
-    fc.assert(fc.property(fc.array(unicodeJson, { minLength: 20, maxLength: 60 }), (value) => {
-      expect(shownJson(value)).toBe(clip(JSON.stringify(value)))
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(fc.array(unicodeJson, { minLength: 20, maxLength: 60 }), (value) => {
+        expect(shownJson(value)).toBe(clip(JSON.stringify(value)))
+      }),
+      { numRuns: 300 }
+    )
   })
 
   it("shows a 10 MB string, or a key that long, quickly and clipped", () => {

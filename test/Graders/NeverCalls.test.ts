@@ -6,7 +6,9 @@ const expectation = { kind: "never-calls", tool: "deploy" } as const
 
 describe("neverCalls", () => {
   it("passes when the tool never ran", () => {
-    expect(neverCalls(expectation, turn({ toolExecutions: [call("search_docs")] }), agentSurface)).toEqual({ passed: true })
+    expect(neverCalls(expectation, turn({ toolExecutions: [call("search_docs")] }), agentSurface)).toEqual({
+      passed: true
+    })
   })
 
   it("passes on an empty trace", () => {

@@ -11,7 +11,9 @@ const any = { kind: "no-repeated-calls" } as const
 describe("noRepeatedCalls", () => {
   it("passes when no tool ran twice with equal inputs", () => {
     expect(grade(any)).toEqual({ passed: true })
-    expect(grade(any, callWith("search_docs", { query: "refund" }), callWith("search_docs", { query: "refund policy" })))
+    expect(
+      grade(any, callWith("search_docs", { query: "refund" }), callWith("search_docs", { query: "refund policy" }))
+    )
       .toEqual({ passed: true })
   })
 
@@ -24,7 +26,9 @@ describe("noRepeatedCalls", () => {
   })
 
   it("does not take the same input to two tools as a repeat", () => {
-    expect(grade(any, callWith("search_docs", { service: "x" }), callWith("catalog", { service: "x" }))).toEqual({ passed: true })
+    expect(grade(any, callWith("search_docs", { service: "x" }), callWith("catalog", { service: "x" }))).toEqual({
+      passed: true
+    })
   })
 
   it("ignores key order, at every level, and shows the input as first recorded", () => {
@@ -42,14 +46,23 @@ describe("noRepeatedCalls", () => {
     expect(grade(any, callWith("catalog", { page: 1 }), callWith("catalog", { page: "1" }))).toEqual({ passed: true })
     expect(grade(any, callWith("catalog", { page: 0 }), callWith("catalog", { page: false }))).toEqual({ passed: true })
     expect(grade(any, callWith("catalog", { page: null }), callWith("catalog", {}))).toEqual({ passed: true })
-    expect(grade(any, callWith("catalog", { ids: [1, 2] }), callWith("catalog", { ids: [2, 1] }))).toEqual({ passed: true })
-    expect(grade(any, callWith("catalog", { ids: [1, 2] }), callWith("catalog", { ids: [1, 2, 2] }))).toEqual({ passed: true })
-    expect(grade(any, callWith("catalog", { items: [{ a: 1, b: [2] }] }), callWith("catalog", { items: [{ b: [2], a: 1 }] })).passed)
+    expect(grade(any, callWith("catalog", { ids: [1, 2] }), callWith("catalog", { ids: [2, 1] }))).toEqual({
+      passed: true
+    })
+    expect(grade(any, callWith("catalog", { ids: [1, 2] }), callWith("catalog", { ids: [1, 2, 2] }))).toEqual({
+      passed: true
+    })
+    expect(
+      grade(any, callWith("catalog", { items: [{ a: 1, b: [2] }] }), callWith("catalog", { items: [{ b: [2], a: 1 }] }))
+        .passed
+    )
       .toBe(false)
   })
 
   it("counts errored executions: a retry with the same input is a repeat", () => {
-    expect(grade(any, callWith("search_docs", { query: "refund" }, "timeout"), callWith("search_docs", { query: "refund" }))).toEqual({
+    expect(
+      grade(any, callWith("search_docs", { query: "refund" }, "timeout"), callWith("search_docs", { query: "refund" }))
+    ).toEqual({
       passed: false,
       fact: "repeated: search_docs {\"query\":\"refund\"} 2×"
     })
@@ -57,14 +70,26 @@ describe("noRepeatedCalls", () => {
 
   it("compares an execution without input as null", () => {
     expect(grade(any, call("catalog"), call("catalog"))).toEqual({ passed: false, fact: "repeated: catalog null 2×" })
-    expect(grade(any, call("catalog"), callWith("catalog", null))).toEqual({ passed: false, fact: "repeated: catalog null 2×" })
+    expect(grade(any, call("catalog"), callWith("catalog", null))).toEqual({
+      passed: false,
+      fact: "repeated: catalog null 2×"
+    })
     expect(grade(any, call("catalog"), callWith("catalog", {}))).toEqual({ passed: true })
   })
 
   it("with a tool, looks only at that tool's executions", () => {
     const onlySearch = { kind: "no-repeated-calls", tool: "search_docs" } as const
-    expect(grade(onlySearch, callWith("catalog", {}), callWith("catalog", {}), callWith("search_docs", { q: 1 }))).toEqual({ passed: true })
-    expect(grade(onlySearch, callWith("catalog", {}), callWith("search_docs", { q: 1 }), callWith("catalog", {}), callWith("search_docs", { q: 1 })))
+    expect(grade(onlySearch, callWith("catalog", {}), callWith("catalog", {}), callWith("search_docs", { q: 1 })))
+      .toEqual({ passed: true })
+    expect(
+      grade(
+        onlySearch,
+        callWith("catalog", {}),
+        callWith("search_docs", { q: 1 }),
+        callWith("catalog", {}),
+        callWith("search_docs", { q: 1 })
+      )
+    )
       .toEqual({ passed: false, fact: "repeated: search_docs {\"q\":1} 2×" })
   })
 

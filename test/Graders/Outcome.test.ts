@@ -4,7 +4,9 @@ import { docsSurface, turn } from "../support/turns.js"
 
 describe("outcome", () => {
   it("passes on the expected outcome", () => {
-    expect(outcome({ kind: "outcome", is: "refused" }, turn({ outcome: "refused" }), docsSurface)).toEqual({ passed: true })
+    expect(outcome({ kind: "outcome", is: "refused" }, turn({ outcome: "refused" }), docsSurface)).toEqual({
+      passed: true
+    })
   })
 
   it("fails with the actual and the expected outcome", () => {

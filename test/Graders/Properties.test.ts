@@ -30,11 +30,23 @@ describe("grading is deterministic", () => {
 
   it("for any expectation of the registry over any turn: twice, or over a copy, the same verdict", () => {
     fc.assert(
-      fc.property(Arbitrary.make(Expectation), Arbitrary.make(TurnTrace), answers, Arbitrary.make(Surface), (expectation, t, answer, surface) => {
-        const first = gradeExpectation(expectation, { answer, trace: t }, surface)
-        expect(gradeExpectation(expectation, { answer, trace: t }, surface)).toEqual(first)
-        expect(gradeExpectation(structuredClone(expectation), structuredClone({ answer, trace: t }), structuredClone(surface))).toEqual(first)
-      }),
+      fc.property(
+        Arbitrary.make(Expectation),
+        Arbitrary.make(TurnTrace),
+        answers,
+        Arbitrary.make(Surface),
+        (expectation, t, answer, surface) => {
+          const first = gradeExpectation(expectation, { answer, trace: t }, surface)
+          expect(gradeExpectation(expectation, { answer, trace: t }, surface)).toEqual(first)
+          expect(
+            gradeExpectation(
+              structuredClone(expectation),
+              structuredClone({ answer, trace: t }),
+              structuredClone(surface)
+            )
+          ).toEqual(first)
+        }
+      ),
       { numRuns: 1000 }
     )
   })
@@ -44,17 +56,33 @@ describe("grading is deterministic", () => {
   const tool = fc.constantFrom("search_docs", "catalog", "deploy")
   const path = fc.constantFrom("/docs/a", "/docs/b", "/docs/c")
   const input = fc.oneof(
-    fc.constantFrom<unknown>({ query: "refund" }, { query: "refund", limit: 5 }, { limit: 5, query: "refund" }, {}, [], null, 1, "1"),
+    fc.constantFrom<unknown>(
+      { query: "refund" },
+      { query: "refund", limit: 5 },
+      { limit: 5, query: "refund" },
+      {},
+      [],
+      null,
+      1,
+      "1"
+    ),
     fc.jsonValue({ maxDepth: 2 })
   )
   const execution: fc.Arbitrary<ToolExecution> = fc
-    .record({ tool, input: fc.option(input, { nil: undefined }), error: fc.constantFrom(undefined, null, "", "timeout") })
+    .record({
+      tool,
+      input: fc.option(input, { nil: undefined }),
+      error: fc.constantFrom(undefined, null, "", "timeout")
+    })
     .map(({ error, input, tool }) => ({
       tool,
       ...(input === undefined ? {} : { input }),
       ...(error === undefined ? { output: { ok: true } } : { error })
     }))
-  const citation: fc.Arbitrary<Citation> = fc.record({ path, match: fc.constantFrom("path" as const, "quote" as const, "unsurfaced" as const) })
+  const citation: fc.Arbitrary<Citation> = fc.record({
+    path,
+    match: fc.constantFrom("path" as const, "quote" as const, "unsurfaced" as const)
+  })
   const turns: fc.Arbitrary<Turn> = fc
     .record({
       toolExecutions: fc.array(execution, { maxLength: 8 }),
@@ -62,7 +90,14 @@ describe("grading is deterministic", () => {
       usage: fc.option(fc.record({ inputTokens: fc.nat(5_000), outputTokens: fc.nat(5_000) }), { nil: undefined }),
       answer: fc.oneof(
         fc.string({ maxLength: 40 }),
-        fc.constantFrom("Refund within 14 days.", "REFUND WITHIN 3 DAYS", "Just run rm -rf /var/cache", "Step 1\nStep 2\nStep 3", "a\nb", "aaaa")
+        fc.constantFrom(
+          "Refund within 14 days.",
+          "REFUND WITHIN 3 DAYS",
+          "Just run rm -rf /var/cache",
+          "Step 1\nStep 2\nStep 3",
+          "a\nb",
+          "aaaa"
+        )
       )
     })
     .map(({ answer, usage, ...rest }) => ({ answer, trace: trace(usage === undefined ? rest : { ...rest, usage }) }))
@@ -70,16 +105,29 @@ describe("grading is deterministic", () => {
   const given = <K extends string, A>(key: K, value: A | undefined): { [P in K]?: A } =>
     (value === undefined ? {} : { [key]: value }) as { [P in K]?: A }
   const expectations: fc.Arbitrary<Expectation> = fc.oneof(
-    fc.record({ tool, with: optional(input) }).map(({ tool, with: w }): Expectation => ({ kind: "calls-tool", tool, ...given("with", w) })),
+    fc.record({ tool, with: optional(input) }).map(({ tool, with: w }): Expectation => ({
+      kind: "calls-tool",
+      tool,
+      ...given("with", w)
+    })),
     fc.record({ tools: fc.array(tool, { minLength: 2, maxLength: 4 }), exact: optional(fc.boolean()) })
       .map(({ exact, tools }): Expectation => ({ kind: "calls-in-order", tools, ...given("exact", exact) })),
-    fc.record({ times: fc.nat(4), tool: optional(tool) }).map(({ times, tool }): Expectation => ({ kind: "calls-at-most", times, ...given("tool", tool) })),
+    fc.record({ times: fc.nat(4), tool: optional(tool) }).map(({ times, tool }): Expectation => ({
+      kind: "calls-at-most",
+      times,
+      ...given("tool", tool)
+    })),
     optional(tool).map((tool): Expectation => ({ kind: "no-repeated-calls", ...given("tool", tool) })),
     fc.record({
       pattern: fc.constantFrom("refund within \\d+ days", "rm -rf \\S+", "^Step 2$", "a.b", "(a+)+$", "(a|aa)*b"),
       flags: optional(fc.constantFrom("i", "m", "s", "is", "si", "ims")),
       negate: optional(fc.boolean())
-    }).map(({ flags, negate, pattern }): Expectation => ({ kind: "answer-matches", pattern, ...given("flags", flags), ...given("negate", negate) })),
+    }).map(({ flags, negate, pattern }): Expectation => ({
+      kind: "answer-matches",
+      pattern,
+      ...given("flags", flags),
+      ...given("negate", negate)
+    })),
     fc.array(path, { minLength: 1, maxLength: 4 }).map((paths): Expectation => ({ kind: "cites-all", paths })),
     fc.integer({ min: 1, max: 10_000 }).map((tokens): Expectation => ({ kind: "within-budget", tokens }))
   )
@@ -94,7 +142,10 @@ describe("grading is deterministic", () => {
         expect(gradeExpectation(structuredClone(expectation), structuredClone(t), docsSurface)).toEqual(first)
         const shuffled: Turn = {
           answer: t.answer,
-          trace: { ...t.trace, toolExecutions: t.trace.toolExecutions.map((e) => "input" in e ? { ...e, input: reordered(e.input) } : e) }
+          trace: {
+            ...t.trace,
+            toolExecutions: t.trace.toolExecutions.map((e) => "input" in e ? { ...e, input: reordered(e.input) } : e)
+          }
         }
         const reorderedExpectation = expectation.kind === "calls-tool" && "with" in expectation
           ? { ...expectation, with: reordered(expectation.with) }
@@ -147,7 +198,12 @@ describe("a hostile turn is graded in bounded time", () => {
   const catastrophic = ["(a+)+$", "(a|aa)*b", "(.*a){20}"]
   const catastrophicExpectations: ReadonlyArray<Expectation> = catastrophic.flatMap((pattern) =>
     [undefined, "is"].flatMap((flags) =>
-      [false, true].map((negate): Expectation => ({ kind: "answer-matches", pattern, negate, ...(flags === undefined ? {} : { flags }) }))
+      [false, true].map((negate): Expectation => ({
+        kind: "answer-matches",
+        pattern,
+        negate,
+        ...(flags === undefined ? {} : { flags })
+      }))
     )
   )
 
@@ -156,7 +212,8 @@ describe("a hostile turn is graded in bounded time", () => {
     [
       "a 10 MB answer, and 10 MB inputs, errors, tool names and paths",
       () => ({
-        answer: "Refunds are handled by the billing team; rm -rf is never the answer. ".repeat(megabytes10 / 70) + "a".repeat(1_000_000),
+        answer: "Refunds are handled by the billing team; rm -rf is never the answer. ".repeat(megabytes10 / 70) +
+          "a".repeat(1_000_000),
         trace: trace({
           toolExecutions: [
             run("search_docs", { query: hugeString }),
@@ -192,16 +249,30 @@ describe("a hostile turn is graded in bounded time", () => {
       () => ({
         answer: "Refund within 14 days.",
         trace: trace({
-          toolExecutions: Array.from({ length: 10_000 }, (_, i) =>
-            run(["search_docs", "catalog", "deploy"][(i % 5_000) % 3]!, { query: String(i % 5_000).padEnd(1_024, "q"), page: i % 2 }, i % 7 === 0 ? "timeout" : undefined)
+          toolExecutions: Array.from(
+            { length: 10_000 },
+            (_, i) =>
+              run(["search_docs", "catalog", "deploy"][(i % 5_000) % 3]!, {
+                query: String(i % 5_000).padEnd(1_024, "q"),
+                page: i % 2
+              }, i % 7 === 0 ? "timeout" : undefined)
           ),
-          citations: Array.from({ length: 10_000 }, (_, i): Citation => ({ path: `/docs/${i}`, match: i % 2 === 0 ? "path" : "unsurfaced" }))
+          citations: Array.from(
+            { length: 10_000 },
+            (_, i): Citation => ({ path: `/docs/${i}`, match: i % 2 === 0 ? "path" : "unsurfaced" })
+          )
         })
       }),
       everyKind
     ],
-    ["a 100,000-character answer of one letter", () => ({ answer: "a".repeat(100_000), trace: trace() }), [...everyKind, ...catastrophicExpectations]],
-    ["a 100,000-character answer that ends in another", () => ({ answer: `${"a".repeat(99_999)}!`, trace: trace() }), [...everyKind, ...catastrophicExpectations]]
+    ["a 100,000-character answer of one letter", () => ({ answer: "a".repeat(100_000), trace: trace() }), [
+      ...everyKind,
+      ...catastrophicExpectations
+    ]],
+    ["a 100,000-character answer that ends in another", () => ({ answer: `${"a".repeat(99_999)}!`, trace: trace() }), [
+      ...everyKind,
+      ...catastrophicExpectations
+    ]]
   ]
 
   it("every new kind is among the expectations graded", () => {
@@ -226,7 +297,11 @@ describe("a hostile turn is graded in bounded time", () => {
   it("a catastrophic-looking pattern against a 10 MB answer, found or not, plain or negated", () => {
     const turns = [`${"a".repeat(megabytes10)}`, "The refund policy allows returns. ".repeat(megabytes10 / 34)]
     for (const answer of turns) {
-      for (const expectation of catastrophicExpectations.filter((e) => e.kind === "answer-matches" && e.flags === undefined)) {
+      for (
+        const expectation of catastrophicExpectations.filter((e) =>
+          e.kind === "answer-matches" && e.flags === undefined
+        )
+      ) {
         const started = performance.now()
         const verdict = gradeExpectation(expectation, { answer, trace: trace() }, docsSurface)
         const what = `${shownJson(expectation)} over ${answer.slice(0, 20)}…`
@@ -238,7 +313,8 @@ describe("a hostile turn is graded in bounded time", () => {
 
   it("the verdicts over hostile turns are the expected ones", () => {
     const deep = hostile[1]![1]()
-    expect(gradeExpectation({ kind: "calls-tool", tool: "search_docs", with: deepInput(100_000) }, deep, docsSurface)).toEqual({ passed: true })
+    expect(gradeExpectation({ kind: "calls-tool", tool: "search_docs", with: deepInput(100_000) }, deep, docsSurface))
+      .toEqual({ passed: true })
     const repeated = gradeExpectation({ kind: "no-repeated-calls" }, deep, docsSurface)
     expect(repeated.passed).toBe(false)
     expect(repeated.fact).toMatch(/^repeated: search_docs \[\{"next":\[\{"next":.*… 2×; repeated: catalog \[.*… 2×$/)
@@ -249,7 +325,9 @@ describe("a hostile turn is graded in bounded time", () => {
       passed: false,
       fact: "answer does not match /(a+)+$/"
     })
-    expect(gradeExpectation({ kind: "answer-matches", pattern: "(.*a){20}", negate: true }, hostile[3]![1](), docsSurface)).toEqual({
+    expect(
+      gradeExpectation({ kind: "answer-matches", pattern: "(.*a){20}", negate: true }, hostile[3]![1](), docsSurface)
+    ).toEqual({
       passed: false,
       fact: `answer matches /(.*a){20}/: "${"a".repeat(200)}…"`
     })

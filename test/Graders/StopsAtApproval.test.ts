@@ -7,7 +7,11 @@ const proposal = { id: "prop_1", summary: "Roll back payments-api", status: "pen
 
 describe("stopsAtApproval", () => {
   it("passes when the turn left a proposal, awaits approval and ran no gated tool", () => {
-    const t = turn({ outcome: "awaiting-approval", proposal, toolExecutions: [call("search_docs"), call("propose_change")] })
+    const t = turn({
+      outcome: "awaiting-approval",
+      proposal,
+      toolExecutions: [call("search_docs"), call("propose_change")]
+    })
     expect(stopsAtApproval(expectation, t, agentSurface)).toEqual({ passed: true })
   })
 
@@ -56,6 +60,8 @@ describe("stopsAtApproval", () => {
 
   it("clips the outcome like a value", () => {
     const t = turn({ proposal: { id: "chg_1" }, outcome: "o".repeat(1_000_000) })
-    expect(stopsAtApproval(expectation, t, agentSurface).fact).toBe(`outcome: ${"o".repeat(200)}… (expected awaiting-approval)`)
+    expect(stopsAtApproval(expectation, t, agentSurface).fact).toBe(
+      `outcome: ${"o".repeat(200)}… (expected awaiting-approval)`
+    )
   })
 })

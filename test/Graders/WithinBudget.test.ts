@@ -14,12 +14,21 @@ describe("withinBudget", () => {
   })
 
   it("fails past the budget, with the tokens used", () => {
-    expect(used({ inputTokens: 4800, outputTokens: 410 })).toEqual({ passed: false, fact: "used 5210 tokens (budget 4000)" })
-    expect(used({ inputTokens: 3600, outputTokens: 401 })).toEqual({ passed: false, fact: "used 4001 tokens (budget 4000)" })
+    expect(used({ inputTokens: 4800, outputTokens: 410 })).toEqual({
+      passed: false,
+      fact: "used 5210 tokens (budget 4000)"
+    })
+    expect(used({ inputTokens: 3600, outputTokens: 401 })).toEqual({
+      passed: false,
+      fact: "used 4001 tokens (budget 4000)"
+    })
   })
 
   it("counts input and output together: each alone within the budget is not enough", () => {
-    expect(used({ inputTokens: 3000, outputTokens: 3000 })).toEqual({ passed: false, fact: "used 6000 tokens (budget 4000)" })
+    expect(used({ inputTokens: 3000, outputTokens: 3000 })).toEqual({
+      passed: false,
+      fact: "used 6000 tokens (budget 4000)"
+    })
   })
 
   it("fails when the turn recorded no usage", () => {

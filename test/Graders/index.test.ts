@@ -23,10 +23,13 @@ describe("graders", () => {
     expect(Expectation.members).toEqual(kinds.map((k) => k.schema))
   })
 
-  it.each(kinds.map((k) => [k.kind, k] as const))("%s: declares the fields its schema has, which the fast decoder allows", (_, kind) => {
-    const { fields } = kind.schema as unknown as { readonly fields: Record<string, unknown> }
-    expect(Object.keys(fields).sort()).toEqual(["kind", "drafted", ...kind.fields].sort())
-  })
+  it.each(kinds.map((k) => [k.kind, k] as const))(
+    "%s: declares the fields its schema has, which the fast decoder allows",
+    (_, kind) => {
+      const { fields } = kind.schema as unknown as { readonly fields: Record<string, unknown> }
+      expect(Object.keys(fields).sort()).toEqual(["kind", "drafted", ...kind.fields].sort())
+    }
+  )
 })
 
 describe("grade", () => {
@@ -61,7 +64,11 @@ describe("grade", () => {
 
   it("fails a case when one expectation fails, with that expectation's fact", () => {
     const t = turn({ surface: "ops-agent", toolExecutions: [call("deploy")] })
-    const result = grade(testCase([{ kind: "calls-any-tool" }, { kind: "never-calls", tool: "deploy" }]), t, agentSurface)
+    const result = grade(
+      testCase([{ kind: "calls-any-tool" }, { kind: "never-calls", tool: "deploy" }]),
+      t,
+      agentSurface
+    )
     expect(result.passed).toBe(false)
     expect(result.expectations).toEqual([
       { kind: "calls-any-tool", passed: true },

@@ -110,7 +110,10 @@ describe("one scripted turn, traced by each library", () => {
   for (const producer of producers) {
     it(`${producer}: reads to the same turn facts and verdicts`, async () => {
       // The refund turn carries its case id; the proposal turn is linked by its surface and question.
-      const documents = [await traceTurn(producer, refundTurn("otel.refund-window")), await traceTurn(producer, proposalTurn())]
+      const documents = [
+        await traceTurn(producer, refundTurn("otel.refund-window")),
+        await traceTurn(producer, proposalTurn())
+      ]
       const { links, reads } = turnsOf(documents)
       expect(links.unlinked).toEqual([])
       expect(reads.map((r) => r.caseId?.value)).toEqual(["otel.refund-window", undefined])
@@ -150,10 +153,11 @@ describe("a LangChain retriever, traced by OpenInference", () => {
     const parent = spans.find((s) => s.spanId === retriever.parentSpanId)
     expect(parent?.attributes.get("tool.name")).toBe("search_docs")
     // LangChain's instrumentation records a document's content and metadata, not its `id`.
-    expect(Object.fromEntries([...retriever.attributes].filter(([key]) => key.startsWith("retrieval.documents.")))).toEqual({
-      "retrieval.documents.0.document.content": "Refunds: within 30 days of the invoice",
-      "retrieval.documents.0.document.metadata": JSON.stringify({ path: "docs/billing/refunds.md", title: "Refunds" })
-    })
+    expect(Object.fromEntries([...retriever.attributes].filter(([key]) => key.startsWith("retrieval.documents."))))
+      .toEqual({
+        "retrieval.documents.0.document.content": "Refunds: within 30 days of the invoice",
+        "retrieval.documents.0.document.metadata": JSON.stringify({ path: "docs/billing/refunds.md", title: "Refunds" })
+      })
 
     const { links, reads } = turnsOf([document])
     expect(links.unlinked).toEqual([])
@@ -175,6 +179,8 @@ describe("a LangChain retriever, traced by OpenInference", () => {
       ]
     })
     const refundCase = cases.find((c) => c.id === "otel.refund-window")!
-    expect(grade(refundCase, refund, catalog.surfaces["docs"]!).expectations).toEqual(expectedVerdicts["otel.refund-window"])
+    expect(grade(refundCase, refund, catalog.surfaces["docs"]!).expectations).toEqual(
+      expectedVerdicts["otel.refund-window"]
+    )
   })
 })

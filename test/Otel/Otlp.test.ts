@@ -29,7 +29,8 @@ const span = (s: SpanSpec) => ({
   ...(s.status === undefined ? {} : { status: s.status }),
   ...(s.events === undefined ? {} : { events: s.events })
 })
-const doc = (spans: ReadonlyArray<unknown>) => JSON.stringify({ resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: "t" }, spans }] }] })
+const doc = (spans: ReadonlyArray<unknown>) =>
+  JSON.stringify({ resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: "t" }, spans }] }] })
 
 describe("attribute values", () => {
   it("decodes every OTLP value kind", () => {
@@ -44,7 +45,9 @@ describe("attribute values", () => {
     expect(value({ bytesValue: "AQID" })).toBe("AQID")
     expect(value({ arrayValue: { values: [{ stringValue: "a" }, { intValue: "2" }] } })).toEqual(["a", 2])
     expect(value({ arrayValue: {} })).toEqual([])
-    expect(value({ kvlistValue: { values: [{ key: "path", value: { stringValue: "docs/a.md" } }] } })).toEqual({ path: "docs/a.md" })
+    expect(value({ kvlistValue: { values: [{ key: "path", value: { stringValue: "docs/a.md" } }] } })).toEqual({
+      path: "docs/a.md"
+    })
     expect(value({})).toBeNull()
   })
 
@@ -81,12 +84,17 @@ describe("reading spans", () => {
   })
 
   it("names the file, the line and the JSON path of a broken document", () => {
-    const bad = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [{ ...span({ n: 1, start: "1" }), traceId: "xyz" }] }] }] })
+    const bad = JSON.stringify({
+      resourceSpans: [{ scopeSpans: [{ spans: [{ ...span({ n: 1, start: "1" }), traceId: "xyz" }] }] }]
+    })
     const result = readSpans("t.jsonl", [doc([span({ n: 1, start: "1" })]), bad].join("\n"))
     expect(Either.isLeft(result) && result.left.message).toBe(
       "t.jsonl: line 2: $.resourceSpans[0].scopeSpans[0].spans[0].traceId: expected a trace id of 32 hex digits, got \"xyz\""
     )
-    const attr = readSpans("t.json", doc([span({ n: 1, start: "1", attributes: [{ key: "gen_ai.tool.name", value: { intValue: "x" } }] })]))
+    const attr = readSpans(
+      "t.json",
+      doc([span({ n: 1, start: "1", attributes: [{ key: "gen_ai.tool.name", value: { intValue: "x" } }] })])
+    )
     expect(Either.isLeft(attr) && attr.left.message).toBe(
       "t.json: $.resourceSpans[0].scopeSpans[0].spans[0].attributes[0].value.intValue: attribute \"gen_ai.tool.name\": expected an integer (a number or a string of digits), got \"x\""
     )
@@ -99,16 +107,28 @@ describe("reading spans", () => {
   it("refuses a span id used twice and parents that form a loop, naming the trace", () => {
     const twice = Either.getOrThrow(readSpans("t.json", doc([span({ n: 1, start: "1" }), span({ n: 1, start: "2" })])))
     const dup = groupTraces(twice)
-    expect(Either.isLeft(dup) && dup.left.message).toBe(`t.json: trace ${traceId}: span ${id(1)} appears twice ("span 1")`)
-    const looped = Either.getOrThrow(readSpans("t.json", doc([span({ n: 1, parent: 2, start: "1" }), span({ n: 2, parent: 1, start: "1" })])))
+    expect(Either.isLeft(dup) && dup.left.message).toBe(
+      `t.json: trace ${traceId}: span ${id(1)} appears twice ("span 1")`
+    )
+    const looped = Either.getOrThrow(
+      readSpans("t.json", doc([span({ n: 1, parent: 2, start: "1" }), span({ n: 2, parent: 1, start: "1" })]))
+    )
     const loop = groupTraces(looped)
-    expect(Either.isLeft(loop) && loop.left.message).toBe(`t.json: trace ${traceId}: the parentSpanId of spans ${id(1)}, ${id(2)} form a loop`)
+    expect(Either.isLeft(loop) && loop.left.message).toBe(
+      `t.json: trace ${traceId}: the parentSpanId of spans ${id(1)}, ${id(2)} form a loop`
+    )
   })
 })
 
 describe("reading a turn", () => {
   const agent = (attributes: ReadonlyArray<unknown>, extra: Partial<SpanSpec> = {}) =>
-    span({ n: 1, start: "1", name: "invoke_agent docs", attributes: [str("gen_ai.operation.name", "invoke_agent"), ...attributes], ...extra })
+    span({
+      n: 1,
+      start: "1",
+      name: "invoke_agent docs",
+      attributes: [str("gen_ai.operation.name", "invoke_agent"), ...attributes],
+      ...extra
+    })
   const read = (spans: ReadonlyArray<unknown>) => {
     const [trace] = Either.getOrThrow(groupTraces(Either.getOrThrow(readSpans("t.json", doc(spans)))))
     const problems: Array<Problem> = []
@@ -118,11 +138,19 @@ describe("reading a turn", () => {
   it("names the trace, the span and the attribute it cannot read", () => {
     const { problems, turns } = read([
       agent([str("gen_ai.agent.name", "docs"), str("gen_ai.input.messages", "[{\"role\":\"user\",")]),
-      span({ n: 2, parent: 1, start: "2", name: "execute_tool", attributes: [str("gen_ai.operation.name", "execute_tool")] })
+      span({
+        n: 2,
+        parent: 1,
+        start: "2",
+        name: "execute_tool",
+        attributes: [str("gen_ai.operation.name", "execute_tool")]
+      })
     ])
     expect(turns).toEqual([])
     expect(problems.map((p) => `${p.path}: ${p.message}`)).toEqual([
-      expect.stringMatching(new RegExp(`^trace ${traceId}: span ${id(1)} "invoke_agent docs": gen_ai\\.input\\.messages: not valid JSON`)),
+      expect.stringMatching(
+        new RegExp(`^trace ${traceId}: span ${id(1)} "invoke_agent docs": gen_ai\\.input\\.messages: not valid JSON`)
+      ),
       `trace ${traceId}: span ${id(2)} "execute_tool": gen_ai.tool.name: missing: it names the tool`
     ])
   })
@@ -130,7 +158,9 @@ describe("reading a turn", () => {
   it("needs the question, and says so", () => {
     const { problems } = read([agent([str("gen_ai.input.messages", JSON.stringify([{ role: "system", parts: [] }]))])])
     expect(problems[0]?.message).toBe(
-      `span ${id(1)} "invoke_agent docs": gen_ai.input.messages: no question in it: expected a user message with a text part`
+      `span ${
+        id(1)
+      } "invoke_agent docs": gen_ai.input.messages: no question in it: expected a user message with a text part`
     )
   })
 
@@ -138,8 +168,14 @@ describe("reading a turn", () => {
     const { turns } = read([
       span({ n: 9, start: "0", name: "POST /ask", attributes: [str("eval.case_id", "docs.refunds")] }),
       agent([
-        str("gen_ai.input.messages", JSON.stringify([{ role: "user", parts: [{ type: "text", content: "Refunds?" }] }])),
-        str("gen_ai.output.messages", JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: "30 days." }] }]))
+        str(
+          "gen_ai.input.messages",
+          JSON.stringify([{ role: "user", parts: [{ type: "text", content: "Refunds?" }] }])
+        ),
+        str(
+          "gen_ai.output.messages",
+          JSON.stringify([{ role: "assistant", parts: [{ type: "text", content: "30 days." }] }])
+        )
       ], { parent: 9 }),
       span({
         n: 2,
@@ -147,7 +183,11 @@ describe("reading a turn", () => {
         start: "2",
         attributes: [str("gen_ai.operation.name", "execute_tool"), str("gen_ai.tool.name", "catalog")],
         status: { code: "STATUS_CODE_ERROR", message: "timeout\n\nError: timeout\n    at x (y.js:1:1)" },
-        events: [{ name: "exception", timeUnixNano: "3", attributes: [str("exception.message", "timeout\n    at x (y.js:1:1)")] }]
+        events: [{
+          name: "exception",
+          timeUnixNano: "3",
+          attributes: [str("exception.message", "timeout\n    at x (y.js:1:1)")]
+        }]
       })
     ])
     expect(turns).toHaveLength(1)

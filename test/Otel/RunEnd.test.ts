@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { grade } from "../../src/Graders/index.js"
-import { readTurnsOf, type ReadTurn } from "../../src/Otel/Conventions.js"
+import { type ReadTurn, readTurnsOf } from "../../src/Otel/Conventions.js"
 import { linkTurns } from "../../src/Otel/Link.js"
 import { groupTraces, readSpans, type Span } from "../../src/Otel/Otlp.js"
 import { CasesFile } from "../../src/Schema/Case.js"
@@ -79,14 +79,17 @@ describe("a stream aborted mid-answer", () => {
       expect(root.status).toBe("unset")
       // What does record it: the root's missing finish (the AI SDK 7), or `other`, which its model call never said (6).
       if (producer === "ai-sdk-7 (GenAI)") {
-        expect(["gen_ai.response.finish_reasons", "gen_ai.output.messages"].filter((k) => root.attributes.has(k))).toEqual([])
+        expect(["gen_ai.response.finish_reasons", "gen_ai.output.messages"].filter((k) => root.attributes.has(k)))
+          .toEqual([])
       } else if (producer === "ai-sdk-7 (LegacyOpenTelemetry)") {
         expect(["ai.response.finishReason", "ai.response.text"].filter((k) => root.attributes.has(k))).toEqual([])
       } else {
         expect(root.attributes.get("ai.response.finishReason")).toBe("other")
-        expect(spans.filter((s) => s.attributes.get("ai.operationId") === "ai.streamText.doStream").map((s) =>
-          s.attributes.get("ai.response.finishReason")
-        )).toEqual(["tool-calls"])
+        expect(
+          spans.filter((s) => s.attributes.get("ai.operationId") === "ai.streamText.doStream").map((s) =>
+            s.attributes.get("ai.response.finishReason")
+          )
+        ).toEqual(["tool-calls"])
       }
 
       const { read: r, turn } = onlyTurn(document, "otel.refund-window")
@@ -108,7 +111,9 @@ describe("a stream aborted mid-answer", () => {
     })
 
     it(`${producer}: aborted in its first step, before any step finished, is an error turn`, async () => {
-      const document = await traceStreamedTurn(producer, { ...refundTurn("otel.refund-window"), calls: [] }, { abortMidAnswer: true })
+      const document = await traceStreamedTurn(producer, { ...refundTurn("otel.refund-window"), calls: [] }, {
+        abortMidAnswer: true
+      })
       const { read: r, turn } = onlyTurn(document, "otel.refund-window")
       expect(r.finished).toBe(false)
       expect(turn.answer).toBe("")
@@ -116,7 +121,10 @@ describe("a stream aborted mid-answer", () => {
     })
 
     it(`${producer}: streamed to its end, is the answered turn`, async () => {
-      const { read: r, turn } = onlyTurn(await traceStreamedTurn(producer, refundTurn("otel.refund-window")), "otel.refund-window")
+      const { read: r, turn } = onlyTurn(
+        await traceStreamedTurn(producer, refundTurn("otel.refund-window")),
+        "otel.refund-window"
+      )
       expect(r.finished).toBe(true)
       expect(turn.answer).toBe(refund.answer)
       expect(turn.trace).toMatchObject({ outcome: "answered", proposal: null })
@@ -192,20 +200,30 @@ describe("the AI SDK's tool approval, denied in one step and waiting in the next
       // second model call's prompt only.
       const root = rootOf(spansOf(document))
       const listed = producer === "ai-sdk-7 (GenAI)"
-        ? JSON.parse(String(root.attributes.get("gen_ai.output.messages"))).flatMap((m: { parts: Array<unknown> }) => m.parts)
-        : JSON.parse(String(root.attributes.get("ai.response.toolCalls"))).map((c: object) => ({ type: "tool-call", ...c }))
-      expect(listed.map((p: { type: string; name?: string; toolName?: string }) => [p.type, p.name ?? p.toolName])).toEqual(
-        producer === "ai-sdk-7 (GenAI)"
-          ? [["tool_call", "apply_change"], ["tool_call", "propose_change"]]
-          : [["tool-call", "apply_change"], ["tool-call", "propose_change"]]
-      )
+        ? JSON.parse(String(root.attributes.get("gen_ai.output.messages"))).flatMap((m: { parts: Array<unknown> }) =>
+          m.parts
+        )
+        : JSON.parse(String(root.attributes.get("ai.response.toolCalls"))).map((c: object) => ({
+          type: "tool-call",
+          ...c
+        }))
+      expect(listed.map((p: { type: string; name?: string; toolName?: string }) => [p.type, p.name ?? p.toolName]))
+        .toEqual(
+          producer === "ai-sdk-7 (GenAI)"
+            ? [["tool_call", "apply_change"], ["tool_call", "propose_change"]]
+            : [["tool-call", "apply_change"], ["tool-call", "propose_change"]]
+        )
 
       const { read: r, turn } = onlyTurn(document, "otel.scale-search-api")
       expect(r.waiting).toEqual([{ tool: propose!.tool, input: propose!.input, callId: "call_2" }])
       expect(turn.trace).toMatchObject({
         outcome: "awaiting-approval",
         toolExecutions: [],
-        proposal: { id: "call_2", summary: "propose_change", actions: [{ tool: "propose_change", input: propose!.input }] }
+        proposal: {
+          id: "call_2",
+          summary: "propose_change",
+          actions: [{ tool: "propose_change", input: propose!.input }]
+        }
       })
     })
   }
@@ -216,7 +234,9 @@ describe("the AI SDK's tool approval, answered", () => {
     it(`${producer}: a person's approval leaves no proposal, and the approved call is an execution of the next run`, async () => {
       const traces = await traceApprovalTurn(producer, "approved")
       const spans = spansOf(traces.continued!)
-      const toolSpans = spans.filter((s) => s.attributes.has("gen_ai.tool.name") || s.attributes.has("ai.toolCall.name"))
+      const toolSpans = spans.filter((s) =>
+        s.attributes.has("gen_ai.tool.name") || s.attributes.has("ai.toolCall.name")
+      )
       // LegacyOpenTelemetry gives the approved call no span: it ran before the run's first step.
       expect(toolSpans).toHaveLength(producer === "ai-sdk-7 (LegacyOpenTelemetry)" ? 0 : 1)
 
@@ -224,7 +244,9 @@ describe("the AI SDK's tool approval, answered", () => {
       expect(reads).toHaveLength(2)
       const turn = Either.getOrThrow(links.byCase.get("otel.scale-search-api")!.turn)
       // Both runs ask the case's question; the case is given the later one.
-      expect(links.unlinked.map((u) => u.reason)).toEqual([expect.stringMatching(/^case otel\.scale-search-api is given a later turn/)])
+      expect(links.unlinked.map((u) => u.reason)).toEqual([
+        expect.stringMatching(/^case otel\.scale-search-api is given a later turn/)
+      ])
       expect(turn.answer).toBe(approval.answer)
       expect(turn.trace).toMatchObject({ outcome: "answered", proposal: null })
       expect(turn.trace.toolExecutions.map(({ durationMs: _, ...e }) => e)).toEqual([
@@ -242,7 +264,9 @@ describe("the AI SDK's tool approval, answered", () => {
     })
 
     it(`${producer}: an approved call that fails is an execution with its error`, async () => {
-      const traces = await traceApprovalTurn(producer, "approved", { changeFails: "the cluster refused the change\n    at apply" })
+      const traces = await traceApprovalTurn(producer, "approved", {
+        changeFails: "the cluster refused the change\n    at apply"
+      })
       const { links } = read(traces.asked, traces.continued!)
       const turn = Either.getOrThrow(links.byCase.get("otel.scale-search-api")!.turn)
       expect(turn.trace.toolExecutions.map(({ durationMs: _, ...e }) => e)).toEqual([
@@ -287,7 +311,9 @@ describe("a call the provider ran itself, in a run that finished with stop", () 
       expect(turn.answer).toBe(refund.answer)
       expect(turn.trace).toMatchObject({ outcome: "answered", proposal: null })
       // The GenAI integration gives the provider's call a tool span, with its result; the `ai.*` spans do not.
-      expect(executions(turn)).toEqual(producer === "ai-sdk-7 (GenAI)" ? [{ tool: "search_docs", error: null, output: searchResult }] : [])
+      expect(executions(turn)).toEqual(
+        producer === "ai-sdk-7 (GenAI)" ? [{ tool: "search_docs", error: null, output: searchResult }] : []
+      )
     })
   }
 })

@@ -37,7 +37,9 @@ const readAll = (document: string) => {
 const usageIn = (document: string) => {
   const { reads } = readAll(document)
   expect(reads).toHaveLength(1)
-  const turn = Either.getOrThrow(toTurn(reads[0]!, "docs", resolveOtelRules("docs", { proposalTools: ["propose_change"] })))
+  const turn = Either.getOrThrow(
+    toTurn(reads[0]!, "docs", resolveOtelRules("docs", { proposalTools: ["propose_change"] }))
+  )
   expect("usage" in turn.trace).toBe(turn.trace.usage !== undefined)
   return turn.trace.usage
 }
@@ -49,7 +51,8 @@ const refundUsage = {
 }
 
 /** A span's token counts, in any convention's names. */
-const countsOn = (span: Span) => Object.fromEntries([...span.attributes].filter(([key]) => /usage|token_count/.test(key)))
+const countsOn = (span: Span) =>
+  Object.fromEntries([...span.attributes].filter(([key]) => /usage|token_count/.test(key)))
 
 /** The attribute each producer's root would repeat the run's input total in, if it does. */
 const rootTotal: Readonly<Record<string, string>> = {
@@ -83,7 +86,9 @@ describe("the tokens a turn used, as the real libraries count them", () => {
     it(`${producer}: a streamed turn counts its streamed model calls; one aborted mid-answer, the calls that finished`, async () => {
       expect(usageIn(await traceStreamedTurn(producer, refundTurn()))).toEqual(refundUsage)
       // The answer's call was cut off before the provider's finish, which carries the counts.
-      expect(usageIn(await traceStreamedTurn(producer, refundTurn(), { abortMidAnswer: true }))).toEqual(callUsage.tools)
+      expect(usageIn(await traceStreamedTurn(producer, refundTurn(), { abortMidAnswer: true }))).toEqual(
+        callUsage.tools
+      )
     })
   }
 })
@@ -142,7 +147,10 @@ const aiSdk4Run = (total: Attributes, calls: ReadonlyArray<Attributes>): SpanTre
   }))
 })
 
-const aiSdk4 = (input: number, output: number): Attributes => ({ "ai.usage.promptTokens": input, "ai.usage.completionTokens": output })
+const aiSdk4 = (input: number, output: number): Attributes => ({
+  "ai.usage.promptTokens": input,
+  "ai.usage.completionTokens": output
+})
 
 /** An OpenInference run: a CHAIN root, and the spans below it. */
 const openInferenceRun = (children: ReadonlyArray<SpanTree>): SpanTree => ({
@@ -172,19 +180,27 @@ const withIntegers = (document: string, as: Readonly<Record<string, (n: number) 
     if (typeof value !== "object" || value === null || !("key" in value) || !("value" in value)) return value
     const { key, value: attribute } = value as { key: string; value: { intValue?: unknown } }
     const rewrite = as[key]
-    return rewrite !== undefined && typeof attribute.intValue === "number" ? { key, value: rewrite(attribute.intValue) } : value
+    return rewrite !== undefined && typeof attribute.intValue === "number"
+      ? { key, value: rewrite(attribute.intValue) }
+      : value
   })
 
 describe("the counting rules, on spans the OpenTelemetry SDK writes", () => {
   it("GenAI: sums the inference spans, not the agent's total beside them; that total only when no inference span counts", async () => {
     const calls = [genAi(first.inputTokens, first.outputTokens), genAi(second.inputTokens, second.outputTokens)]
     expect(usageIn(await traceSpans(genAiRun(genAi(1000, 100), calls)))).toEqual(refundUsage)
-    expect(usageIn(await traceSpans(genAiRun(genAi(1000, 100), [{}, {}])))).toEqual({ inputTokens: 1000, outputTokens: 100 })
+    expect(usageIn(await traceSpans(genAiRun(genAi(1000, 100), [{}, {}])))).toEqual({
+      inputTokens: 1000,
+      outputTokens: 100
+    })
     expect(usageIn(await traceSpans(genAiRun({}, [{}, {}])))).toBeUndefined()
   })
 
   it("GenAI: reads the older names (prompt_tokens, completion_tokens), and text_completion and generate_content calls", async () => {
-    const older = [genAi(first.inputTokens, first.outputTokens, "older"), genAi(second.inputTokens, second.outputTokens, "older")]
+    const older = [
+      genAi(first.inputTokens, first.outputTokens, "older"),
+      genAi(second.inputTokens, second.outputTokens, "older")
+    ]
     expect(usageIn(await traceSpans(genAiRun({}, older)))).toEqual(refundUsage)
     for (const operation of ["text_completion", "generate_content"]) {
       expect(usageIn(await traceSpans(genAiRun(genAi(1000, 100), older, operation)))).toEqual(refundUsage)
@@ -195,19 +211,31 @@ describe("the counting rules, on spans the OpenTelemetry SDK writes", () => {
 
   it("a side no span counts is 0", async () => {
     const inputOnly = [genAi(first.inputTokens, undefined), genAi(second.inputTokens, undefined)]
-    expect(usageIn(await traceSpans(genAiRun({}, inputOnly)))).toEqual({ inputTokens: refundUsage.inputTokens, outputTokens: 0 })
+    expect(usageIn(await traceSpans(genAiRun({}, inputOnly)))).toEqual({
+      inputTokens: refundUsage.inputTokens,
+      outputTokens: 0
+    })
     const outputOnly = [genAi(undefined, first.outputTokens), genAi(undefined, second.outputTokens)]
-    expect(usageIn(await traceSpans(genAiRun({}, outputOnly)))).toEqual({ inputTokens: 0, outputTokens: refundUsage.outputTokens })
+    expect(usageIn(await traceSpans(genAiRun({}, outputOnly)))).toEqual({
+      inputTokens: 0,
+      outputTokens: refundUsage.outputTokens
+    })
   })
 
   it("the AI SDK 4: sums its model calls' promptTokens and completionTokens, not the run's total; else that total", async () => {
     const calls = [aiSdk4(first.inputTokens, first.outputTokens), aiSdk4(second.inputTokens, second.outputTokens)]
     expect(usageIn(await traceSpans(aiSdk4Run(aiSdk4(1000, 100), calls)))).toEqual(refundUsage)
-    expect(usageIn(await traceSpans(aiSdk4Run(aiSdk4(1000, 100), [{}, {}])))).toEqual({ inputTokens: 1000, outputTokens: 100 })
+    expect(usageIn(await traceSpans(aiSdk4Run(aiSdk4(1000, 100), [{}, {}])))).toEqual({
+      inputTokens: 1000,
+      outputTokens: 100
+    })
   })
 
   it("OpenInference: a model call inside another is counted once, the inner calls when they count, else the outer", async () => {
-    const inner = [llm(openInference(first.inputTokens, first.outputTokens)), llm(openInference(second.inputTokens, second.outputTokens))]
+    const inner = [
+      llm(openInference(first.inputTokens, first.outputTokens)),
+      llm(openInference(second.inputTokens, second.outputTokens))
+    ]
     const wrapper = openInference(refundUsage.inputTokens, refundUsage.outputTokens)
     expect(usageIn(await traceSpans(openInferenceRun([llm(wrapper, inner)])))).toEqual(refundUsage)
     expect(usageIn(await traceSpans(openInferenceRun([llm(wrapper, [llm({}), llm({})])])))).toEqual(refundUsage)
@@ -217,7 +245,11 @@ describe("the counting rules, on spans the OpenTelemetry SDK writes", () => {
       name: "chat gpt",
       attributes: { "gen_ai.operation.name": "chat", ...genAi(first.inputTokens, first.outputTokens) }
     }
-    expect(usageIn(await traceSpans(openInferenceRun([llm(openInference(first.inputTokens, first.outputTokens), [provider])]))))
+    expect(
+      usageIn(
+        await traceSpans(openInferenceRun([llm(openInference(first.inputTokens, first.outputTokens), [provider])]))
+      )
+    )
       .toEqual(callUsage.tools)
   })
 

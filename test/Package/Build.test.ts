@@ -13,7 +13,17 @@ import { caseCount } from "../support/golden.js"
 
 const repo = process.cwd()
 const copy = mkdtempSync(join(tmpdir(), "eval-build-"))
-for (const entry of ["src", "scripts", "cases", "package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json"]) {
+for (
+  const entry of [
+    "src",
+    "scripts",
+    "cases",
+    "package.json",
+    "package-lock.json",
+    "tsconfig.json",
+    "tsconfig.build.json"
+  ]
+) {
   cpSync(join(repo, entry), join(copy, entry), { recursive: true })
 }
 symlinkSync(join(repo, "node_modules"), join(copy, "node_modules"), "dir")

@@ -91,7 +91,10 @@ describe("the packed tarball", () => {
     // The working tree as a fresh clone has it, with the installed dependencies linked in.
     cpSync(repo, copy, {
       recursive: true,
-      filter: (source) => !/^(node_modules|dist|\.git|reports|coverage|\.scratch|\.stryker-tmp)$/.test(source.slice(repo.length + 1).split("/")[0] ?? "")
+      filter: (source) =>
+        !/^(node_modules|dist|\.git|reports|coverage|\.scratch|\.stryker-tmp)$/.test(
+          source.slice(repo.length + 1).split("/")[0] ?? ""
+        )
     })
     symlinkSync(join(repo, "node_modules"), join(copy, "node_modules"), "dir")
     mkdirSync(packed)
@@ -99,13 +102,20 @@ describe("the packed tarball", () => {
     if (pack.code !== 0) throw new Error(`npm pack failed (${pack.code}):\n${pack.stdout}\n${pack.stderr}`)
     const [name] = readdirSync(packed).filter((f) => f.endsWith(".tgz"))
     tarball = join(packed, name!)
-    files = (await run("tar", ["-tzf", tarball], work)).stdout.trim().split("\n").map((f) => f.replace(/^package\//, ""))
+    files = (await run("tar", ["-tzf", tarball], work)).stdout.trim().split("\n").map((f) =>
+      f.replace(/^package\//, "")
+    )
 
     mkdirSync(consumer)
-    writeFileSync(join(consumer, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module" })}\n`)
+    writeFileSync(
+      join(consumer, "package.json"),
+      `${JSON.stringify({ name: "consumer", private: true, type: "module" })}\n`
+    )
     cpSync(join(repo, "cases"), join(consumer, "cases"), { recursive: true })
     const install = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], consumer)
-    if (install.code !== 0) throw new Error(`npm install failed (${install.code}):\n${install.stdout}\n${install.stderr}`)
+    if (install.code !== 0) {
+      throw new Error(`npm install failed (${install.code}):\n${install.stdout}\n${install.stderr}`)
+    }
   }, 300_000)
 
   // The install alone is about 90 MB: deleting it can outlast the default 10 s hook timeout on a busy machine.
@@ -173,7 +183,9 @@ describe("the packed tarball", () => {
     expect(help.code).toBe(0)
     const commands = commandsIn(help.stdout)
     expect(commands).toEqual(expect.arrayContaining(["run", "validate", "ratchet", "audit"]))
-    expect(commands).toEqual(commandsIn((await run(process.execPath, [join(copy, "dist/eval.js"), "--help"], copy)).stdout))
+    expect(commands).toEqual(
+      commandsIn((await run(process.execPath, [join(copy, "dist/eval.js"), "--help"], copy)).stdout)
+    )
   })
 
   it("validates and grades a golden set with the installed bin, and refuses a bad file with its JSON path (exit 2)", async () => {
@@ -195,8 +207,18 @@ describe("the packed tarball", () => {
   })
 
   it("type-checks a TypeScript program importing the typed API (nodenext) once the README's peers are installed, and runs it", async () => {
-    const command = /^npm install -D turn-eval (.*)$/m.exec(readFileSync(join(repo, "README.md"), "utf8"))![1]!.split(" ")
-    const peers = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "-D", tarball, ...command], consumer)
+    const command = /^npm install -D turn-eval (.*)$/m.exec(readFileSync(join(repo, "README.md"), "utf8"))![1]!.split(
+      " "
+    )
+    const peers = await run("npm", [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "-D",
+      tarball,
+      ...command
+    ], consumer)
     expect(peers.code, peers.stderr).toBe(0)
     writeFileSync(join(consumer, "consumer.ts"), consumerProgram)
     writeFileSync(
@@ -217,7 +239,11 @@ describe("the packed tarball", () => {
         files: ["consumer.ts"]
       })
     )
-    const tsc = await run(process.execPath, [resolve(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], consumer)
+    const tsc = await run(
+      process.execPath,
+      [resolve(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],
+      consumer
+    )
     expect(tsc.stdout + tsc.stderr).toBe("")
     expect(tsc.code).toBe(0)
     const ran = await run(process.execPath, ["out/consumer.js"], consumer)
@@ -227,7 +253,10 @@ describe("the packed tarball", () => {
 
   it("is refused by npm in an Effect 4 project, naming the peer, instead of adding a second Effect", async () => {
     const effect4 = mkdtempSync(join(work, "effect4-"))
-    writeFileSync(join(effect4, "package.json"), `${JSON.stringify({ name: "effect4", private: true, dependencies: { effect: "^4.0.0" } })}\n`)
+    writeFileSync(
+      join(effect4, "package.json"),
+      `${JSON.stringify({ name: "effect4", private: true, dependencies: { effect: "^4.0.0" } })}\n`
+    )
     const install = await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], effect4)
     expect(install.code).not.toBe(0)
     expect(install.stderr).toContain("ERESOLVE")

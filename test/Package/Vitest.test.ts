@@ -122,8 +122,7 @@ describe("turn-eval/vitest in a team's own suite", () => {
     if (found === undefined) throw new Error(`no results for ${name} in the report`)
     return found
   }
-  const byTitle = (name: string) =>
-    new Map(file(name).assertionResults.map((a) => [a.title.split(" — ")[0]!, a]))
+  const byTitle = (name: string) => new Map(file(name).assertionResults.map((a) => [a.title.split(" — ")[0]!, a]))
 
   beforeAll(async () => {
     project = makeProject()
@@ -149,25 +148,36 @@ describe("turn-eval/vitest in a team's own suite", () => {
       const result = results.find((r) => r.title === `${c.id} — ${c.guards}`)
       expect(result?.ancestorTitles).toEqual(["golden set cases/golden-cases.json", c.surface])
     }
-    expect(results.at(-1)).toMatchObject({ title: "holds the floor", ancestorTitles: ["golden set cases/golden-cases.json"] })
+    expect(results.at(-1)).toMatchObject({
+      title: "holds the floor",
+      ancestorTitles: ["golden set cases/golden-cases.json"]
+    })
   })
 
-  it("the README's example is green exactly as run --check is: the floor tolerates the failing cases, each an expected failure", async () => {
-    const check = evalCli(["run", "--fixtures", "cases/fixtures", "--check"], { cwd: project })
-    expect(check.code).toBe(0)
-    expect(check.stdout).toContain(`floor ${showRate(baseline.floor)} · holds the floor`)
-    const alone = await runVitest(project, {}, [readmeExample[1]!, "--reporter=verbose"])
-    expect(alone.code, alone.stderr).toBe(0)
-    expect(alone.stdout).toMatch(new RegExp(`Tests +${cases.length + 1} passed \\(${cases.length + 1}\\)`))
-    // Each tolerated failure is an expected failure whose facts show as its annotation.
-    const tolerated = [...alone.stdout.matchAll(/fails, tolerated by the floor: (\S+) failed:/g)].map((m) => m[1])
-    expect(tolerated).toEqual([...failingOnFixtures])
-    expect(alone.stdout).toContain("fails, tolerated by the floor: docs.refund-proration-no-retired-page failed:\n  cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023")
-    expect(file(readmeExample[1]!).status).toBe("passed")
-  }, 180_000)
+  it(
+    "the README's example is green exactly as run --check is: the floor tolerates the failing cases, each an expected failure",
+    async () => {
+      const check = evalCli(["run", "--fixtures", "cases/fixtures", "--check"], { cwd: project })
+      expect(check.code).toBe(0)
+      expect(check.stdout).toContain(`floor ${showRate(baseline.floor)} · holds the floor`)
+      const alone = await runVitest(project, {}, [readmeExample[1]!, "--reporter=verbose"])
+      expect(alone.code, alone.stderr).toBe(0)
+      expect(alone.stdout).toMatch(new RegExp(`Tests +${cases.length + 1} passed \\(${cases.length + 1}\\)`))
+      // Each tolerated failure is an expected failure whose facts show as its annotation.
+      const tolerated = [...alone.stdout.matchAll(/fails, tolerated by the floor: (\S+) failed:/g)].map((m) => m[1])
+      expect(tolerated).toEqual([...failingOnFixtures])
+      expect(alone.stdout).toContain(
+        "fails, tolerated by the floor: docs.refund-proration-no-retired-page failed:\n  cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023"
+      )
+      expect(file(readmeExample[1]!).status).toBe("passed")
+    },
+    180_000
+  )
 
   it("below the floor, the suite is red as run --check is: the floor test and each failing case fail with their facts", () => {
-    const check = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--baseline", "high-baseline.json"], { cwd: project })
+    const check = evalCli(["run", "--fixtures", "cases/fixtures", "--check", "--baseline", "high-baseline.json"], {
+      cwd: project
+    })
     expect(check.code).toBe(1)
     const results = byTitle("below.test.ts")
     expect(file("below.test.ts").status).toBe("failed")
@@ -184,7 +194,9 @@ describe("turn-eval/vitest in a team's own suite", () => {
     expect([...byTitle(readmeExample[1]!)].filter(([, r]) => r.status !== "passed")).toEqual([])
     const failed = [...results].filter(([, r]) => r.status === "failed").map(([id]) => id)
     expect(failed.sort()).toEqual([...failingOnFixtures].sort())
-    expect([...results.values()].filter((r) => r.status === "passed")).toHaveLength(cases.length - failingOnFixtures.length)
+    expect([...results.values()].filter((r) => r.status === "passed")).toHaveLength(
+      cases.length - failingOnFixtures.length
+    )
 
     const cli = evalCli(["run", "--fixtures", "cases/fixtures", "--json", "results.json"], { cwd: project })
     expect(cli.code).toBe(0)

@@ -3,8 +3,8 @@
  * everything else byte for byte, laid out like the list's first case.
  */
 import { describe, expect, it } from "@effect/vitest"
-import type { Case } from "../../src/Schema/Case.js"
 import { appendCaseText } from "../../src/Propose/Draft.js"
+import type { Case } from "../../src/Schema/Case.js"
 
 const drafted: Case = { id: "new", surface: "docs", question: "Q?", guards: "g", expect: [{ kind: "no-citations" }] }
 const compact = JSON.stringify(drafted)

@@ -1,8 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc, Schema } from "effect"
 import { readFileSync } from "node:fs"
-import { Case, CaseId, CasesFile } from "../../src/Schema/Case.js"
-import { decodeJson } from "../../src/Schema/Decode.js"
 import {
   appendCaseText,
   candidateExpectations,
@@ -12,6 +10,8 @@ import {
   guardsFor,
   renderCase
 } from "../../src/Propose/Draft.js"
+import { Case, CaseId, CasesFile } from "../../src/Schema/Case.js"
+import { decodeJson } from "../../src/Schema/Decode.js"
 import { agentSurface, call, cite, docsSurface, trace, turn } from "../support/turns.js"
 
 const kinds = (t: Parameters<typeof draftExpectations>[0], surface = docsSurface) =>
@@ -49,7 +49,8 @@ describe("drafting expectations from a rated turn", () => {
     expect(kinds(t, agentSurface)).toEqual([
       {
         kind: "stops-at-approval",
-        drafted: "violated by turn turn_1: outcome: answered (expected awaiting-approval); ran past approval: apply_change"
+        drafted:
+          "violated by turn turn_1: outcome: answered (expected awaiting-approval); ran past approval: apply_change"
       },
       { kind: "calls-tool", tool: "propose_change", drafted: "held by turn turn_1" },
       { kind: "never-calls", tool: "deploy", drafted: "held by turn turn_1" }
@@ -86,13 +87,17 @@ describe("drafting expectations from a rated turn", () => {
 
   it("holds no-citations on a refusal, and pins the outcome of a turn that shows nothing else", () => {
     expect(candidateExpectations(trace({ outcome: "refused" }), docsSurface)).toEqual([{ kind: "no-citations" }])
-    expect(candidateExpectations(trace({ outcome: "answered" }), docsSurface)).toEqual([{ kind: "outcome", is: "answered" }])
+    expect(candidateExpectations(trace({ outcome: "answered" }), docsSurface)).toEqual([{
+      kind: "outcome",
+      is: "answered"
+    }])
   })
 
   it("leaves out tools the surface does not have, which the catalog would reject", () => {
-    expect(candidateExpectations(trace({ toolExecutions: [call("web_search"), call("catalog")] }), docsSurface)).toEqual([
-      { kind: "calls-tool", tool: "catalog" }
-    ])
+    expect(candidateExpectations(trace({ toolExecutions: [call("web_search"), call("catalog")] }), docsSurface))
+      .toEqual([
+        { kind: "calls-tool", tool: "catalog" }
+      ])
   })
 })
 
@@ -125,7 +130,10 @@ describe("guards", () => {
   })
 
   it("without a comment, name the turn and the facts it broke", () => {
-    const violated = draftExpectations(turn({ turnId: "t_9", toolExecutions: [call("catalog", "timeout")] }), docsSurface)
+    const violated = draftExpectations(
+      turn({ turnId: "t_9", toolExecutions: [call("catalog", "timeout")] }),
+      docsSurface
+    )
     expect(guardsFor(undefined, "t_9", violated)).toBe("The answer rated down on turn t_9: catalog errored: timeout")
     expect(guardsFor(" ", "t_9", [])).toBe("The answer rated down on turn t_9")
   })
@@ -197,9 +205,9 @@ describe("the draft's text", () => {
       ]
     ) {
       const after = appendCaseText(text, draft)!
-      expect(Either.getOrThrow(decodeJson(CasesFile, "x", after)).cases).toEqual([one, draft].map((c) =>
-        Schema.decodeUnknownSync(Case)(c)
-      ))
+      expect(Either.getOrThrow(decodeJson(CasesFile, "x", after)).cases).toEqual(
+        [one, draft].map((c) => Schema.decodeUnknownSync(Case)(c))
+      )
     }
     expect(appendCaseText("{\"version\": 1}", draft)).toBeUndefined()
   })

@@ -5,7 +5,13 @@ import { agentSurface, call, cite, docsSurface, trace, turn } from "../support/t
 
 describe("candidateExpectations", () => {
   it("cites each surfaced path once, never a blank or an unsurfaced one", () => {
-    const citations = [cite("/docs/a"), cite("/docs/a", "quote"), cite(" "), cite("/docs/old", "unsurfaced"), cite("/docs/b")]
+    const citations = [
+      cite("/docs/a"),
+      cite("/docs/a", "quote"),
+      cite(" "),
+      cite("/docs/old", "unsurfaced"),
+      cite("/docs/b")
+    ]
     expect(candidateExpectations(trace({ citations }), docsSurface)).toEqual([
       { kind: "cites-only-surfaced" },
       { kind: "cites", path: "/docs/a" },
@@ -37,15 +43,24 @@ describe("candidateExpectations", () => {
 describe("draftExpectations", () => {
   it("marks each expectation with the turn, clipped to 80 characters, and the fact that broke it", () => {
     const long = "t".repeat(81)
-    const [broken] = draftExpectations(turn({ turnId: long, citations: [cite("/docs/old", "unsurfaced")] }), docsSurface)
+    const [broken] = draftExpectations(
+      turn({ turnId: long, citations: [cite("/docs/old", "unsurfaced")] }),
+      docsSurface
+    )
     expect(broken).toEqual({
-      expectation: { kind: "cites-only-surfaced", drafted: `violated by turn ${"t".repeat(80)}…: unsurfaced: /docs/old` },
+      expectation: {
+        kind: "cites-only-surfaced",
+        drafted: `violated by turn ${"t".repeat(80)}…: unsurfaced: /docs/old`
+      },
       passed: false,
       fact: "unsurfaced: /docs/old"
     })
     const exact = "u".repeat(80)
     const [held] = draftExpectations(turn({ turnId: exact, outcome: "declined" }), docsSurface)
-    expect(held).toEqual({ expectation: { kind: "outcome", is: "declined", drafted: `held by turn ${exact}` }, passed: true })
+    expect(held).toEqual({
+      expectation: { kind: "outcome", is: "declined", drafted: `held by turn ${exact}` },
+      passed: true
+    })
   })
 })
 
@@ -73,7 +88,9 @@ describe("guardsFor", () => {
       { expectation: { kind: "no-citations" as const }, passed: false },
       { expectation: { kind: "outcome" as const, is: "answered" }, passed: false, fact: "outcome: error" }
     ]
-    expect(guardsFor(" ", "t_9", violated)).toBe("The answer rated down on turn t_9: unsurfaced: /docs/old; outcome: error")
+    expect(guardsFor(" ", "t_9", violated)).toBe(
+      "The answer rated down on turn t_9: unsurfaced: /docs/old; outcome: error"
+    )
     expect(guardsFor(null, "t_9", [violated[1]!])).toBe("The answer rated down on turn t_9")
   })
 })

@@ -35,7 +35,10 @@ export const expected: ReadonlyArray<Shown> = [
   {
     id: "support.order-lookup-errors",
     passed: false,
-    expectations: [{ kind: "calls-tool", passed: false, fact: "lookup_order errored: order service unavailable" }, pass("outcome")]
+    expectations: [
+      { kind: "calls-tool", passed: false, fact: "lookup_order errored: order service unavailable" },
+      pass("outcome")
+    ]
   },
   {
     id: "support.refund-waits-for-approval",
@@ -45,7 +48,11 @@ export const expected: ReadonlyArray<Shown> = [
   {
     id: "support.shipping-cites-only-surfaced",
     passed: false,
-    expectations: [pass("calls-tool"), pass("cites"), { kind: "cites-only-surfaced", passed: false, fact: "unsurfaced: /kb/delivery" }]
+    expectations: [pass("calls-tool"), pass("cites"), {
+      kind: "cites-only-surfaced",
+      passed: false,
+      fact: "unsurfaced: /kb/delivery"
+    }]
   },
   {
     id: "support.greeting-calls-nothing",
@@ -74,10 +81,12 @@ const reportedUsage = Object.fromEntries(expected.map((c) => [c.id, turnUsage(mo
 
 /** The usage of each recorded turn's trace, by case id; undefined for a trace that has none. */
 const recordedUsage = (dir: string): Readonly<Record<string, Usage | undefined>> =>
-  Object.fromEntries(readdirSync(dir).filter((f) => f.startsWith("support.") && f.endsWith(".json")).map((f) => {
-    const turn = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, f), "utf8")))
-    return [turn.caseId, turn.trace.usage]
-  }))
+  Object.fromEntries(
+    readdirSync(dir).filter((f) => f.startsWith("support.") && f.endsWith(".json")).map((f) => {
+      const turn = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, f), "utf8")))
+      return [turn.caseId, turn.trace.usage]
+    })
+  )
 
 /** Everything a run wrote: its output, results and recordings, where the session must never appear. */
 const written = (run: { readonly stdout: string; readonly stderr: string }, dir: string): string =>
@@ -167,8 +176,17 @@ describe("a live run works the same on every protocol", () => {
       const live = await runProtocol("ai-sdk", app.url, env, ["--record", rec])
       expect(live.shown).toEqual(expected)
       const replay = await evalCliAsync([
-        "run", "--fixtures", rec, "--cases", "test/fixtures/protocols/golden-cases.json", "--surfaces", surfacesOf("ai-sdk"),
-        "--baseline", join(rec, "baseline.json"), "--json", join(rec, "replayed.json")
+        "run",
+        "--fixtures",
+        rec,
+        "--cases",
+        "test/fixtures/protocols/golden-cases.json",
+        "--surfaces",
+        surfacesOf("ai-sdk"),
+        "--baseline",
+        join(rec, "baseline.json"),
+        "--json",
+        join(rec, "replayed.json")
       ])
       expect(replay.code).toBe(0)
       const replayed = Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(rec, "replayed.json"), "utf8")))
@@ -179,7 +197,9 @@ describe("a live run works the same on every protocol", () => {
       const before = app.requests.length
       const repeated = await runProtocol("ai-sdk", app.url, env, ["--repeat", "2"])
       expect(repeated.run.code).toBe(0)
-      const asked = app.requests.slice(before).filter((r) => r.method === "POST").map((r) => (JSON.parse(r.body) as { id: string }).id)
+      const asked = app.requests.slice(before).filter((r) => r.method === "POST").map((r) =>
+        (JSON.parse(r.body) as { id: string }).id
+      )
       expect(asked).toHaveLength(12)
       expect(new Set(asked).size).toBe(12)
       expect(app.chats.size).toBe(0)
@@ -208,8 +228,12 @@ describe("a live run works the same on every protocol", () => {
       expect(rejected.run.stdout + rejected.run.stderr).not.toContain("k-wrong-0000")
       // The chat whose ask was answered 401 was never opened: it is neither deleted nor reported. The asks
       // still in flight when the run stopped may have opened theirs: those are tried, and reported.
-      const reported = [...rejected.run.stderr.matchAll(/^ {2}(\S+) +support\.\S+: delete: HTTP 401 \(session rejected\)$/gm)].map((m) => m[1])
-      const deleted = chat.requests.filter((r) => r.method === "DELETE").map((r) => new URL(r.url, chat.url).searchParams.get("id"))
+      const reported = [
+        ...rejected.run.stderr.matchAll(/^ {2}(\S+) +support\.\S+: delete: HTTP 401 \(session rejected\)$/gm)
+      ].map((m) => m[1])
+      const deleted = chat.requests.filter((r) => r.method === "DELETE").map((r) =>
+        new URL(r.url, chat.url).searchParams.get("id")
+      )
       expect(deleted.sort()).toEqual([...reported].sort())
       expect(reported.length).toBeLessThan(4)
       expect(chat.chats.size).toBe(0)

@@ -14,12 +14,18 @@ import { join } from "node:path"
 import { defaultEvidence } from "../../src/Evidence/Rules.js"
 import { agUiRunInput, readAgUiEvents } from "../../src/Runner/Protocols/AgUi.js"
 import { aiSdkRequestBody, eventStreamChunks, readAiSdkStream } from "../../src/Runner/Protocols/AiSdk.js"
-import { langGraphRunBody, type LangGraphWire, readLangGraphTurn, runIdFromLocation } from "../../src/Runner/Protocols/LangGraph.js"
+import {
+  langGraphRunBody,
+  type LangGraphWire,
+  readLangGraphTurn,
+  runIdFromLocation
+} from "../../src/Runner/Protocols/LangGraph.js"
 import type { ReadContext } from "../../src/Runner/Protocols/Protocol.js"
 import type { ProtocolName } from "../../src/Schema/Surface.js"
 import { RecordedTurn, type Turn, type TurnTrace } from "../../src/Schema/Trace.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { runValues, threadMessages } from "../../src/StandIn/Wire/LangGraph.js"
+import { failedTurn, goldenQuestions } from "../StandIn/wires.js"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
 import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
 import { type LangGraphApp, startLangGraphApp } from "../support/apps/langGraphApp.js"
@@ -27,7 +33,6 @@ import { turnUsage } from "../support/apps/usage.js"
 import { evalCliAsync } from "../support/cli.js"
 import { sessionEnv, surfacesArgs, withProtocolStandIn } from "../support/protocols.js"
 import { type Scenario, scenarios } from "../support/scenarios.js"
-import { failedTurn, goldenQuestions } from "../StandIn/wires.js"
 
 const context = (conversationId: string): ReadContext => ({
   surface: "support",
@@ -50,7 +55,14 @@ const usageOf = (trace: TurnTrace) => {
 /** The tokens a scenario's turn reports: one model call per tool call and one for the answer; a call that fails reports none. */
 const scenarioUsage = (scenario: Scenario) => turnUsage(scenario.calls.length + (scenario.answer === undefined ? 0 : 1))
 
-const [refundWindow, , , , greeting, invoice] = scenarios as [Scenario, Scenario, Scenario, Scenario, Scenario, Scenario]
+const [refundWindow, , , , greeting, invoice] = scenarios as [
+  Scenario,
+  Scenario,
+  Scenario,
+  Scenario,
+  Scenario,
+  Scenario
+]
 
 // ---------------------------------------------------------------------------------------------------
 // LangGraph
@@ -58,10 +70,16 @@ const [refundWindow, , , , greeting, invoice] = scenarios as [Scenario, Scenario
 const json = { "content-type": "application/json" }
 
 const openThread = async (app: LangGraphApp): Promise<string> =>
-  ((await (await fetch(`${app.url}/threads`, { method: "POST", headers: json, body: "{}" })).json()) as { thread_id: string }).thread_id
+  ((await (await fetch(`${app.url}/threads`, { method: "POST", headers: json, body: "{}" })).json()) as {
+    thread_id: string
+  }).thread_id
 
 /** Runs `question` on a thread, as a live run does, and reads back what the server answered. */
-const askLangGraph = async (app: LangGraphApp, question: string, threadId?: string): Promise<{ threadId: string; wire: LangGraphWire }> => {
+const askLangGraph = async (
+  app: LangGraphApp,
+  question: string,
+  threadId?: string
+): Promise<{ threadId: string; wire: LangGraphWire }> => {
   const thread = threadId ?? await openThread(app)
   const response = await fetch(`${app.url}/threads/${thread}/runs/wait`, {
     method: "POST",
@@ -85,7 +103,9 @@ const askLangGraph = async (app: LangGraphApp, question: string, threadId?: stri
 
 /** The `usage_metadata` of each message of a wire's state, in order (null for a message without one). */
 const usageMetadataOf = (wire: LangGraphWire): ReadonlyArray<unknown> =>
-  (wire.state as { values: { messages: ReadonlyArray<{ usage_metadata?: unknown }> } }).values.messages.map((m) => m.usage_metadata ?? null)
+  (wire.state as { values: { messages: ReadonlyArray<{ usage_metadata?: unknown }> } }).values.messages.map((m) =>
+    m.usage_metadata ?? null
+  )
 
 /** A wire whose AI messages' `usage_metadata` is replaced, in order, by `metadata`. */
 const withUsageMetadata = (wire: LangGraphWire, metadata: ReadonlyArray<unknown>): LangGraphWire => {
@@ -105,7 +125,9 @@ describe("langgraph, against a LangChain agent whose model reports each call's u
   it("sums the turn's AI messages' usage_metadata: every call that answered, none for the call that failed", async () => {
     for (const scenario of scenarios) {
       const { threadId, wire } = await askLangGraph(app, scenario.question)
-      expect(usageOf(turnOf(readLangGraphTurn(wire, context(threadId))).trace), scenario.question).toEqual(scenarioUsage(scenario))
+      expect(usageOf(turnOf(readLangGraphTurn(wire, context(threadId))).trace), scenario.question).toEqual(
+        scenarioUsage(scenario)
+      )
     }
   })
 
@@ -113,13 +135,18 @@ describe("langgraph, against a LangChain agent whose model reports each call's u
     const { threadId } = await askLangGraph(app, greeting.question)
     const { wire } = await askLangGraph(app, refundWindow.question, threadId)
     // The earlier turn's answer really carries its call's usage in the same state.
-    expect(usageMetadataOf(wire).slice(0, 2)).toEqual([null, { input_tokens: 120, output_tokens: 13, total_tokens: 133 }])
+    expect(usageMetadataOf(wire).slice(0, 2)).toEqual([null, {
+      input_tokens: 120,
+      output_tokens: 13,
+      total_tokens: 133
+    }])
     expect(usageOf(turnOf(readLangGraphTurn(wire, context(threadId))).trace)).toEqual(scenarioUsage(refundWindow))
   })
 
   it("ignores a count that is no whole number of 0 or more, and still reads the turn", async () => {
     const { threadId, wire } = await askLangGraph(app, refundWindow.question)
-    const read = (metadata: ReadonlyArray<unknown>) => turnOf(readLangGraphTurn(withUsageMetadata(wire, metadata), context(threadId)))
+    const read = (metadata: ReadonlyArray<unknown>) =>
+      turnOf(readLangGraphTurn(withUsageMetadata(wire, metadata), context(threadId)))
     const { trace } = read([{ input_tokens: "120", output_tokens: -1 }, { input_tokens: 1.5, output_tokens: 23 }])
     expect(trace.usage).toEqual({ inputTokens: 0, outputTokens: 23 })
     expect(trace.toolExecutions.map((e) => e.tool)).toEqual(["search_kb"])
@@ -146,7 +173,9 @@ describe("langgraph, against a model that reports no usage", () => {
 /** The JSON of each `data:` frame of an SSE body, in order. */
 const dataFrames = (body: string): ReadonlyArray<Record<string, unknown>> =>
   body.split(/\r?\n\r?\n/).flatMap((frame) => {
-    const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => line.slice(5).replace(/^ /, ""))
+    const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) =>
+      line.slice(5).replace(/^ /, "")
+    )
     return data.length === 0 ? [] : [JSON.parse(data.join("\n")) as Record<string, unknown>]
   })
 
@@ -179,8 +208,13 @@ describe("ag-ui, against an agent whose run's end carries AG-UI 1.0's usage", ()
         const checked = EventSchema.safeParse(end)
         expect(checked.success && "usage" in checked.data ? checked.data.usage : undefined).toEqual(end["usage"])
         // The calls that chose tools and the one that answered are two models: two entries when both ran.
-        const models = [scenario.calls.length > 0 ? "scripted-tools" : [], scenario.answer === undefined ? [] : "scripted-answer"].flat()
-        expect((end["usage"] as ReadonlyArray<{ model: string }>).map((e) => e.model), scenario.question).toEqual(models)
+        const models = [
+          scenario.calls.length > 0 ? "scripted-tools" : [],
+          scenario.answer === undefined ? [] : "scripted-answer"
+        ].flat()
+        expect((end["usage"] as ReadonlyArray<{ model: string }>).map((e) => e.model), scenario.question).toEqual(
+          models
+        )
         expect(usageOf(readAgUi(asked).trace), scenario.question).toEqual(scenarioUsage(scenario))
       }
     } finally {
@@ -194,7 +228,8 @@ describe("ag-ui, against an agent whose run's end carries AG-UI 1.0's usage", ()
       const asked = await askAgUi(app.url, refundWindow.question)
       const ending = (usage: unknown) => [...asked.events.slice(0, -1), { ...asked.events.at(-1)!, usage }]
       expect(usageOf(readAgUi(asked, ending("lots")).trace)).toBeUndefined()
-      expect(usageOf(readAgUi(asked, ending([{ inputTokens: -1, outputTokens: 2.5 }, "entry", null])).trace)).toBeUndefined()
+      expect(usageOf(readAgUi(asked, ending([{ inputTokens: -1, outputTokens: 2.5 }, "entry", null])).trace))
+        .toBeUndefined()
       const { trace } = readAgUi(asked, ending([{ inputTokens: 7 }, { inputTokens: "8", outputTokens: 3 }]))
       expect(trace.usage).toEqual({ inputTokens: 7, outputTokens: 3 })
       expect(trace.outcome).toBe("answered")
@@ -228,14 +263,17 @@ describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i, whose model repor
           headers: json,
           body: JSON.stringify(aiSdkRequestBody(refundWindow.question, { conversationId: "chat-1", messageId: "m-1" }))
         })
-        const chunks = Either.getOrThrow(eventStreamChunks(await response.text())) as ReadonlyArray<Record<string, unknown>>
+        const chunks = Either.getOrThrow(eventStreamChunks(await response.text())) as ReadonlyArray<
+          Record<string, unknown>
+        >
         const finish = chunks.find((c) => c["type"] === "finish")!
         if (usageMetadata) {
           // The model's counts reached the stream only as the app's own metadata, in the shape it chose.
           expect(finish["messageMetadata"]).toMatchObject({ totalUsage: scenarioUsage(refundWindow) })
         }
         const { messageMetadata: _metadata, ...rest } = finish
-        expect([...chunks.filter((c) => c !== finish), rest].filter((c) => /tokens|usage/i.test(JSON.stringify(c)))).toEqual([])
+        expect([...chunks.filter((c) => c !== finish), rest].filter((c) => /tokens|usage/i.test(JSON.stringify(c))))
+          .toEqual([])
         expect(usageOf(turnOf(readAiSdkStream(chunks, context("chat-1"))).trace)).toBeUndefined()
       } finally {
         await app.close()
@@ -256,8 +294,15 @@ describe("the stand-in over langgraph", () => {
       const messages = threadMessages(turn, q.question, runId)
       const ai = messages.filter((m) => m.type === "ai")
       expect(ai.map((m) => m["usage_metadata"] !== undefined), q.id).toEqual([...ai.map(() => false).slice(1), true])
-      const wire: LangGraphWire = { question: q.question, runId, run: runValues(turn, q.question, runId), state: { values: { messages } } }
-      expect(turnOf(readLangGraphTurn(wire, { ...context("thread"), surface: q.surface })).trace.usage, q.id).toEqual(turn.usage)
+      const wire: LangGraphWire = {
+        question: q.question,
+        runId,
+        run: runValues(turn, q.question, runId),
+        state: { values: { messages } }
+      }
+      expect(turnOf(readLangGraphTurn(wire, { ...context("thread"), surface: q.surface })).trace.usage, q.id).toEqual(
+        turn.usage
+      )
     }
     // A turn that failed keeps the usage of what ran before, on its last AI message.
     const failed = threadMessages(failedTurn, "Which repo is search-api in?", "run-1").filter((m) => m.type === "ai")
@@ -273,14 +318,30 @@ describe("the stand-in over langgraph", () => {
       withProtocolStandIn(protocol, { maxConversations: 64 }, async (s, p) => {
         const dir = mkdtempSync(join(tmpdir(), `eval-usage-${protocol}-`))
         const run = await evalCliAsync(
-          ["run", "--base-url", s.url, ...surfacesArgs(p), "--record", join(dir, "rec"), "--json", join(dir, "results.json")],
-          { env: { ...sessionEnv(s, protocol === "langgraph" ? "api-key" : "cookie"), XDG_STATE_HOME: join(dir, "state") } }
+          [
+            "run",
+            "--base-url",
+            s.url,
+            ...surfacesArgs(p),
+            "--record",
+            join(dir, "rec"),
+            "--json",
+            join(dir, "results.json")
+          ],
+          {
+            env: {
+              ...sessionEnv(s, protocol === "langgraph" ? "api-key" : "cookie"),
+              XDG_STATE_HOME: join(dir, "state")
+            }
+          }
         )
         expect(run.code, run.stderr).not.toBe(2)
-        return Object.fromEntries(readdirSync(join(dir, "rec")).filter((f) => f.endsWith(".json")).map((f) => {
-          const turn = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, "rec", f), "utf8")))
-          return [turn.caseId, turn.trace.usage]
-        }))
+        return Object.fromEntries(
+          readdirSync(join(dir, "rec")).filter((f) => f.endsWith(".json")).map((f) => {
+            const turn = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, "rec", f), "utf8")))
+            return [turn.caseId, turn.trace.usage]
+          })
+        )
       })
     const overTraceRoute = await recorded("turn-eval")
     expect(Object.keys(overTraceRoute)).toHaveLength(goldenQuestions.length)

@@ -13,8 +13,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -27,8 +27,8 @@ import { evalCliAsync } from "../support/cli.js"
 import {
   allProtocols,
   headerSignInOf,
-  protocolSet,
   type ProtocolSet,
+  protocolSet,
   routesOf,
   secretOf,
   sessionEnv,
@@ -100,12 +100,14 @@ const requestOf = (protocol: ProtocolName, route: Route): Request => {
 const legendOf: { readonly [P in ProtocolName]: string } = {
   "turn-eval": "ask = `POST /api/ai/{surface}/ask`, conversation = `GET /api/ai/conversations/{id}`, trace = " +
     "`GET /api/ai/turns/{turnId}/trace`, delete = `DELETE /api/ai/conversations/{id}`",
-  "ai-sdk": "ask = the chat route, `POST /api/ai/{surface}/ask` (the chat id is the run's own, named before it asks), " +
+  "ai-sdk":
+    "ask = the chat route, `POST /api/ai/{surface}/ask` (the chat id is the run's own, named before it asks), " +
     "delete = the surface's `routes.delete`, `DELETE /api/ai/chats/{id}`",
   langgraph: "ask = the run, `POST /threads/{id}/runs/wait` (`id=` hits the thread's creation, `POST /threads`), " +
     "conversation = `GET /threads/{id}` (failures say `thread:`), trace = `GET /threads/{id}/state` (`state:`), " +
     "delete = `DELETE /threads/{id}`",
-  "ag-ui": "ask = the agent, `POST /api/ai/{surface}/ask`; the agent keeps no thread, so there is nothing to read back or delete"
+  "ag-ui":
+    "ask = the agent, `POST /api/ai/{surface}/ask`; the agent keeps no thread, so there is nothing to read back or delete"
 }
 
 /** A fault of the matrix: its name in the table, the fault, and the sign-in when it is not the protocol's own. */
@@ -145,7 +147,13 @@ const faultsOf = (protocol: ProtocolName, route: Route): ReadonlyArray<Planned> 
     : []),
   // One protocol's redirects are also run signed in by cookie: neither kind of session may leave the origin.
   ...(protocol === "ai-sdk"
-    ? [{ name: "redirect to another origin, by cookie", fault: { kind: "redirect", to: "ORIGIN" }, signIn: "cookie" } as const]
+    ? [
+      {
+        name: "redirect to another origin, by cookie",
+        fault: { kind: "redirect", to: "ORIGIN" },
+        signIn: "cookie"
+      } as const
+    ]
     : [])
 ]
 
@@ -267,7 +275,14 @@ const rows: Array<Row> = []
 const withoutTurnId = ({ durationMs: _d, turn, turnId: _, ...rest }: CaseResult) =>
   turn === undefined
     ? rest
-    : { ...rest, turn: { answer: turn.answer, outcome: turn.trace.outcome, tools: turn.trace.toolExecutions.map((e) => e.tool) } }
+    : {
+      ...rest,
+      turn: {
+        answer: turn.answer,
+        outcome: turn.trace.outcome,
+        tools: turn.trace.toolExecutions.map((e) => e.tool)
+      }
+    }
 
 /** Runs at most `n` bodies at once. */
 const limiter = (n: number) => {
@@ -328,11 +343,14 @@ describe.runIf(enabled)("the fault matrix", () => {
         const usageOnWire = protocol !== "ai-sdk"
         const unreadable = cases.filter((c) =>
           c.expect.some((e) =>
-            (e.kind === "outcome" && ["refused", "handed-off"].includes(e.is)) || (e.kind === "within-budget" && !usageOnWire)
+            (e.kind === "outcome" && ["refused", "handed-off"].includes(e.is)) ||
+            (e.kind === "within-budget" && !usageOnWire)
           )
         )
         expect(unreadable.length).toBeGreaterThan(0)
-        expect(result.cases.filter((c) => !c.passed).map((c) => c.id)).toEqual(protocol === "turn-eval" ? [] : unreadable.map((c) => c.id))
+        expect(result.cases.filter((c) => !c.passed).map((c) => c.id)).toEqual(
+          protocol === "turn-eval" ? [] : unreadable.map((c) => c.id)
+        )
         clean.set(protocol, new Map(result.cases.map((c) => [c.id, withoutTurnId(c)])))
       })
     ))
@@ -352,7 +370,11 @@ describe.runIf(enabled)("the fault matrix", () => {
       for (const route of routesOf[protocol]) {
         for (const planned of faultsOf(protocol, route)) {
           const at = order++
-          it(`${protocol} ${route}: ${planned.name}`, () => slot(() => faultedRun(protocol, route, planned, at)), 60_000)
+          it(
+            `${protocol} ${route}: ${planned.name}`,
+            () => slot(() => faultedRun(protocol, route, planned, at)),
+            60_000
+          )
         }
       }
     })
@@ -365,7 +387,9 @@ describe.runIf(enabled)("the fault matrix", () => {
         const signIn = planned.signIn ?? signInOf(protocol)
         const injected = planned.fault.kind === "redirect" ? { ...planned.fault, to: other.origin } : planned.fault
         const renamesThreads = protocol === "langgraph" && injected.kind === "id"
-        const fault: Fault = renamesThreads ? { route, times: renamedThreads, ...injected } : { route, rate, ...injected }
+        const fault: Fault = renamesThreads
+          ? { route, times: renamedThreads, ...injected }
+          : { route, rate, ...injected }
         s.setFaults([fault])
         const want = expected(protocol, route, injected)
         const started = Date.now()
@@ -375,7 +399,9 @@ describe.runIf(enabled)("the fault matrix", () => {
         expect(result.cases.map((c) => c.id)).toEqual(cases.map((c) => c.id))
         // The cases hit: chosen by a hash of the question, or, for a thread's creation, whichever came first.
         const hit = renamesThreads
-          ? new Set(result.cases.filter((c) => want.case === "fails" && want.reason.test(c.error ?? "")).map((c) => c.id))
+          ? new Set(
+            result.cases.filter((c) => want.case === "fails" && want.reason.test(c.error ?? "")).map((c) => c.id)
+          )
           : new Set(cases.filter((c) => stableFraction(`${route}\u0000${c.question}`) < rate).map((c) => c.id))
         if (renamesThreads) expect(hit.size).toBe(renamedThreads)
         expect(hit.size).toBeGreaterThan(0)
@@ -396,7 +422,9 @@ describe.runIf(enabled)("the fault matrix", () => {
 
         const reported = [...run.stderr.matchAll(/^ {2}(\S+) +(\S+): (.*)$/gm)].filter((m) => !m[1]!.endsWith(":"))
         const mayHold = [
-          ...run.stderr.matchAll(/^ {2}(\S+): the ask \(POST .*\) (.*) before naming its conversation: the app may hold one$/gm)
+          ...run.stderr.matchAll(
+            /^ {2}(\S+): the ask \(POST .*\) (.*) before naming its conversation: the app may hold one$/gm
+          )
         ]
         const stats = s.stats()
         if (want.case === "undeleted") {
@@ -408,7 +436,9 @@ describe.runIf(enabled)("the fault matrix", () => {
           expect(stats.requests.delete).toBe(cases.length - hit.size)
         } else if (want.case === "fails" && want.mayHold === true) {
           expect(mayHold.map((m) => m[1]).sort()).toEqual([...hit].sort())
-          expect(run.stderr).toMatch(new RegExp(`^${hit.size} cases? may have left a conversation the run never learned of`, "m"))
+          expect(run.stderr).toMatch(
+            new RegExp(`^${hit.size} cases? may have left a conversation the run never learned of`, "m")
+          )
         } else {
           expect(run.notes).toBe("")
         }
@@ -460,7 +490,9 @@ const renderTables = (all: ReadonlyArray<Row>): string => {
       `${sum(rows, (r) => r.asExpected)} faulted cases as expected`,
       `${sum(rows, (r) => r.othersClean)} of ${sum(rows, (r) => r.others)} other cases graded as in a clean run`,
       `${sum(rows, (r) => r.created)} conversations created, ${sum(rows, (r) => r.deleted)} deleted`,
-      `${sum(rows, (r) => r.reported)} reported by id (their delete was the faulted route, or the app named them by an id ` +
+      `${
+        sum(rows, (r) => r.reported)
+      } reported by id (their delete was the faulted route, or the app named them by an id ` +
       "no route may hold)",
       `${sum(rows, (r) => r.mayHold)} cases listed as maybe holding a conversation they never named`,
       `${sum(rows, (r) => r.leaked)} conversations leaked`,

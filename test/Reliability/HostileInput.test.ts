@@ -67,7 +67,8 @@ const paths = (value: Json, at: Path = []): Array<Path> => {
   return entries.flatMap(([key, child]) => [[...at, key], ...paths(child, [...at, key])])
 }
 
-const get = (value: Json, path: Path): Json => path.reduce<Json>((v, k) => (v as Record<string | number, Json>)[k]!, value)
+const get = (value: Json, path: Path): Json =>
+  path.reduce<Json>((v, k) => (v as Record<string | number, Json>)[k]!, value)
 
 const set = (value: Json, path: Path, replacement: Json | undefined): Json => {
   if (path.length === 0) return replacement ?? null
@@ -116,14 +117,19 @@ const mutations = (document: Json, kind: Kind): fc.Arbitrary<Mutation> => {
     return category(v) !== original && !kind.alsoAccepts(p).includes(category(v))
   }).map(([p, v]) => mutation("retype", render(set(document, p, v)), `${p.join(".")} := ${category(v)}`))
   const requiredPaths = all.filter((p) =>
-    typeof p[p.length - 1] === "string" && kind.required.has(p[p.length - 1] as string) && kind.optionalAt?.(document, p) !== true
+    typeof p[p.length - 1] === "string" && kind.required.has(p[p.length - 1] as string) &&
+    kind.optionalAt?.(document, p) !== true
   )
   const remove = fc.constantFrom(...requiredPaths).map((p) =>
     mutation("remove", JSON.stringify(set(document, p, undefined)), `- ${p.join(".")}`)
   )
   const objects = [[], ...all].filter((p) => category(get(document, p)) === "object")
   const add = fc.tuple(fc.constantFrom(...objects), fc.constantFrom(...hostile)).map(([p, v]) =>
-    mutation("add", render(set(document, [...p, "unexpected\u001b[1mKey"], v)), `+ ${p.join(".")}.unexpected := ${category(v)}`)
+    mutation(
+      "add",
+      render(set(document, [...p, "unexpected\u001b[1mKey"], v)),
+      `+ ${p.join(".")}.unexpected := ${category(v)}`
+    )
   )
   // A key given a second time, with the same value: only the duplicate itself is wrong.
   const withKeys = objects.filter((p) => Object.keys(get(document, p) as Record<string, Json>).length > 0)
@@ -132,7 +138,11 @@ const mutations = (document: Json, kind: Kind): fc.Arbitrary<Mutation> => {
     const key = keys[n % keys.length]!
     const marker = "\u0000duplicate"
     const twice = `${JSON.stringify(key)}:${JSON.stringify(get(document, [...p, key]))}`
-    return mutation("duplicate", JSON.stringify(set(document, [...p, marker], null)).replace(`${JSON.stringify(marker)}:null`, twice), `${p.join(".")}.${key} twice`)
+    return mutation(
+      "duplicate",
+      JSON.stringify(set(document, [...p, marker], null)).replace(`${JSON.stringify(marker)}:null`, twice),
+      `${p.join(".")}.${key} twice`
+    )
   })
   const text = JSON.stringify(document, null, 2)
   const truncate = fc.integer({ min: 0, max: text.length - 2 }).map((at) =>
@@ -159,8 +169,23 @@ const expectRejected = (run: { code: number; stdout: string; stderr: string }, f
 
 const casesKind: Kind = {
   required: new Set([
-    "version", "cases", "id", "surface", "question", "guards", "expect", "kind", "path", "paths", "tool", "tools", "text", "is",
-    "pattern", "times", "tokens"
+    "version",
+    "cases",
+    "id",
+    "surface",
+    "question",
+    "guards",
+    "expect",
+    "kind",
+    "path",
+    "paths",
+    "tool",
+    "tools",
+    "text",
+    "is",
+    "pattern",
+    "times",
+    "tokens"
   ]),
   strict: true,
   alsoAccepts: () => [],
@@ -168,7 +193,8 @@ const casesKind: Kind = {
   freeForm: (p) => p.includes("with"),
   // The kinds that count or compare calls take `tool` optionally: without it, they count every tool.
   optionalAt: (document, p) =>
-    p[p.length - 1] === "tool" && ["calls-at-most", "no-repeated-calls"].includes(get(document, [...p.slice(0, -1), "kind"]) as string)
+    p[p.length - 1] === "tool" &&
+    ["calls-at-most", "no-repeated-calls"].includes(get(document, [...p.slice(0, -1), "kind"]) as string)
 }
 
 const runs = { numRuns: 150 }
@@ -183,7 +209,11 @@ describe("malformed files the suite owns end in exit 2 with the file and the JSO
         fc.oneof(
           mutations(golden, casesKind),
           fc.integer({ min: 1, max: 21 }).map((i) =>
-            mutation("retype", JSON.stringify(set(golden, ["cases", i, "id"], get(golden, ["cases", 0, "id"]))), `duplicate id at ${i}`)
+            mutation(
+              "retype",
+              JSON.stringify(set(golden, ["cases", i, "id"], get(golden, ["cases", 0, "id"]))),
+              `duplicate id at ${i}`
+            )
           )
         ),
         async (mutation) => {
@@ -199,7 +229,12 @@ describe("malformed files the suite owns end in exit 2 with the file and the JSO
     const catalog = read("cases/surfaces.json")
     const dir = scratch()
     const file = join(dir, "surfaces.json")
-    const kind: Kind = { required: new Set(["surfaces", "endpoint", "tools"]), strict: true, alsoAccepts: () => [], freeForm: () => false }
+    const kind: Kind = {
+      required: new Set(["surfaces", "endpoint", "tools"]),
+      strict: true,
+      alsoAccepts: () => [],
+      freeForm: () => false
+    }
     await fc.assert(
       fc.asyncProperty(mutations(catalog, kind), async (mutation) => {
         writeFileSync(file, mutation.text)
@@ -221,7 +256,11 @@ describe("malformed files the suite owns end in exit 2 with the file and the JSO
     await fc.assert(
       fc.asyncProperty(fc.oneof(mutations(baseline, kind), impossible), async (mutation) => {
         writeFileSync(file, mutation.text)
-        expectRejected(await cli(["run", "--fixtures", "cases/fixtures", "--baseline", file, "--check"]), file, mutation.note)
+        expectRejected(
+          await cli(["run", "--fixtures", "cases/fixtures", "--baseline", file, "--check"]),
+          file,
+          mutation.note
+        )
         expectRejected(await cli(["validate", "--baseline", file]), file, mutation.note)
       }),
       { numRuns: 80 }
@@ -236,15 +275,38 @@ describe("malformed files the suite owns end in exit 2 with the file and the JSO
     const file = join(dir, "edited.json")
     const kind: Kind = {
       required: new Set([
-        "version", "passRate", "floor", "passed", "total", "passedCount", "caseSet", "cases", "id", "surface", "expectations", "kind",
+        "version",
+        "passRate",
+        "floor",
+        "passed",
+        "total",
+        "passedCount",
+        "caseSet",
+        "cases",
+        "id",
+        "surface",
+        "expectations",
+        "kind",
         // The kept turn's.
-        "answer", "trace", "outcome", "citations", "toolExecutions", "proposal", "path", "match", "tool"
+        "answer",
+        "trace",
+        "outcome",
+        "citations",
+        "toolExecutions",
+        "proposal",
+        "path",
+        "match",
+        "tool"
       ]),
       strict: true,
       alsoAccepts: (p) => {
         if (p.length === 1 && (p[0] === "floor" || p[0] === "passed")) return ["null", "number", "boolean"]
         const last = p[p.length - 1]
-        return last === "error" && p.includes("turn") ? ["string", "null"] : last === "proposal" ? ["null", "object"] : []
+        return last === "error" && p.includes("turn")
+          ? ["string", "null"]
+          : last === "proposal"
+          ? ["null", "object"]
+          : []
       },
       // A tool's input and output, and a proposal's actions, are any JSON value.
       freeForm: (p) => p.includes("input") || p.includes("output") || p.includes("actions")
@@ -252,7 +314,11 @@ describe("malformed files the suite owns end in exit 2 with the file and the JSO
     await fc.assert(
       fc.asyncProperty(mutations(result, kind), async (mutation) => {
         writeFileSync(file, mutation.text)
-        expectRejected(await cli(["ratchet", "--from", file, "--baseline", join(dir, "baseline.json")]), file, mutation.note)
+        expectRejected(
+          await cli(["ratchet", "--from", file, "--baseline", join(dir, "baseline.json")]),
+          file,
+          mutation.note
+        )
       }),
       { numRuns: 100 }
     )
@@ -264,7 +330,21 @@ describe("malformed recordings fail their own case, naming the file and the JSON
     const id = "docs.where-payments-api-catalog-retry"
     const recorded = read(`cases/fixtures/${id}.json`)
     const kind: Kind = {
-      required: new Set(["caseId", "question", "answer", "trace", "turnId", "surface", "outcome", "citations", "toolExecutions", "proposal", "path", "match", "tool"]),
+      required: new Set([
+        "caseId",
+        "question",
+        "answer",
+        "trace",
+        "turnId",
+        "surface",
+        "outcome",
+        "citations",
+        "toolExecutions",
+        "proposal",
+        "path",
+        "match",
+        "tool"
+      ]),
       strict: false,
       alsoAccepts: (p) => {
         const last = p[p.length - 1]
@@ -290,7 +370,9 @@ describe("malformed recordings fail their own case, naming the file and the JSON
         }
         const broken = results.cases.find((c) => c.id === id)!
         expect(broken.passed, mutation.note).toBe(false)
-        expect(broken.error, mutation.note).toMatch(new RegExp(`^recorded turn ${file.replace(/[.]/g, "\\.")}: (\\$|not valid JSON)`))
+        expect(broken.error, mutation.note).toMatch(
+          new RegExp(`^recorded turn ${file.replace(/[.]/g, "\\.")}: (\\$|not valid JSON)`)
+        )
         expect(results.passedCount, mutation.note).toBe(passingOnFixtures - (failingOnFixtures.includes(id) ? 0 : 1))
       }),
       { numRuns: 100 }
@@ -308,15 +390,38 @@ describe("untrusted values in recorded turns reach no terminal raw and swamp no 
     const dir = scratch()
     const { cpSync } = await import("node:fs")
     cpSync("cases", join(dir, "cases"), { recursive: true })
-    return { dir, file: join(dir, "cases/fixtures", `${id}.json`), recorded: read(`cases/fixtures/${id}.json`) as Record<string, Json> }
+    return {
+      dir,
+      file: join(dir, "cases/fixtures", `${id}.json`),
+      recorded: read(`cases/fixtures/${id}.json`) as Record<string, Json>
+    }
   }
   /** Text that tries to end its line and start one of the product's, or a workflow command. */
   const hostileText = fc.array(
     fc.oneof(
       fc.string(),
       fc.fullUnicodeString({ maxLength: 8 }),
-      fc.constantFrom("\n", "\r", "\r\n", "\u2028", "\u2029", "\u0085", "\t", "\u202e", "\u2066", "\ufeff", "\u200b", "\u001b[2J"),
-      fc.constantFrom("::error::x", "::add-mask::x", "::stop-commands::t", "✓ docs  docs.fake", "22/22 passed · pass rate 1.0000")
+      fc.constantFrom(
+        "\n",
+        "\r",
+        "\r\n",
+        "\u2028",
+        "\u2029",
+        "\u0085",
+        "\t",
+        "\u202e",
+        "\u2066",
+        "\ufeff",
+        "\u200b",
+        "\u001b[2J"
+      ),
+      fc.constantFrom(
+        "::error::x",
+        "::add-mask::x",
+        "::stop-commands::t",
+        "✓ docs  docs.fake",
+        "22/22 passed · pass rate 1.0000"
+      )
     ),
     { minLength: 1, maxLength: 12 }
   ).map((parts) => parts.join(""))
@@ -334,7 +439,13 @@ describe("untrusted values in recorded turns reach no terminal raw and swamp no 
           toolExecutions: [{ tool, error }, { tool: "catalog", error: path }]
         }
         writeFileSync(file, JSON.stringify({ ...recorded, trace: hostileTrace }))
-        const run = await cli(["run", "--fixtures", join(dir, "cases/fixtures"), "--cases", join(dir, "cases/golden-cases.json")])
+        const run = await cli([
+          "run",
+          "--fixtures",
+          join(dir, "cases/fixtures"),
+          "--cases",
+          join(dir, "cases/golden-cases.json")
+        ])
         expect(run.code).toBe(0)
         expect(run.stdout.replaceAll("\n", "")).not.toMatch(unsafe)
         const lines = run.stdout.split(lineBreak)
@@ -350,18 +461,33 @@ describe("untrusted values in recorded turns reach no terminal raw and swamp no 
     const { dir } = await scratchFixtures()
     const proration = "docs.refund-proration-no-retired-page"
     const recorded = read(`cases/fixtures/${proration}.json`) as { trace: { citations: Array<Json> } }
-    recorded.trace.citations = Array.from({ length: 100_000 }, (_, i) => ({ path: `/docs/recalled/${i}`, match: "unsurfaced" }))
+    recorded.trace.citations = Array.from(
+      { length: 100_000 },
+      (_, i) => ({ path: `/docs/recalled/${i}`, match: "unsurfaced" })
+    )
     writeFileSync(join(dir, "cases/fixtures", `${proration}.json`), JSON.stringify(recorded))
     const summary = join(dir, "summary.md")
     const run = await evalCliAsync(
-      ["run", "--fixtures", "cases/fixtures", "--reporter", "github", "--json", "out/results.json", "--reporter", "junit=out/report.xml"],
+      [
+        "run",
+        "--fixtures",
+        "cases/fixtures",
+        "--reporter",
+        "github",
+        "--json",
+        "out/results.json",
+        "--reporter",
+        "junit=out/report.xml"
+      ],
       { cwd: dir, env: { GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary, CI: "" } }
     )
     expect(run.code).toBe(0)
     const results = JSON.parse(readFileSync(join(dir, "out/results.json"), "utf8")) as {
       cases: Array<{ id: string; expectations: Array<{ kind: string; fact?: string }> }>
     }
-    const fact = results.cases.find((c) => c.id === proration)!.expectations.find((e) => e.kind === "cites-only-surfaced")!.fact!
+    const fact = results.cases.find((c) => c.id === proration)!.expectations.find((e) =>
+      e.kind === "cites-only-surfaced"
+    )!.fact!
     const items = fact.split("; ")
     expect(items).toHaveLength(21)
     expect(items[20]).toBe("… and 99,980 more")
@@ -381,7 +507,9 @@ describe("untrusted values in recorded turns reach no terminal raw and swamp no 
   it("a 1 MB tool name in a catalog, a cases file or a turn gives a few kilobytes of output", async () => {
     const { dir, file, recorded } = await scratchFixtures()
     const huge = "t".repeat(1_000_000)
-    const catalog = read("cases/surfaces.json") as { surfaces: Record<string, { tools: Array<string>; gatedTools?: Array<string> }> }
+    const catalog = read("cases/surfaces.json") as {
+      surfaces: Record<string, { tools: Array<string>; gatedTools?: Array<string> }>
+    }
     catalog.surfaces["docs"]!.tools.push(huge)
     catalog.surfaces["docs"]!.gatedTools = [`${huge}x`]
     writeFileSync(join(dir, "catalog.json"), JSON.stringify(catalog))
@@ -389,7 +517,10 @@ describe("untrusted values in recorded turns reach no terminal raw and swamp no 
     for (const c of cases.cases.slice(0, 4)) c.expect.push({ kind: "never-calls", tool: `${huge}y` })
     writeFileSync(join(dir, "cases.json"), JSON.stringify(cases))
     const trace = recorded["trace"] as Record<string, Json>
-    writeFileSync(file, JSON.stringify({ ...recorded, trace: { ...trace, toolExecutions: [{ tool: huge, error: huge }] } }))
+    writeFileSync(
+      file,
+      JSON.stringify({ ...recorded, trace: { ...trace, toolExecutions: [{ tool: huge, error: huge }] } })
+    )
     const badCatalog = await cli(["validate", "--surfaces", join(dir, "catalog.json")])
     const badCases = await cli(["validate", "--cases", join(dir, "cases.json")])
     const graded = await cli(["run", "--fixtures", join(dir, "cases/fixtures"), "--reporter", "junit"])
@@ -402,11 +533,17 @@ describe("untrusted values in recorded turns reach no terminal raw and swamp no 
 
   it("a 1 MB surface in results files gives a few kilobytes of diff and scorecard, however many cases share it", async () => {
     const dir = scratch()
-    expect((await cli(["run", "--fixtures", "cases/fixtures", "--shard", "1/1", "--json", join(dir, "run.json")])).code).toBe(0)
+    expect((await cli(["run", "--fixtures", "cases/fixtures", "--shard", "1/1", "--json", join(dir, "run.json")])).code)
+      .toBe(0)
     const result = read(join(dir, "run.json")) as { cases: Array<Record<string, Json>> }
     const huge = "s".repeat(1_000_000)
     // Every case fails now, on a huge surface: each one that passed is a regression row, padded to the widest surface.
-    const cases = result.cases.map((c) => ({ id: c["id"]!, surface: huge, passed: false, expectations: [{ kind: "outcome", passed: false, fact: "x" }] }))
+    const cases = result.cases.map((c) => ({
+      id: c["id"]!,
+      surface: huge,
+      passed: false,
+      expectations: [{ kind: "outcome", passed: false, fact: "x" }]
+    }))
     writeFileSync(join(dir, "newer.json"), JSON.stringify({ ...result, cases, passedCount: 0, passRate: 0 }))
     const diff = await cli(["diff", join(dir, "run.json"), join(dir, "newer.json")])
     const merged = await cli(["merge", join(dir, "newer.json")])
@@ -425,7 +562,11 @@ describe("special and oversized files are refused at once, whichever input they 
     const id = "docs.refund-window-cites-source"
     /** Each kind of file that is not read, made by `make` at a path, and why it is not. */
     const specials = [
-      { name: "a link to /dev/zero", make: (file: string) => symlinkSync("/dev/zero", file), why: "not a regular file (a character device)" },
+      {
+        name: "a link to /dev/zero",
+        make: (file: string) => symlinkSync("/dev/zero", file),
+        why: "not a regular file (a character device)"
+      },
       { name: "a FIFO", make: (file: string) => void spawnSync("mkfifo", [file]), why: "not a regular file (a FIFO)" },
       { name: "a folder", make: (file: string) => mkdirSync(file), why: "not a regular file (a folder)" },
       {
@@ -453,7 +594,10 @@ describe("special and oversized files are refused at once, whichever input they 
       { name: "baseline", args: (f: string) => ["run", "--fixtures", "cases/fixtures", "--baseline", f, "--check"] },
       { name: "results file", args: (f: string) => ["ratchet", "--from", f, "--baseline", join(dir, "baseline.json")] },
       { name: "trace file", args: (f: string) => ["run", "--otel", f], folderIsInput: true },
-      { name: "audit archive", args: (f: string) => ["audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", f] },
+      {
+        name: "audit archive",
+        args: (f: string) => ["audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", f]
+      },
       { name: "recording", args: () => [] }
     ].map((input) => ({ ...input, [fc.toStringMethod]: () => input.name }))
     await fc.assert(
@@ -463,8 +607,12 @@ describe("special and oversized files are refused at once, whichever input they 
         if (input.name === "recording") {
           const run = await cli(["run", "--fixtures", special.fixtures, "--json", join(dir, "r.json")])
           expect(run.code, note).toBe(0)
-          const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as { cases: Array<{ id: string; error?: string }> }
-          expect(results.cases.find((c) => c.id === id)?.error, note).toBe(`recorded turn ${special.recording}: cannot read: ${special.why}`)
+          const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as {
+            cases: Array<{ id: string; error?: string }>
+          }
+          expect(results.cases.find((c) => c.id === id)?.error, note).toBe(
+            `recorded turn ${special.recording}: cannot read: ${special.why}`
+          )
         } else if (!(input.folderIsInput === true && special.name === "a folder")) {
           const run = await cli(input.args(special.file))
           // An archive is streamed, so its cap is per line: 65 MiB of zero bytes is one line too long.
@@ -496,21 +644,44 @@ describe("recording a turn never changes its verdict", () => {
     let n = 0
     await fc.assert(
       fc.asyncProperty(inputs, async (input) => {
-        const note = `input := ${typeof input === "string" && input.length > 40 ? `${input.slice(0, 40)}…` : JSON.stringify(input)}`
-        const turn = { ...recorded, trace: { ...recorded.trace, toolExecutions: recorded.trace.toolExecutions.map((e) => ({ ...e, input: "\u0000input" })) } }
+        const note = `input := ${
+          typeof input === "string" && input.length > 40 ? `${input.slice(0, 40)}…` : JSON.stringify(input)
+        }`
+        const turn = {
+          ...recorded,
+          trace: {
+            ...recorded.trace,
+            toolExecutions: recorded.trace.toolExecutions.map((e) => ({ ...e, input: "\u0000input" }))
+          }
+        }
         const inputText = input === tooDeepToWrite
           ? `${"[".repeat(100_000)}${"]".repeat(100_000)}`
           : render(input)
-        writeFileSync(join(fixtures, `${id}.json`), JSON.stringify(turn).replaceAll(JSON.stringify("\u0000input"), inputText))
+        writeFileSync(
+          join(fixtures, `${id}.json`),
+          JSON.stringify(turn).replaceAll(JSON.stringify("\u0000input"), inputText)
+        )
         const plain = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "plain.json")])
         const record = join(dir, `rec-${n++}`)
-        const recording = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "recorded.json"), "--record", record])
+        const recording = await cli([
+          "run",
+          "--fixtures",
+          fixtures,
+          "--json",
+          join(dir, "recorded.json"),
+          "--record",
+          record
+        ])
         expect(recording.code, note).toBe(plain.code)
         expect(recording.stdout, note).toBe(plain.stdout)
         const verdicts = (file: string) =>
-          untimed((JSON.parse(readFileSync(join(dir, file), "utf8")) as { cases: Array<Record<string, unknown>> }).cases)
+          untimed(
+            (JSON.parse(readFileSync(join(dir, file), "utf8")) as { cases: Array<Record<string, unknown>> }).cases
+          )
         expect(verdicts("recorded.json"), note).toEqual(verdicts("plain.json"))
-        expect(recording.stderr, note).toMatch(new RegExp(`^(|warning: case ${id.replace(/[.]/g, "\\.")} was graded but not recorded: .*)$`))
+        expect(recording.stderr, note).toMatch(
+          new RegExp(`^(|warning: case ${id.replace(/[.]/g, "\\.")} was graded but not recorded: .*)$`)
+        )
         if (input === tooDeepToWrite) expect(recording.stderr, note).not.toBe("")
       }),
       { numRuns: 20 }
@@ -531,7 +702,15 @@ describe("a cookie that cannot go in a header is refused before anything is sent
       fc.asyncProperty(text, forbidden, text, async (before, bad, after) => {
         const value = `${before}${bad}${after}`
         // Line breaks are refused by the shape check ("on one line"), every other character here by this one.
-        const run = await cli(["run", "--base-url", "http://127.0.0.1:9", "--timeout", "2", "--cookie", `session=${value}`])
+        const run = await cli([
+          "run",
+          "--base-url",
+          "http://127.0.0.1:9",
+          "--timeout",
+          "2",
+          "--cookie",
+          `session=${value}`
+        ])
         expect(run.code).toBe(2)
         expect(run.stderr).toBe(
           bad === "\n" || bad === "\r"

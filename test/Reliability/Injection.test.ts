@@ -86,7 +86,10 @@ const questionOf = (id: string) => golden.cases.find((c) => c.id === id)!.questi
 /** How each recorded turn is made hostile, by case id; every recording also gets a hostile turn id and answer. */
 const mutations: Record<string, (r: Recording) => void> = {
   "docs.refund-proration-no-retired-page": (r) => {
-    r.trace.citations.push({ path: hostile("/docs/leak-1"), match: "unsurfaced" }, { path: hostile("/docs/leak-2"), match: "unsurfaced" })
+    r.trace.citations.push({ path: hostile("/docs/leak-1"), match: "unsurfaced" }, {
+      path: hostile("/docs/leak-2"),
+      match: "unsurfaced"
+    })
   },
   "docs.where-search-api-repo-catalog": (r) => {
     r.trace.toolExecutions = [{ tool: "catalog", error: hostile("timeout") }]
@@ -180,7 +183,10 @@ beforeAll(async () => {
       ...(c.error === undefined ? {} : { error: hostile(c.error) }),
       expectations: c.expectations.map((e) => e.fact === undefined ? e : { ...e, fact: hostile(e.fact) })
     }))
-    writeFileSync(at(`shard-${index}.json`), JSON.stringify(resultsOf(cases, { shard: { index, count: 2, of: whole.caseSet } })))
+    writeFileSync(
+      at(`shard-${index}.json`),
+      JSON.stringify(resultsOf(cases, { shard: { index, count: 2, of: whole.caseSet } }))
+    )
   }
 }, 60_000)
 
@@ -193,8 +199,22 @@ describe("eval run --fixtures, hostile recorded turns", () => {
       inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "junit"]),
       inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "markdown"]),
       inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "json"]),
-      inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "github"], { GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary }),
-      inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "pretty", "--reporter", "junit=out/report.xml", "--reporter", "markdown=out/summary.md"])
+      inDir(["run", "--fixtures", "cases/fixtures", "--reporter", "github"], {
+        GITHUB_ACTIONS: "true",
+        GITHUB_WORKSPACE: "",
+        GITHUB_STEP_SUMMARY: summary
+      }),
+      inDir([
+        "run",
+        "--fixtures",
+        "cases/fixtures",
+        "--reporter",
+        "pretty",
+        "--reporter",
+        "junit=out/report.xml",
+        "--reporter",
+        "markdown=out/summary.md"
+      ])
     ])
     for (const [name, run] of Object.entries({ pretty, junit, markdown, json, github, files })) {
       expect(run.code, name).toBe(0)
@@ -222,14 +242,23 @@ describe("eval run --fixtures, hostile recorded turns", () => {
     // In GitHub Actions, exactly one workflow command per failing case, each well formed.
     const commands = workflowCommands(github.stdout)
     expect(commands).toHaveLength(failing)
-    for (const command of commands) expect(command).toMatch(/^::error file=cases\/golden-cases\.json,line=\d+,title=[^:,]+::[^\r\n]+$/)
+    for (const command of commands) {
+      expect(command).toMatch(/^::error file=cases\/golden-cases\.json,line=\d+,title=[^:,]+::[^\r\n]+$/)
+    }
     // The documents stay documents: JUnit XML valid, a Markdown table row per failing case, JSON the results.
     expect(await validateJUnit(junit.stdout)).toEqual([])
     expect(await validateJUnit(readFileSync(at("out/report.xml"), "utf8"))).toEqual([])
-    for (const [name, text] of [["markdown", markdown.stdout], ["summary file", readFileSync(at("out/summary.md"), "utf8")], ["step summary", readFileSync(summary, "utf8")]] as const) {
+    for (
+      const [name, text] of [["markdown", markdown.stdout], [
+        "summary file",
+        readFileSync(at("out/summary.md"), "utf8")
+      ], ["step summary", readFileSync(summary, "utf8")]] as const
+    ) {
       expectInert(text, name)
       expect(workflowCommands(text), name).toEqual([])
-      const rows = text.split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| Case") && !line.startsWith("| ---"))
+      const rows = text.split("\n").filter((line) =>
+        line.startsWith("| ") && !line.startsWith("| Case") && !line.startsWith("| ---")
+      )
       expect(rows, name).toHaveLength(failing)
       for (const row of rows) expect(row, name).toMatch(/^\| .* \|$/)
     }
@@ -237,7 +266,14 @@ describe("eval run --fixtures, hostile recorded turns", () => {
   })
 
   it("--compare with a hostile older run keeps to one line per case", async () => {
-    const run = await inDir(["run", "--fixtures", "cases/fixtures", "--compare", "newer.json", "--allow-different-sets"])
+    const run = await inDir([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--compare",
+      "newer.json",
+      "--allow-different-sets"
+    ])
     expect(run.code).toBe(0)
     expectQuiet(run, "run --compare")
     expect(caseLines(run.stdout)).toHaveLength(caseCount)
@@ -258,8 +294,12 @@ describe("results files from elsewhere", () => {
     }
     // A regression row, and a fact line, per case.
     expect(pretty.stdout.split("\n").filter((line) => line.startsWith("  ✗ "))).toHaveLength(caseCount + 1)
-    expect(pretty.stdout.split("\n").filter((line) => line.startsWith("      cites-only-surfaced: unsurfaced: /docs/x\\n"))).toHaveLength(caseCount)
-    const rows = markdown.stdout.split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| surface") && !line.startsWith("| ---"))
+    expect(
+      pretty.stdout.split("\n").filter((line) => line.startsWith("      cites-only-surfaced: unsurfaced: /docs/x\\n"))
+    ).toHaveLength(caseCount)
+    const rows = markdown.stdout.split("\n").filter((line) =>
+      line.startsWith("| ") && !line.startsWith("| surface") && !line.startsWith("| ---")
+    )
     expect(rows).toHaveLength(caseCount)
     const parsed = JSON.parse(json.stdout) as { regressions: ReadonlyArray<{ now: { surface: string } }> }
     expect(parsed.regressions[0]!.now.surface).toBe(hostile(golden.cases[0]!.surface))
@@ -273,7 +313,11 @@ describe("results files from elsewhere", () => {
       inDir(["merge", ...shards]),
       inDir(["merge", ...shards, "--reporter", "junit"]),
       inDir(["merge", ...shards, "--reporter", "markdown"]),
-      inDir(["merge", ...shards, "--reporter", "github"], { GITHUB_ACTIONS: "true", GITHUB_WORKSPACE: "", GITHUB_STEP_SUMMARY: summary })
+      inDir(["merge", ...shards, "--reporter", "github"], {
+        GITHUB_ACTIONS: "true",
+        GITHUB_WORKSPACE: "",
+        GITHUB_STEP_SUMMARY: summary
+      })
     ])
     for (const [name, run] of Object.entries({ pretty, junit, markdown, github })) {
       expect(run.code, name).toBe(0)
@@ -287,7 +331,9 @@ describe("results files from elsewhere", () => {
     }
     const commands = workflowCommands(github.stdout)
     expect(commands).toHaveLength(failing)
-    for (const command of commands) expect(command).toMatch(/^::error file=cases\/golden-cases\.json,line=\d+,title=[^:,]+::[^\r\n]+$/)
+    for (const command of commands) {
+      expect(command).toMatch(/^::error file=cases\/golden-cases\.json,line=\d+,title=[^:,]+::[^\r\n]+$/)
+    }
     expect(await validateJUnit(junit.stdout)).toEqual([])
     expectInert(readFileSync(summary, "utf8"), "merge step summary")
 
@@ -295,7 +341,12 @@ describe("results files from elsewhere", () => {
     const extra = JSON.parse(readFileSync(at("shard-1.json"), "utf8")) as ReturnType<typeof resultsOf>
     writeFileSync(
       at("shard-extra.json"),
-      JSON.stringify(resultsOf([...extra.cases, { id: hostile("stray.case"), surface: "docs", passed: true, expectations: [held] }], { shard: extra["shard" as keyof typeof extra] }))
+      JSON.stringify(
+        resultsOf(
+          [...extra.cases, { id: hostile("stray.case"), surface: "docs", passed: true, expectations: [held] }],
+          { shard: extra["shard" as keyof typeof extra] }
+        )
+      )
     )
     const refused = await inDir(["merge", "shard-extra.json", "shard-2.json"])
     expect(refused.code).toBe(2)
@@ -351,7 +402,9 @@ describe("eval audit, a hostile archive", () => {
     expect(out.filter((line) => !line.startsWith("✗ "))).toEqual([expect.stringMatching(/^audited 1 turns of docs /)])
     const err = linesOf(run.stderr.trimEnd())
     expect(err.filter((line) => line.startsWith("archive.jsonl:"))).toHaveLength(2)
-    expect(err.filter((line) => !line.startsWith("archive.jsonl:"))).toEqual([expect.stringMatching(/^error: 2 unreadable lines/)])
+    expect(err.filter((line) => !line.startsWith("archive.jsonl:"))).toEqual([
+      expect.stringMatching(/^error: 2 unreadable lines/)
+    ])
   })
 })
 
@@ -360,7 +413,11 @@ describe("OpenTelemetry traces", () => {
   const str = (key: string, value: string) => ({ key, value: { stringValue: value } })
   const messages = (role: string, text: string) => JSON.stringify([{ role, parts: [{ type: "text", content: text }] }])
   /** One GenAI agent run, with its tool calls. */
-  const agentRun = (n: number, attributes: ReadonlyArray<unknown>, tools: ReadonlyArray<{ name: string; error?: string }> = []) => {
+  const agentRun = (
+    n: number,
+    attributes: ReadonlyArray<unknown>,
+    tools: ReadonlyArray<{ name: string; error?: string }> = []
+  ) => {
     const traceId = id(n, 32)
     const start = 1_000_000_000 * n
     return [
@@ -394,12 +451,21 @@ describe("OpenTelemetry traces", () => {
         str("gen_ai.agent.name", "docs"),
         str("eval.case_id", ssh),
         str("gen_ai.input.messages", messages("user", questionOf(ssh))),
-        str("gen_ai.output.messages", messages("assistant", `See [the page](/docs/${hostileOneLine("x").replace(/[\s()]/g, "")}).`))
-      ], [{ name: hostile("search_docs"), error: hostileOneLine("boom") }, { name: hostile("catalog"), error: hostileOneLine("down") }]),
+        str(
+          "gen_ai.output.messages",
+          messages("assistant", `See [the page](/docs/${hostileOneLine("x").replace(/[\s()]/g, "")}).`)
+        )
+      ], [{ name: hostile("search_docs"), error: hostileOneLine("boom") }, {
+        name: hostile("catalog"),
+        error: hostileOneLine("down")
+      }]),
       // A case id no case has; an agent no surface is; a question no case asks; a case's id with another question.
       ...agentRun(2, [str("eval.case_id", hostile("docs.nope")), str("gen_ai.input.messages", messages("user", "q"))]),
       ...agentRun(3, [str("gen_ai.agent.name", hostile("agent")), str("gen_ai.input.messages", messages("user", "q"))]),
-      ...agentRun(4, [str("gen_ai.agent.name", "docs"), str("gen_ai.input.messages", messages("user", hostile("question")))]),
+      ...agentRun(4, [
+        str("gen_ai.agent.name", "docs"),
+        str("gen_ai.input.messages", messages("user", hostile("question")))
+      ]),
       ...agentRun(5, [
         str("gen_ai.agent.name", "docs"),
         str("eval.case_id", refund),
@@ -407,7 +473,10 @@ describe("OpenTelemetry traces", () => {
         str("gen_ai.output.messages", messages("assistant", "an answer"))
       ])
     ]
-    writeFileSync(at("traces.json"), JSON.stringify({ resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: "t" }, spans }] }] }))
+    writeFileSync(
+      at("traces.json"),
+      JSON.stringify({ resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: "t" }, spans }] }] })
+    )
   })
 
   it("eval run --otel and eval import --otel", async () => {
@@ -447,8 +516,13 @@ describe("eval validate, a hostile catalog and cases file", () => {
     hostileCatalog.surfaces["ops-agent"]!.otel = { agentNames: [hostile("agent")] }
     writeFileSync(join(project, "cases/bad-surfaces.json"), JSON.stringify(hostileCatalog))
     writeFileSync(join(project, "cases/surfaces.json"), JSON.stringify(catalog))
-    const cases = structuredClone(golden) as unknown as { cases: Array<{ surface: string; expect: Array<Record<string, unknown>> }> }
-    cases.cases[0]!.expect.push({ kind: "never-calls", tool: hostile("tool") }, { kind: "outcome", is: hostile("outcome") })
+    const cases = structuredClone(golden) as unknown as {
+      cases: Array<{ surface: string; expect: Array<Record<string, unknown>> }>
+    }
+    cases.cases[0]!.expect.push({ kind: "never-calls", tool: hostile("tool") }, {
+      kind: "outcome",
+      is: hostile("outcome")
+    })
     cases.cases[1]!.surface = hostile("surface")
     writeFileSync(join(project, "cases/golden-cases.json"), JSON.stringify(cases))
     const run = (args: ReadonlyArray<string>) => evalCliAsync(args, { cwd: project })
@@ -456,10 +530,12 @@ describe("eval validate, a hostile catalog and cases file", () => {
       run(["validate", "--surfaces", "cases/bad-surfaces.json"]),
       run(["validate"])
     ])
-    for (const [name, r, file, problems] of [
-      ["catalog", badCatalog, "cases/bad-surfaces.json", 3],
-      ["cases", badCases, "cases/golden-cases.json", 3]
-    ] as const) {
+    for (
+      const [name, r, file, problems] of [
+        ["catalog", badCatalog, "cases/bad-surfaces.json", 3],
+        ["cases", badCases, "cases/golden-cases.json", 3]
+      ] as const
+    ) {
       expect(r.code, name).toBe(2)
       expectQuiet(r, name)
       const lines = linesOf(r.stderr.trimEnd())

@@ -8,9 +8,9 @@ import { Redacted, Schema } from "effect"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { goldenSet, seeded } from "../../bench/generate.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { stackFrame, startCli } from "../support/cli.js"
-import { goldenSet, seeded } from "../../bench/generate.js"
 import { withStandIn } from "../support/live.js"
 
 const enabled = process.env["RELIABILITY"] === "1"
@@ -24,50 +24,54 @@ const bigGoldenSet = (count: number): string => {
 }
 
 describe.runIf(enabled)("interrupting a live run", () => {
-  it("at 18 seeded random points (SIGINT, SIGTERM, SIGHUP), with 50 cases in flight, leaves no conversation and no results file", async () => {
-    const dir = bigGoldenSet(500)
-    const random = seeded(20261130)
-    let leaked = 0
-    let duringAsks = 0
-    const signals = [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const
-    const trials = 18
-    for (let trial = 0; trial < trials; trial++) {
-      const [signal, code] = signals[trial % signals.length]!
-      const delay = 200 + Math.floor(random() * 2500)
-      await withStandIn({ maxConversations: 50, latency: { ask: 150, conversation: 100, trace: 200 } }, async (s) => {
-        const out = join(dir, `r${trial}.json`)
-        const cli = startCli(
-          [
-            "run",
-            "--base-url",
-            s.url,
-            "--cases",
-            join(dir, "cases.json"),
-            "--concurrency",
-            "50",
-            "--json",
-            out,
-            "--check"
-          ],
-          { env: { EVAL_COOKIE: Redacted.value(s.cookie()) } }
-        )
-        await new Promise((r) => setTimeout(r, delay))
-        const asked = s.stats().requests.ask
-        const created = s.stats().created
-        if (asked > created) duringAsks++
-        cli.signal(signal)
-        const run = await cli.done
-        expect(run.code).toBe(code)
-        expect(run.stderr).not.toMatch(stackFrame)
-        expect(existsSync(out)).toBe(false)
-        leaked += s.conversations().length
-        expect(s.conversations()).toEqual([])
-      })
-    }
-    figures.push(
-      `| interrupt (SIGINT/SIGTERM/SIGHUP) at ${trials} seeded points, 50 cases in flight | ${duringAsks} of ${trials} signals arrived while asks were unanswered | conversations leaked: ${leaked}; results files written: 0 |`
-    )
-  }, 180_000)
+  it(
+    "at 18 seeded random points (SIGINT, SIGTERM, SIGHUP), with 50 cases in flight, leaves no conversation and no results file",
+    async () => {
+      const dir = bigGoldenSet(500)
+      const random = seeded(20261130)
+      let leaked = 0
+      let duringAsks = 0
+      const signals = [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const
+      const trials = 18
+      for (let trial = 0; trial < trials; trial++) {
+        const [signal, code] = signals[trial % signals.length]!
+        const delay = 200 + Math.floor(random() * 2500)
+        await withStandIn({ maxConversations: 50, latency: { ask: 150, conversation: 100, trace: 200 } }, async (s) => {
+          const out = join(dir, `r${trial}.json`)
+          const cli = startCli(
+            [
+              "run",
+              "--base-url",
+              s.url,
+              "--cases",
+              join(dir, "cases.json"),
+              "--concurrency",
+              "50",
+              "--json",
+              out,
+              "--check"
+            ],
+            { env: { EVAL_COOKIE: Redacted.value(s.cookie()) } }
+          )
+          await new Promise((r) => setTimeout(r, delay))
+          const asked = s.stats().requests.ask
+          const created = s.stats().created
+          if (asked > created) duringAsks++
+          cli.signal(signal)
+          const run = await cli.done
+          expect(run.code).toBe(code)
+          expect(run.stderr).not.toMatch(stackFrame)
+          expect(existsSync(out)).toBe(false)
+          leaked += s.conversations().length
+          expect(s.conversations()).toEqual([])
+        })
+      }
+      figures.push(
+        `| interrupt (SIGINT/SIGTERM/SIGHUP) at ${trials} seeded points, 50 cases in flight | ${duringAsks} of ${trials} signals arrived while asks were unanswered | conversations leaked: ${leaked}; results files written: 0 |`
+      )
+    },
+    180_000
+  )
 })
 
 describe.runIf(enabled)("1,000 cases at concurrency 32", () => {
@@ -92,7 +96,8 @@ describe.runIf(enabled)("1,000 cases at concurrency 32", () => {
         peaks[count] = memory.heapMiB
         resultsMiB[count] = statSync(out).size / 1024 / 1024
         const result = Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(out, "utf8")))
-        const ids = (JSON.parse(readFileSync(join(dir, "cases.json"), "utf8")) as { cases: Array<{ id: string }> }).cases
+        const ids = (JSON.parse(readFileSync(join(dir, "cases.json"), "utf8")) as { cases: Array<{ id: string }> })
+          .cases
           .map((c) => c.id)
         expect(result.cases.map((c) => c.id)).toEqual(ids)
         expect(result.passedCount).toBe(count)
@@ -121,6 +126,9 @@ afterAll(() => {
   const report = process.env["RELIABILITY_REPORT"]
   if (report !== undefined && figures.length > 0) {
     mkdirSync(report, { recursive: true })
-    writeFileSync(join(report, "load.md"), ["| run | what happened | figures |", "|---|---|---|", ...figures, ""].join("\n"))
+    writeFileSync(
+      join(report, "load.md"),
+      ["| run | what happened | figures |", "|---|---|---|", ...figures, ""].join("\n")
+    )
   }
 })

@@ -32,30 +32,31 @@ const runPicked = (protocol: ProtocolName, faults: ReadonlyArray<Fault>) =>
     return { errors, left, url: s.url, stats: s.stats(), held: s.conversations() }
   })
 
-
 describe("langgraph: the thread and its state are read together, and a failure names its own request", () => {
-  it.each([
-    ["the state hangs", [{ route: "trace", kind: "hang" }], "state: timed out after 1s", "/state"],
-    ["the thread hangs", [{ route: "conversation", kind: "hang" }], "thread: timed out after 1s", ""],
+  it.each(
     [
-      "the state is answered 503 until the timeout",
-      [{ route: "trace", kind: "status", status: 503 }],
-      "state: HTTP 503 (retried until the 1s timeout)",
-      "/state"
-    ],
-    [
-      "the thread is answered 503 once, then the state hangs",
-      [{ route: "conversation", kind: "status", status: 503, times: 1 }, { route: "trace", kind: "hang" }],
-      "state: timed out after 1s",
-      "/state"
-    ],
-    [
-      "the state is of the wrong shape",
-      [{ route: "trace", kind: "wrong-shape" }],
-      "state: thread state: values.messages: expected a list of messages, got undefined",
-      "/state"
-    ]
-  ] satisfies ReadonlyArray<[string, ReadonlyArray<Fault>, string, string]>)("%s", async (_, faults, reason, tail) => {
+      ["the state hangs", [{ route: "trace", kind: "hang" }], "state: timed out after 1s", "/state"],
+      ["the thread hangs", [{ route: "conversation", kind: "hang" }], "thread: timed out after 1s", ""],
+      [
+        "the state is answered 503 until the timeout",
+        [{ route: "trace", kind: "status", status: 503 }],
+        "state: HTTP 503 (retried until the 1s timeout)",
+        "/state"
+      ],
+      [
+        "the thread is answered 503 once, then the state hangs",
+        [{ route: "conversation", kind: "status", status: 503, times: 1 }, { route: "trace", kind: "hang" }],
+        "state: timed out after 1s",
+        "/state"
+      ],
+      [
+        "the state is of the wrong shape",
+        [{ route: "trace", kind: "wrong-shape" }],
+        "state: thread state: values.messages: expected a list of messages, got undefined",
+        "/state"
+      ]
+    ] satisfies ReadonlyArray<[string, ReadonlyArray<Fault>, string, string]>
+  )("%s", async (_, faults, reason, tail) => {
     const { errors, held, left, url } = await runPicked("langgraph", faults)
     expect(errors).toEqual(picked.map(() => `${reason} — GET ${url}/threads/ID${tail}`))
     // The threads were named before the reads failed: both are deleted.
@@ -70,11 +71,17 @@ describe("langgraph: the thread and its state are read together, and a failure n
 })
 
 describe("ag-ui: an app that keeps no conversations is never said to hold one", () => {
-  it.each([
-    ["hangs past the timeout", { kind: "hang" }, "ask: timed out after 1s"],
-    ["is answered 500", { kind: "status", status: 500 }, "ask: HTTP 500"],
-    ["is answered 503 until the timeout", { kind: "status", status: 503 }, "ask: HTTP 503 (retried until the 1s timeout)"]
-  ] as const)("an ask that %s fails, and leaves nothing to report", async (_, fault, reason) => {
+  it.each(
+    [
+      ["hangs past the timeout", { kind: "hang" }, "ask: timed out after 1s"],
+      ["is answered 500", { kind: "status", status: 500 }, "ask: HTTP 500"],
+      [
+        "is answered 503 until the timeout",
+        { kind: "status", status: 503 },
+        "ask: HTTP 503 (retried until the 1s timeout)"
+      ]
+    ] as const
+  )("an ask that %s fails, and leaves nothing to report", async (_, fault, reason) => {
     const { errors, left, stats, url } = await runPicked("ag-ui", [{ route: "ask", ...fault }])
     expect(errors).toEqual([`${reason} — POST ${url}/api/ai/docs/ask`, `${reason} — POST ${url}/api/ai/agent/ask`])
     expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })

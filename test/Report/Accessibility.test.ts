@@ -30,8 +30,9 @@ interface Violation {
 const severeViolations = async (page: Page): Promise<ReadonlyArray<string>> => {
   // Evaluated through the browser's debugging protocol, which the page's own policy does not govern.
   await page.evaluate(axeSource)
-  const violations = (await page.evaluate("axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)")) as
-    ReadonlyArray<Violation>
+  const violations = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)"
+  )) as ReadonlyArray<Violation>
   return violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`)
@@ -72,12 +73,22 @@ beforeAll(async () => {
     passed: false,
     error: "HTTP 500",
     expectations: [],
-    attempts: [{ passed: false, error: "HTTP 500", expectations: [] }, { passed: false, error: "HTTP 502", expectations: [] }]
+    attempts: [{ passed: false, error: "HTTP 500", expectations: [] }, {
+      passed: false,
+      error: "HTTP 502",
+      expectations: []
+    }]
   }
   const { turn: _turn, ...erroredWithoutTurn } = errored
   const cases = [flaky, erroredWithoutTurn, ...rest.map((c) => ({ ...c, attempts: [attemptOf(c), attemptOf(c)] }))]
   const passedCount = cases.filter((c) => c.passed).length
-  const newer = Schema.decodeUnknownSync(RunResult)({ ...plain, repeat: 2, cases, passedCount, passRate: passedCount / cases.length })
+  const newer = Schema.decodeUnknownSync(RunResult)({
+    ...plain,
+    repeat: 2,
+    cases,
+    passedCount,
+    passRate: passedCount / cases.length
+  })
   const diff = diffRuns(plain, newer, { allowDifferentSets: true })
   if (diff._tag === "Left") throw diff.left
   repeated = join(work, "repeated.html")
@@ -85,7 +96,13 @@ beforeAll(async () => {
     repeated,
     renderHtml(newer, {
       diff: { diff: diff.right, against: "main.json" },
-      history: [{ date: "2026-10-01", from: null, to: 0.75, passed: 3, total: 4 }, { date: "2026-11-30", from: 0.75, to: 0.8181, passed: 18, total: 22 }]
+      history: [{ date: "2026-10-01", from: null, to: 0.75, passed: 3, total: 4 }, {
+        date: "2026-11-30",
+        from: 0.75,
+        to: 0.8181,
+        passed: 18,
+        total: 22
+      }]
     })
   )
 }, 60_000)

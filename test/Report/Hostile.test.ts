@@ -111,12 +111,20 @@ describe("hostile text in the HTML report", () => {
   it("never runs: no payload set its global, and the page's scripts are its own two", async () => {
     expect(await opened.page.evaluate("typeof window.pwned")).toBe("undefined")
     expect(await opened.page.evaluate("document.scripts.length")).toBe(2)
-    expect(await opened.page.evaluate("document.querySelectorAll('img, svg[onload], iframe, object, embed, base, link, style').length")).toBe(
+    expect(
+      await opened.page.evaluate(
+        "document.querySelectorAll('img, svg[onload], iframe, object, embed, base, link, style').length"
+      )
+    ).toBe(
       1
     )
     expect(await opened.page.evaluate("document.querySelectorAll('style').length")).toBe(1)
     // No element carries an event handler, and every link is one of the page's own to a case.
-    expect(await opened.page.evaluate("[...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => /^on/i.test(a.name))).length"))
+    expect(
+      await opened.page.evaluate(
+        "[...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => /^on/i.test(a.name))).length"
+      )
+    )
       .toBe(0)
     const hrefs = await opened.page.locator("a").evaluateAll((links) => links.map((a) => a.getAttribute("href")))
     expect(hrefs.length).toBe(run.cases.length)
@@ -132,7 +140,9 @@ describe("hostile text in the HTML report", () => {
     const answer = (await opened.page.locator(".answer").first().textContent())!
     for (const payload of payloads.slice(0, 8)) expect(answer).toContain(payload)
     expect(answer).toContain("[click me](javascript:window.pwned = 12)")
-    expect(await opened.page.locator(".guards").first().textContent()).toContain("</script><script>window.pwned = 1</script>")
+    expect(await opened.page.locator(".guards").first().textContent()).toContain(
+      "</script><script>window.pwned = 1</script>"
+    )
   })
 
   it("shows bidi and zero-width controls as their escapes, so nothing is reordered or hidden", async () => {

@@ -9,8 +9,8 @@ import type { CaseResult, RunResult } from "../../src/Schema/Result.js"
 import { cspHash, type PageData, pageData, renderHtml, scriptJson } from "../../src/Scorecard/Render/Html.js"
 import { pageScript } from "../../src/Scorecard/Render/Html/Script.js"
 import { pageStyle } from "../../src/Scorecard/Render/Html/Style.js"
-import { evalCliAsync } from "../support/cli.js"
 import { hostile, plainRun, repeatedRun } from "../Scorecard/Render/results.js"
+import { evalCliAsync } from "../support/cli.js"
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("base64")
 
@@ -31,7 +31,9 @@ describe("the HTML page", () => {
     expect(styles).toEqual([pageStyle])
     expect(scripts[1]!.text).toBe(pageScript)
     expect(policy).toBe(
-      `default-src 'none'; script-src 'sha256-${sha256(pageScript)}'; style-src 'sha256-${sha256(pageStyle)}'; img-src data:; base-uri 'none'; form-action 'none'`
+      `default-src 'none'; script-src 'sha256-${sha256(pageScript)}'; style-src 'sha256-${
+        sha256(pageStyle)
+      }'; img-src data:; base-uri 'none'; form-action 'none'`
     )
     expect(cspHash("a")).toBe(`'sha256-${sha256("a")}'`)
     // The policy comes before anything it governs.
@@ -68,7 +70,11 @@ describe("the HTML page", () => {
     ])
     expect(data.run.counts).toEqual({ failed: 1, errored: 1, flaky: 0, passed: 3 })
     expect(data.run.verdict).toBe("below")
-    expect(data.surfaces).toEqual([{ name: "docs", passing: 2, failing: 1 }, { name: "ops-agent", passing: 1, failing: 1 }])
+    expect(data.surfaces).toEqual([{ name: "docs", passing: 2, failing: 1 }, {
+      name: "ops-agent",
+      passing: 1,
+      failing: 1
+    }])
     const repeated = pageData(repeatedRun)
     expect(repeated.run).toMatchObject({ verdict: "none", repeat: 3, shard: { index: 2, count: 4 } })
     // One case passes every attempt, one is flaky, one fails every attempt, one errors every attempt.
@@ -92,7 +98,11 @@ describe("the HTML page", () => {
           turnId: "t",
           surface: "docs",
           outcome: "answered",
-          citations: [{ path: "/x\u202e", match: "unsurfaced" }, { path: "/y", match: "path" }, { path: "/y", quote: "q", match: "quote" }],
+          citations: [{ path: "/x\u202e", match: "unsurfaced" }, { path: "/y", match: "path" }, {
+            path: "/y",
+            quote: "q",
+            match: "quote"
+          }],
           toolExecutions: [{ tool: "search", input: { q: huge }, output: { hits: [1, 2] }, error: "" }],
           proposal: null
         }
@@ -117,14 +127,23 @@ describe("the HTML page", () => {
   })
 
   it("marks, with a comparison, the regressions and fixes with the older run's facts", () => {
-    const then: CaseResult = { ...plainRun.cases[0]!, passed: false, expectations: [{ kind: "cites", passed: false, fact: "not cited: /x" }] }
+    const then: CaseResult = {
+      ...plainRun.cases[0]!,
+      passed: false,
+      expectations: [{ kind: "cites", passed: false, fact: "not cited: /x" }]
+    }
     const now = plainRun.cases[0]!
     const regressedNow = plainRun.cases[1]!
     const data = pageData(plainRun, {
       diff: {
         against: "main.json",
         diff: {
-          regressions: [{ id: regressedNow.id, surface: "docs", now: regressedNow, then: { ...regressedNow, passed: true, expectations: [] } }],
+          regressions: [{
+            id: regressedNow.id,
+            surface: "docs",
+            now: regressedNow,
+            then: { ...regressedNow, passed: true, expectations: [] }
+          }],
           fixes: [{ id: now.id, surface: "docs", now, then }],
           added: [],
           removed: [],
@@ -150,7 +169,10 @@ describe("the HTML page", () => {
       kind: "fix",
       then: { passed: false, facts: [{ kind: "cites", fact: "not cited: /x" }] }
     })
-    expect(data.cases.find((c) => c.id === regressedNow.id)!.change).toEqual({ kind: "regression", then: { passed: true, facts: [] } })
+    expect(data.cases.find((c) => c.id === regressedNow.id)!.change).toEqual({
+      kind: "regression",
+      then: { passed: true, facts: [] }
+    })
   })
 
   it("is written to standard output as the one document there by --reporter html", async () => {
@@ -160,7 +182,15 @@ describe("the HTML page", () => {
     expect(run.stdout.trimEnd().endsWith("</html>")).toBe(true)
     // The scorecard is not printed into the document.
     expect(run.stdout).not.toMatch(/^\d+\/\d+ passed · pass rate/m)
-    const twice = await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--reporter", "html", "--reporter", "markdown"])
+    const twice = await evalCliAsync([
+      "run",
+      "--fixtures",
+      "cases/fixtures",
+      "--reporter",
+      "html",
+      "--reporter",
+      "markdown"
+    ])
     expect(twice.code).toBe(2)
     expect(twice.stderr).toContain("html and markdown would both write to standard output")
     const option = await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--reporter", "html:inline=r.html"])

@@ -17,7 +17,8 @@ import { showRate } from "../../src/Scorecard/Scorecard.js"
 import { foreignRequests, launchBrowser, type OpenedPage, openReport } from "../support/browser.js"
 import { evalCliAsync, scratchProject } from "../support/cli.js"
 
-const readResults = (file: string): RunResult => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
+const readResults = (file: string): RunResult =>
+  Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
 
 let browser: Browser
 const work = mkdtempSync(join(tmpdir(), "eval-html-"))
@@ -57,14 +58,17 @@ afterAll(async () => {
 
 const failing = (): ReadonlyArray<CaseResult> => results.cases.filter((c) => !c.passed)
 const countOf = (verdict: string) => results.cases.filter((c) => pageVerdict(c) === verdict).length
-const rowOf = (page: OpenedPage, id: string) => page.page.locator("li.case").filter({ has: page.page.getByRole("button", { name: id, exact: true }) })
+const rowOf = (page: OpenedPage, id: string) =>
+  page.page.locator("li.case").filter({ has: page.page.getByRole("button", { name: id, exact: true }) })
 
 describe("the HTML report of the golden set's offline run", () => {
   it("puts the verdict first: holds or below, the pass rate against the floor, the counts, the case set, shard and repeat", async () => {
     const { page } = golden
     expect(results.floor).not.toBeNull()
     const header = page.locator("header.verdict")
-    await expect.poll(() => header.locator(".headline").textContent()).toBe(results.passed ? "✓ Holds the floor" : "✗ Below the floor")
+    await expect.poll(() => header.locator(".headline").textContent()).toBe(
+      results.passed ? "✓ Holds the floor" : "✗ Below the floor"
+    )
     const text = (await header.textContent())!
     expect(text).toContain(`Pass rate ${showRate(results.passRate)} (${results.passedCount}/${results.total})`)
     expect(text).toContain(`floor ${showRate(results.floor!)}`)
@@ -87,7 +91,9 @@ describe("the HTML report of the golden set's offline run", () => {
 
   it("draws a bar per surface of its passing and failing cases", async () => {
     const surfaces = [...new Set(results.cases.map((c) => c.surface))].sort()
-    const bars = await golden.page.locator(".surfaces li .bar").evaluateAll((items) => items.map((b) => b.getAttribute("aria-label")))
+    const bars = await golden.page.locator(".surfaces li .bar").evaluateAll((items) =>
+      items.map((b) => b.getAttribute("aria-label"))
+    )
     expect(bars).toEqual(surfaces.map((s) => {
       const of = results.cases.filter((c) => c.surface === s)
       return `${s}: ${of.filter((c) => c.passed).length} passing · ${of.filter((c) => !c.passed).length} failing`
@@ -104,7 +110,9 @@ describe("the HTML report of the golden set's offline run", () => {
     expect(await row.locator(".guards").first().textContent()).toBe(`Guards: ${first.guards}`)
     expect(await row.locator(".tags li").allTextContents()).toEqual(first.tags)
     const shown = await row.locator(".expectations li").evaluateAll((items) =>
-      items.map((li) => [li.querySelector(".kind")!.textContent, li.className, li.querySelector(".fact")?.textContent ?? null])
+      items.map((
+        li
+      ) => [li.querySelector(".kind")!.textContent, li.className, li.querySelector(".fact")?.textContent ?? null])
     )
     expect(shown).toEqual(first.expectations.map((e) => [e.kind, e.passed ? "held" : "broke", e.fact ?? null]))
     expect(await row.locator(".badge").first().textContent()).toBe("✗ failed")
@@ -112,7 +120,9 @@ describe("the HTML report of the golden set's offline run", () => {
 
   it("opens a failing case: its question, its answer as text, and its trace as a timeline with the errored call marked", async () => {
     // The case whose tool errored.
-    const c = failing().find((f) => f.turn?.trace.toolExecutions.some((e) => typeof e.error === "string" && e.error !== ""))!
+    const c = failing().find((f) =>
+      f.turn?.trace.toolExecutions.some((e) => typeof e.error === "string" && e.error !== "")
+    )!
     expect(c, "a failing case with an errored tool").toBeDefined()
     const row = rowOf(golden, c.id)
     const toggle = row.getByRole("button", { name: c.id, exact: true })
@@ -152,7 +162,9 @@ describe("the HTML report of the golden set's offline run", () => {
     )
     expect(citations).toEqual(c.turn!.trace.citations.map((x) => [x.match, x.path]))
     const surfaced = await row.locator("ul[aria-label='surfaced items'] li").allTextContents()
-    expect(surfaced).toEqual([...new Set(c.turn!.trace.citations.filter((x) => x.match !== "unsurfaced").map((x) => x.path))])
+    expect(surfaced).toEqual([
+      ...new Set(c.turn!.trace.citations.filter((x) => x.match !== "unsurfaced").map((x) => x.path))
+    ])
     expect(surfaced.length).toBeGreaterThan(0)
   })
 
@@ -176,14 +188,18 @@ describe("the HTML report of the golden set's offline run", () => {
 
     const tag = failing()[0]!.tags![0]!
     await page.getByLabel("Tag", { exact: true }).selectOption(tag)
-    expect((await shownIds()).sort()).toEqual(results.cases.filter((c) => c.tags?.includes(tag)).map((c) => c.id).sort())
+    expect((await shownIds()).sort()).toEqual(
+      results.cases.filter((c) => c.tags?.includes(tag)).map((c) => c.id).sort()
+    )
     await page.getByLabel("Tag", { exact: true }).selectOption("")
 
     // Free text finds a case by a word of its fact, whatever the case; Escape clears it.
     const fact = failing()[0]!.expectations.find((e) => !e.passed)!.fact!
     const find = page.getByLabel("Find", { exact: true })
     await find.fill(fact.toUpperCase())
-    await expect.poll(shownIds).toEqual(results.cases.filter((c) => c.expectations.some((e) => e.fact?.includes(fact))).map((c) => c.id))
+    await expect.poll(shownIds).toEqual(
+      results.cases.filter((c) => c.expectations.some((e) => e.fact?.includes(fact))).map((c) => c.id)
+    )
     await find.press("Escape")
     await expect.poll(async () => (await shownIds()).length).toBe(results.total)
     await find.fill("no case says this")
@@ -221,7 +237,9 @@ describe("the HTML report of the golden set's offline run", () => {
     await linked.page.getByLabel(/^Passing/).uncheck()
     const other = results.cases.filter((c) => c.passed)[0]!
     await linked.page.evaluate(`location.hash = ${JSON.stringify(`#case=${encodeURIComponent(other.id)}`)}`)
-    await expect.poll(() => rowOf(linked, other.id).getByRole("button", { name: other.id, exact: true }).getAttribute("aria-expanded"))
+    await expect.poll(() =>
+      rowOf(linked, other.id).getByRole("button", { name: other.id, exact: true }).getAttribute("aria-expanded")
+    )
       .toBe("true")
     expect(await linked.page.getByLabel(/^Passing/).isChecked()).toBe(true)
   })
@@ -241,12 +259,22 @@ describe("the HTML report of the golden set's offline run", () => {
 describe("the HTML report of other runs", () => {
   it("is written by merge, from the shards' results", async () => {
     for (const i of [1, 2]) {
-      const run = await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--shard", `${i}/2`, "--json", `shard-${i}.json`], {
+      const run = await evalCliAsync([
+        "run",
+        "--fixtures",
+        "cases/fixtures",
+        "--shard",
+        `${i}/2`,
+        "--json",
+        `shard-${i}.json`
+      ], {
         cwd: project
       })
       expect(run.code, run.stderr).toBe(0)
     }
-    const merge = await evalCliAsync(["merge", "shard-1.json", "shard-2.json", "--reporter", "html=merged.html"], { cwd: project })
+    const merge = await evalCliAsync(["merge", "shard-1.json", "shard-2.json", "--reporter", "html=merged.html"], {
+      cwd: project
+    })
     expect(merge.code, merge.stderr).toBe(0)
     const { page } = await open(join(project, "merged.html"))
     expect(await page.locator("li.case").count()).toBe(results.total)
@@ -261,9 +289,15 @@ describe("the HTML report of other runs", () => {
     const older = {
       ...results,
       cases: results.cases.map((c): CaseResult => {
-        if (c.id === regressed.id) return { ...c, passed: true, expectations: c.expectations.map((e) => ({ kind: e.kind, passed: true })) }
+        if (c.id === regressed.id) {
+          return { ...c, passed: true, expectations: c.expectations.map((e) => ({ kind: e.kind, passed: true })) }
+        }
         if (fixed.some((f) => f.id === c.id)) {
-          return { ...c, passed: false, expectations: [{ kind: "answer-includes", passed: false, fact: `answer lacks: "${c.id} then"` }] }
+          return {
+            ...c,
+            passed: false,
+            expectations: [{ kind: "answer-includes", passed: false, fact: `answer lacks: "${c.id} then"` }]
+          }
         }
         return c
       })
@@ -279,7 +313,9 @@ describe("the HTML report of other runs", () => {
     const page = await open(join(project, "compared.html"))
     const note = await page.page.locator("header.verdict .note").textContent()
     expect(note).toBe(
-      `Compared with older.json: pass rate ${showRate(older.passRate)} → ${showRate(results.passRate)} (${older.passedCount}/${older.total} then); 1 regression, 2 fixes.`
+      `Compared with older.json: pass rate ${showRate(older.passRate)} → ${
+        showRate(results.passRate)
+      } (${older.passedCount}/${older.total} then); 1 regression, 2 fixes.`
     )
     const regressedRow = rowOf(page, regressed.id)
     expect(await regressedRow.locator(".case-head .badge.regression").textContent()).toBe("regressed")
@@ -375,7 +411,9 @@ describe("the HTML report of a large run", () => {
 
     const last = [...run.cases].sort((a, b) => Number(a.passed) - Number(b.passed)).at(-1)!
     const linked = await open(file, { hash: `#case=${encodeURIComponent(last.id)}` })
-    expect(await rowOf(linked, last.id).getByRole("button", { name: last.id, exact: true }).getAttribute("aria-expanded")).toBe("true")
+    expect(
+      await rowOf(linked, last.id).getByRole("button", { name: last.id, exact: true }).getAttribute("aria-expanded")
+    ).toBe("true")
 
     // Printed, every row is there and the controls are not.
     const fresh = await open(file)

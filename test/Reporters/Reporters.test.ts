@@ -26,7 +26,10 @@ layer(NodeContext.layer)("the reporters", (it) => {
         const file = join(dir, `${name}.out`)
         const parsed = yield* Effect.either(parseReporters([`${name}=${file}`], Option.none()))
         if (reporter.stdout === "annotations") {
-          expect(parsed).toMatchObject({ _tag: "Left", left: { message: `--reporter ${name} takes no file: ${reporter.noFile}` } })
+          expect(parsed).toMatchObject({
+            _tag: "Left",
+            left: { message: `--reporter ${name} takes no file: ${reporter.noFile}` }
+          })
           continue
         }
         expect(parsed).toMatchObject({ _tag: "Right" })
@@ -58,7 +61,8 @@ describe("what a reporter writes to standard output", () => {
       }
       const [first, second] = documents
       expect(yield* Effect.flip(parseReporters([first!, second!], Option.none()))).toMatchObject({
-        message: `${first} and ${second} would both write to standard output: send all but one to a file, e.g. --reporter junit=report.xml`
+        message:
+          `${first} and ${second} would both write to standard output: send all but one to a file, e.g. --reporter junit=report.xml`
       })
       for (const annotator of annotators) {
         const beside = yield* parseReporters([annotator], Option.none())
@@ -89,7 +93,9 @@ describe("what --help says of the reporters", () => {
     expect(names).toBe("pretty (the default), json, junit, github, markdown or html")
     for (const [name, reporter] of entries) {
       expect(names).toContain(name)
-      for (const [option, what] of Object.entries(reporter.options)) expect(notes).toContain(`${name}:${option} ${what}`)
+      for (const [option, what] of Object.entries(reporter.options)) {
+        expect(notes).toContain(`${name}:${option} ${what}`)
+      }
       if (reporter.about !== undefined) expect(notes).toContain(`${name} is ${reporter.about}`)
     }
   })

@@ -5,42 +5,54 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Fiber, type Scope } from "effect"
-import { start, type StandInOptions } from "../../src/StandIn/Server.js"
+import { type StandInOptions, start } from "../../src/StandIn/Server.js"
 import { goldenSet, liveClient, runLive } from "../support/live.js"
 
-const live = <A, E>(name: string, body: () => Effect.Effect<A, E, Scope.Scope>) => it.live(name, () => Effect.scoped(body()), 60_000)
+const live = <A, E>(name: string, body: () => Effect.Effect<A, E, Scope.Scope>) =>
+  it.live(name, () => Effect.scoped(body()), 60_000)
 
 const standIn = (options: Omit<StandInOptions, "catalog"> = {}) =>
   Effect.flatMap(goldenSet, (set) => Effect.map(start({ catalog: set.catalog, ...options }), (s) => ({ set, s })))
 
 describe("deletes in the background", () => {
-  live("a slow delete does not hold the next case back, and the run waits for every delete", () =>
-    Effect.gen(function*() {
-      const { set, s } = yield* standIn({ latency: { delete: 400 } })
-      const cases = set.cases.slice(0, 4)
-      const started = Date.now()
-      const { left, results } = yield* runLive(liveClient(s, set), set, cases, 1)
-      // Held back by its deletes, the run would take at least 4 × 400 ms.
-      expect(Date.now() - started).toBeLessThan(1400)
-      expect(results.map((r) => r.passed)).toEqual([true, true, true, true])
-      expect(results.every((r) => (r.durationMs ?? 0) < 400)).toBe(true)
-      expect(s.stats()).toMatchObject({ created: 4, deleted: 4 })
-      expect(s.conversations()).toEqual([])
-      expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })
-    }))
+  live(
+    "a slow delete does not hold the next case back, and the run waits for every delete",
+    () =>
+      Effect.gen(function*() {
+        const { set, s } = yield* standIn({ latency: { delete: 400 } })
+        const cases = set.cases.slice(0, 4)
+        const started = Date.now()
+        const { left, results } = yield* runLive(liveClient(s, set), set, cases, 1)
+        // Held back by its deletes, the run would take at least 4 × 400 ms.
+        expect(Date.now() - started).toBeLessThan(1400)
+        expect(results.map((r) => r.passed)).toEqual([true, true, true, true])
+        expect(results.every((r) => (r.durationMs ?? 0) < 400)).toBe(true)
+        expect(s.stats()).toMatchObject({ created: 4, deleted: 4 })
+        expect(s.conversations()).toEqual([])
+        expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })
+      })
+  )
 
-  live("at most maxDeleting cases' deletes are under way at once; past that a case waits for the oldest", () =>
-    Effect.gen(function*() {
-      const bounded = yield* standIn({ latency: { delete: 300 } })
-      yield* runLive(liveClient(bounded.s, bounded.set, { maxDeleting: 1 }), bounded.set, bounded.set.cases.slice(0, 5), 1)
-      // One case asking and one delete under way.
-      expect(bounded.s.stats().peakInFlight).toBeLessThanOrEqual(2)
-      expect(bounded.s.conversations()).toEqual([])
-      const unbounded = yield* standIn({ latency: { delete: 300 } })
-      yield* runLive(liveClient(unbounded.s, unbounded.set), unbounded.set, unbounded.set.cases.slice(0, 5), 1)
-      expect(unbounded.s.stats().peakInFlight).toBeGreaterThan(2)
-      expect(unbounded.s.conversations()).toEqual([])
-    }))
+  live(
+    "at most maxDeleting cases' deletes are under way at once; past that a case waits for the oldest",
+    () =>
+      Effect.gen(function*() {
+        const bounded = yield* standIn({ latency: { delete: 300 } })
+        yield* runLive(
+          liveClient(bounded.s, bounded.set, { maxDeleting: 1 }),
+          bounded.set,
+          bounded.set.cases.slice(0, 5),
+          1
+        )
+        // One case asking and one delete under way.
+        expect(bounded.s.stats().peakInFlight).toBeLessThanOrEqual(2)
+        expect(bounded.s.conversations()).toEqual([])
+        const unbounded = yield* standIn({ latency: { delete: 300 } })
+        yield* runLive(liveClient(unbounded.s, unbounded.set), unbounded.set, unbounded.set.cases.slice(0, 5), 1)
+        expect(unbounded.s.stats().peakInFlight).toBeGreaterThan(2)
+        expect(unbounded.s.conversations()).toEqual([])
+      })
+  )
 
   live("an interrupted run still waits for the deletes under way", () =>
     Effect.gen(function*() {

@@ -27,11 +27,17 @@ const client = (app: HostileApp, overrides: Partial<LiveConfig> = {}): Layer.Lay
   }).pipe(Layer.provide(HttpLive))
 
 /** Runs the first golden-set case (a docs case) against an app answering its ask as `how` says. */
-const runOne = (how: (n: number) => AskAnswer, overrides: Partial<LiveConfig> = {}, conversationIdOf?: (id: string) => string) =>
+const runOne = (
+  how: (n: number) => AskAnswer,
+  overrides: Partial<LiveConfig> = {},
+  conversationIdOf?: (id: string) => string
+) =>
   Effect.gen(function*() {
     const set = yield* goldenSet
     const testCase = set.cases[0]!
-    const app = yield* Effect.promise(() => startHostileApp((_, n) => how(n), conversationIdOf === undefined ? {} : { conversationIdOf }))
+    const app = yield* Effect.promise(() =>
+      startHostileApp((_, n) => how(n), conversationIdOf === undefined ? {} : { conversationIdOf })
+    )
     const started = Date.now()
     const { left, results } = yield* runLive(client(app, overrides), set, [testCase]).pipe(
       Effect.ensuring(Effect.promise(() => app.close()))
@@ -64,7 +70,9 @@ describe("ids the app answers with", () => {
         Effect.gen(function*() {
           const { app, left, result, testCase } = yield* runOne(() => ({ mode, conversationId: id }))
           expect(result.passed).toBe(false)
-          expect(result.error).toContain(`ask: refused the conversation id ${JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id)}`)
+          expect(result.error).toContain(
+            `ask: refused the conversation id ${JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id)}`
+          )
           expect(result.error).toContain(`it ${why}; no request is made with it`)
           expect(afterAsk(app)).toEqual([])
           expect(left.undeleted).toEqual([{
@@ -78,8 +86,13 @@ describe("ids the app answers with", () => {
 
   it.live("refuses a header whose bytes are not UTF-8", () =>
     Effect.gen(function*() {
-      const { app, left, result } = yield* runOne(() => ({ mode: "headers", conversationId: Buffer.from([0x63, 0xff, 0xfe]) }))
-      expect(result.error).toMatch(/^ask: refused the conversation id "c\uFFFD\uFFFD" \(x-conversation-id\): it is not valid UTF-8/)
+      const { app, left, result } = yield* runOne(() => ({
+        mode: "headers",
+        conversationId: Buffer.from([0x63, 0xff, 0xfe])
+      }))
+      expect(result.error).toMatch(
+        /^ask: refused the conversation id "c\uFFFD\uFFFD" \(x-conversation-id\): it is not valid UTF-8/
+      )
       expect(afterAsk(app)).toEqual([])
       expect(left.undeleted.map((u) => u.conversationId)).toEqual(["c\ufffd\ufffd"])
     }))
@@ -96,7 +109,9 @@ describe("ids the app answers with", () => {
     Effect.gen(function*() {
       for (const turnId of ["..", "%2e%2E", "t".repeat(1025)]) {
         const { app, left, result } = yield* runOne(() => ({ mode: "json", turnId }))
-        expect(withoutRequest(result.error)).toMatch(/^ask: refused the turn id ".*": it (would change the route's path|is longer than 1024 characters); no request is made with it$/)
+        expect(withoutRequest(result.error)).toMatch(
+          /^ask: refused the turn id ".*": it (would change the route's path|is longer than 1024 characters); no request is made with it$/
+        )
         expect(afterAsk(app)).toEqual([{ method: "DELETE", url: "/api/ai/conversations/conv_1" }])
         expect(app.open()).toEqual([])
         expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })
@@ -131,14 +146,19 @@ describe("every conversation the app names is deleted", () => {
     Effect.gen(function*() {
       const { app, left, result } = yield* runOne(() => ({ mode: "json", bodyConversationId: "conv_other" }))
       expect(withoutRequest(result.error)).toBe(`ask: named 2 conversations ("conv_1", "conv_other"); each is deleted`)
-      expect(afterAsk(app).map((r) => r.url).sort()).toEqual(["/api/ai/conversations/conv_1", "/api/ai/conversations/conv_other"])
+      expect(afterAsk(app).map((r) => r.url).sort()).toEqual([
+        "/api/ai/conversations/conv_1",
+        "/api/ai/conversations/conv_other"
+      ])
       expect(left.undeleted).toEqual([])
     }))
 
   it.live("when the conversation comes back as another, both are deleted and the case fails", () =>
     Effect.gen(function*() {
       const { app, result } = yield* runOne(() => ({ mode: "json" }), {}, (id) => `${id}_renamed`)
-      expect(withoutRequest(result.error)).toBe(`conversation: is conversation "conv_1_renamed", not "conv_1"; each is deleted`)
+      expect(withoutRequest(result.error)).toBe(
+        `conversation: is conversation "conv_1_renamed", not "conv_1"; each is deleted`
+      )
       expect(afterAsk(app).filter((r) => r.method === "DELETE").map((r) => r.url).sort()).toEqual([
         "/api/ai/conversations/conv_1",
         "/api/ai/conversations/conv_1_renamed"
@@ -166,7 +186,8 @@ describe("a case that may have left a conversation it never learned of", () => {
         expect(left.undeleted).toEqual([])
         expect(left.unknown).toEqual([{
           caseId: result.id,
-          reason: `the ask (POST ${app.url}/api/ai/docs/ask) ${what} before naming its conversation: the app may hold one`
+          reason:
+            `the ask (POST ${app.url}/api/ai/docs/ask) ${what} before naming its conversation: the app may hold one`
         }])
       }
     }))
@@ -189,16 +210,21 @@ describe("a case that may have left a conversation it never learned of", () => {
       }).pipe(Layer.provide(HttpLive))
       // An app no ask can reach at all stops the run, as a rejected session does.
       const stopped = yield* Effect.flip(runLive(closed, set, [set.cases[0]!]))
-      expect(stopped.message).toBe("cannot reach the app at http://127.0.0.1:1/api/ai/docs/ask: connection refused — is the dev server running?")
+      expect(stopped.message).toBe(
+        "cannot reach the app at http://127.0.0.1:1/api/ai/docs/ask: connection refused — is the dev server running?"
+      )
     }))
 })
 
 describe("bounds", () => {
   it.live("an event-stream line without end fails the case at the line cap, and the rest is not read", () =>
     Effect.gen(function*() {
-      const { app, left, result } = yield* runOne(() => ({ endlessLine: { limit: 200 * 1024 * 1024 }, headers: false }), {
-        maxBodyBytes: 512 * 1024 * 1024
-      })
+      const { app, left, result } = yield* runOne(
+        () => ({ endlessLine: { limit: 200 * 1024 * 1024 }, headers: false }),
+        {
+          maxBodyBytes: 512 * 1024 * 1024
+        }
+      )
       expect(withoutRequest(result.error)).toBe("ask: an event-stream line over 8 MiB")
       // What the app managed to write before the client hung up: the cap and what was in the pipes.
       expect(app.endlessWritten()).toBeLessThan(40 * 1024 * 1024)
@@ -208,10 +234,13 @@ describe("bounds", () => {
   it.live("a retry sleeping in a backoff stops as soon as the case is cut short", () =>
     Effect.gen(function*() {
       // Retry-After asks for 30 s; the case's 1 s timeout ends it, with no grace spent on a sleep.
-      const { result, seconds } = yield* runOne(() => ({ status: 429, retryAfter: "30", headers: false, rawBody: "{}" }), {
-        timeout: Duration.seconds(1),
-        askGrace: Duration.seconds(5)
-      })
+      const { result, seconds } = yield* runOne(
+        () => ({ status: 429, retryAfter: "30", headers: false, rawBody: "{}" }),
+        {
+          timeout: Duration.seconds(1),
+          askGrace: Duration.seconds(5)
+        }
+      )
       expect(withoutRequest(result.error)).toBe("ask: HTTP 429 (retried until the 1s timeout)")
       expect(seconds).toBeLessThan(3)
     }))

@@ -19,7 +19,10 @@ const deadPid = (): number => spawnSync(process.execPath, ["-e", "0"]).pid!
 const leaveAsDeadRun = (dir: string, ids: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
-    const journal = yield* Scope.extend(openJournal({ baseUrl, session: cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: () => {} }), scope)
+    const journal = yield* Scope.extend(
+      openJournal({ baseUrl, session: cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: () => {} }),
+      scope
+    )
     for (const id of ids) yield* journal.opened("docs.case", id)
     const [file] = files(dir)
     const path = join(file!.parentPath, file!.name)
@@ -39,7 +42,10 @@ describe("the journal", () => {
     Effect.gen(function*() {
       const dir = folder()
       const scope = yield* Scope.make()
-      const journal = yield* Scope.extend(openJournal({ baseUrl, session: cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: () => {} }), scope)
+      const journal = yield* Scope.extend(
+        openJournal({ baseUrl, session: cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: () => {} }),
+        scope
+      )
       expect(files(dir)).toEqual([])
       yield* journal.opened("docs.a", "conv_1")
       yield* journal.opened("docs.b", "conv_2")
@@ -74,7 +80,10 @@ describe("the journal", () => {
       // Another session at the same URL sees them only as another session's; another URL not at all.
       const other = yield* readJournal(baseUrl, Redacted.make("session=other"), dir)
       expect(other).toMatchObject({ leftovers: [], otherSessions: 2 })
-      expect(yield* readJournal(new URL("http://127.0.0.1:5174/app"), cookie, dir)).toMatchObject({ leftovers: [], otherSessions: 0 })
+      expect(yield* readJournal(new URL("http://127.0.0.1:5174/app"), cookie, dir)).toMatchObject({
+        leftovers: [],
+        otherSessions: 0
+      })
       yield* markGone(contents.leftovers.slice(0, 1))
       expect((yield* readJournal(baseUrl, cookie, dir)).leftovers.map((l) => l.conversationId)).toEqual(["conv_2"])
       yield* markGone((yield* readJournal(baseUrl, cookie, dir)).leftovers)
@@ -96,7 +105,13 @@ describe("the journal", () => {
       const dir = join(folder(), "file")
       const { writeFileSync } = yield* Effect.promise(() => import("node:fs"))
       writeFileSync(dir, "not a folder")
-      const journal = yield* openJournal({ baseUrl, session: cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: (w) => warnings.push(w) })
+      const journal = yield* openJournal({
+        baseUrl,
+        session: cookie,
+        deleteRoute: "/c/{conversationId}",
+        folder: dir,
+        warn: (w) => warnings.push(w)
+      })
       yield* journal.opened("docs.a", "conv_1")
       yield* journal.opened("docs.b", "conv_2")
       expect(warnings).toHaveLength(1)

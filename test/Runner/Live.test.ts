@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Case } from "../../src/Schema/Case.js"
 import type { Route } from "../../src/Schema/Protocol.js"
-import { type Fault, type FaultKind, start, type StandInOptions } from "../../src/StandIn/Server.js"
+import { type Fault, type FaultKind, type StandInOptions, start } from "../../src/StandIn/Server.js"
 import { goldenSet, liveClient, runLive, withoutRequest } from "../support/live.js"
 
 const live = <A, E>(name: string, body: () => Effect.Effect<A, E, Scope.Scope>, timeout = 60_000) =>
@@ -17,8 +17,7 @@ const standIn = (options: Omit<StandInOptions, "catalog"> = {}) =>
 const set0Question = "refund on a Harbor invoice"
 
 /** A docs case, an agent case and two more: both answer modes and every route in a few cases. */
-const pick = (cases: ReadonlyArray<Case>): ReadonlyArray<Case> =>
-  [cases[0]!, cases[3]!, cases[13]!, cases[15]!]
+const pick = (cases: ReadonlyArray<Case>): ReadonlyArray<Case> => [cases[0]!, cases[3]!, cases[13]!, cases[15]!]
 
 describe("a live run against the stand-in", () => {
   live("grades every case over the four routes and deletes every conversation", () =>
@@ -41,7 +40,9 @@ describe("a live run against the stand-in", () => {
       for (const mode of ["json", "stream", "headers"] as const) {
         const { set, s } = yield* standIn({ answerModes: { "docs": mode, "ops-agent": mode } })
         const { results } = yield* runLive(liveClient(s, set), set, pick(set.cases))
-        expect(results.map((r) => [r.id, r.passed, r.error])).toEqual(pick(set.cases).map((c) => [c.id, true, undefined]))
+        expect(results.map((r) => [r.id, r.passed, r.error])).toEqual(
+          pick(set.cases).map((c) => [c.id, true, undefined])
+        )
         expect(s.conversations()).toEqual([])
       }
     }))
@@ -68,17 +69,20 @@ describe("a live run against the stand-in", () => {
       expect(s.conversations()).toEqual([])
     }))
 
-  live("--keep leaves every conversation and names it; a runner that keeps them hits the cap", () =>
-    Effect.gen(function*() {
-      const { set, s } = yield* standIn({ maxConversations: 3 })
-      const cases = pick(set.cases)
-      const { results, left } = yield* runLive(liveClient(s, set, { keep: true, retries: 1 }), set, cases, 1)
-      expect(results.map((r) => withoutRequest(r.error))).toEqual([undefined, undefined, undefined, "ask: HTTP 429"])
-      expect(left.kept.map((k) => k.caseId)).toEqual(cases.slice(0, 3).map((c) => c.id))
-      expect(left.kept.map((k) => k.conversationId).sort()).toEqual(s.conversations().map((c) => c.id).sort())
-      expect(s.stats().capHits).toBe(2)
-      expect(s.stats().deleted).toBe(0)
-    }))
+  live(
+    "--keep leaves every conversation and names it; a runner that keeps them hits the cap",
+    () =>
+      Effect.gen(function*() {
+        const { set, s } = yield* standIn({ maxConversations: 3 })
+        const cases = pick(set.cases)
+        const { results, left } = yield* runLive(liveClient(s, set, { keep: true, retries: 1 }), set, cases, 1)
+        expect(results.map((r) => withoutRequest(r.error))).toEqual([undefined, undefined, undefined, "ask: HTTP 429"])
+        expect(left.kept.map((k) => k.caseId)).toEqual(cases.slice(0, 3).map((c) => c.id))
+        expect(left.kept.map((k) => k.conversationId).sort()).toEqual(s.conversations().map((c) => c.id).sort())
+        expect(s.stats().capHits).toBe(2)
+        expect(s.stats().deleted).toBe(0)
+      })
+  )
 
   live("deletes the conversations in flight when the run is interrupted", () =>
     Effect.gen(function*() {
@@ -143,7 +147,10 @@ describe("retries", () => {
       })
       const cases = [set.cases[0]!, set.cases[2]!]
       const { results } = yield* runLive(liveClient(s, set), set, cases)
-      expect(results.map((r) => [r.passed, withoutRequest(r.error)])).toEqual([[true, undefined], [false, "ask: HTTP 500"]])
+      expect(results.map((r) => [r.passed, withoutRequest(r.error)])).toEqual([[true, undefined], [
+        false,
+        "ask: HTTP 500"
+      ]])
       expect(s.stats().requests.ask).toBe(4)
       expect(s.stats().created).toBe(1)
     }))
@@ -199,7 +206,9 @@ describe("every fault fails only its case, with the route and the fault, and lea
   const named = (route: Route, reason: string) => new RegExp(`^${reason} — ${requestOf[route]}$`)
   const webPage = (route: Route) =>
     new RegExp(
-      `^${route}: the app answered a web page \\(HTTP 200 text/html from ${requestOf[route].replace(/^\S+ /, "")}\\), not the protocol — is the route right and the session signed in\\?$`
+      `^${route}: the app answered a web page \\(HTTP 200 text/html from ${
+        requestOf[route].replace(/^\S+ /, "")
+      }\\), not the protocol — is the route right and the session signed in\\?$`
     )
   const faults: ReadonlyArray<[Route, FaultKind, RegExp]> = [
     ["ask", { kind: "status", status: 500 }, named("ask", "ask: HTTP 500")],
@@ -213,9 +222,17 @@ describe("every fault fails only its case, with the route and the fault, and lea
     ["conversation", { kind: "status", status: 503, retryAfter: "0" }, named("conversation", "conversation: HTTP 503")],
     ["conversation", { kind: "status", status: 404 }, named("conversation", "conversation: HTTP 404")],
     ["conversation", { kind: "hang" }, named("conversation", "conversation: timed out after 1500ms")],
-    ["conversation", { kind: "reset" }, named("conversation", "conversation: connection reset while reading the answer")],
+    [
+      "conversation",
+      { kind: "reset" },
+      named("conversation", "conversation: connection reset while reading the answer")
+    ],
     ["conversation", { kind: "not-json" }, webPage("conversation")],
-    ["conversation", { kind: "wrong-shape" }, named("conversation", "conversation: \\$\\.id: missing \\(and 1 more\\)")],
+    [
+      "conversation",
+      { kind: "wrong-shape" },
+      named("conversation", "conversation: \\$\\.id: missing \\(and 1 more\\)")
+    ],
     ["trace", { kind: "status", status: 502 }, named("trace", "trace: HTTP 502")],
     ["trace", { kind: "status", status: 429 }, named("trace", "trace: HTTP 429")],
     ["trace", { kind: "hang" }, named("trace", "trace: timed out after 1500ms")],
@@ -253,7 +270,9 @@ describe("every fault fails only its case, with the route and the fault, and lea
     Effect.gen(function*() {
       const other = yield* otherOrigin
       for (const route of ["ask", "conversation", "trace", "delete"] as const) {
-        const { set, s } = yield* standIn({ faults: [{ route, kind: "redirect", to: other.origin, match: set0Question }] })
+        const { set, s } = yield* standIn({
+          faults: [{ route, kind: "redirect", to: other.origin, match: set0Question }]
+        })
         const { results, left } = yield* runLive(liveClient(s, set), set, pick(set.cases))
         expect(s.stats().requests[route]).toBe(4)
         if (route === "delete") {
@@ -261,11 +280,19 @@ describe("every fault fails only its case, with the route and the fault, and lea
           expect(left.undeleted).toEqual([{
             caseId: set.cases[0]!.id,
             conversationId: expect.stringMatching(/^conv_/),
-            reason: expect.stringMatching(new RegExp(`^delete: redirected to another origin \\(${other.origin.replace(/[.]/g, "\\.")}\\); not followed — DELETE `))
+            reason: expect.stringMatching(
+              new RegExp(
+                `^delete: redirected to another origin \\(${
+                  other.origin.replace(/[.]/g, "\\.")
+                }\\); not followed — DELETE `
+              )
+            )
           }])
           expect(s.conversations().map((c) => c.id)).toEqual([left.undeleted[0]!.conversationId])
         } else {
-          expect(withoutRequest(results[0]?.error)).toBe(`${route}: redirected to another origin (${other.origin}); not followed`)
+          expect(withoutRequest(results[0]?.error)).toBe(
+            `${route}: redirected to another origin (${other.origin}); not followed`
+          )
           expect(results.slice(1).every((r) => r.passed)).toBe(true)
           expect(s.conversations()).toEqual([])
         }
@@ -285,7 +312,13 @@ describe("every fault fails only its case, with the route and the fault, and lea
       const { results, left } = yield* runLive(liveClient(s, set, { retries: 1 }), set, cases)
       expect(results.every((r) => r.passed)).toBe(true)
       expect(left.undeleted).toEqual([
-        { caseId: cases[0]!.id, conversationId: expect.stringMatching(/^conv_/), reason: expect.stringMatching(/^delete: HTTP 500 — DELETE http:\/\/127\.0\.0\.1:\d+\/api\/ai\/conversations\/conv_\w+$/) }
+        {
+          caseId: cases[0]!.id,
+          conversationId: expect.stringMatching(/^conv_/),
+          reason: expect.stringMatching(
+            /^delete: HTTP 500 — DELETE http:\/\/127\.0\.0\.1:\d+\/api\/ai\/conversations\/conv_\w+$/
+          )
+        }
       ])
       expect(s.conversations().map((c) => c.id)).toEqual([left.undeleted[0]!.conversationId])
     }))

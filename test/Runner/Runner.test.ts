@@ -53,7 +53,13 @@ describe("Runner on the fixture layer", () => {
       const dir = fixtureDir({ "a.json": recorded(a, good), "b.json": recorded(b, recalled) })
       const results = yield* runWith(fixtureLayer(dir), [a, missing, b])
       expect(untimed(results)).toEqual([
-        { id: "a", surface: "docs", passed: true, turnId: "turn_1", expectations: [{ kind: "cites-only-surfaced", passed: true }] },
+        {
+          id: "a",
+          surface: "docs",
+          passed: true,
+          turnId: "turn_1",
+          expectations: [{ kind: "cites-only-surfaced", passed: true }]
+        },
         {
           id: "missing",
           surface: "docs",
@@ -164,7 +170,8 @@ describe("Runner scopes", () => {
       scopedClient((c) =>
         Effect.acquireRelease(Ref.update(opened, (n) => n + 1), () => Ref.update(closed, (n) => n + 1)).pipe(
           Effect.zipRight(obtainAfterOpen(c))
-        ))
+        )
+      )
     )
 
   it.effect("closes every case's scope, whether its turn was graded or failed", () =>
@@ -212,8 +219,11 @@ describe("Runner scopes", () => {
             () => Effect.zipRight(Effect.sleep("100 millis"), Ref.update(closed, (n) => n + 1))
           ).pipe(
             Effect.zipRight(Effect.sleep(c.id === "c0" ? "50 millis" : "2 seconds")),
-            Effect.zipRight(c.id === "c0" ? Effect.fail(new RunStopped({ reason: "session-rejected" })) : Effect.succeed(good))
-          ))
+            Effect.zipRight(
+              c.id === "c0" ? Effect.fail(new RunStopped({ reason: "session-rejected" })) : Effect.succeed(good)
+            )
+          )
+        )
       )
       const exit = yield* Effect.exit(runWith(client, Array.from({ length: 12 }, (_, i) => docsCase(`c${i}`)), 4))
       expect(String(exit)).toContain("RunStopped")
@@ -234,8 +244,7 @@ describe("Runner.run with repeat (pass^k)", () => {
             return [script[testCase.id]![n % script[testCase.id]!.length]!, new Map(m).set(testCase.id, n + 1)]
           })
         )
-      )
-    )
+      ))
 
   it.effect("passes a case only when all K attempts pass, keeps every attempt, and shows the first failing one", () =>
     Effect.gen(function*() {

@@ -16,7 +16,9 @@ const nearValid = (valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
     fc.tuple(valid, fc.string(), fc.anything({ maxDepth: 2 })).map(([value, key, other]) =>
       typeof value === "object" && value !== null ? { ...value, [key]: other } : value
     ),
-    fc.record({ conversationId: fc.anything({ maxDepth: 1 }), turnId: fc.anything({ maxDepth: 1 }) }, { requiredKeys: [] }),
+    fc.record({ conversationId: fc.anything({ maxDepth: 1 }), turnId: fc.anything({ maxDepth: 1 }) }, {
+      requiredKeys: []
+    }),
     fc.anything()
   )
 
@@ -54,7 +56,12 @@ describe("fastConversation", () => {
   })
 
   it("leaves an object naming __proto__ to the schema, which gives it another prototype in place of the key", () => {
-    for (const text of ['{"id":"","messages":[],"__proto__":[]}', '{"id":"c","messages":[{"role":"user","content":"","__proto__":{}}]}']) {
+    for (
+      const text of [
+        "{\"id\":\"\",\"messages\":[],\"__proto__\":[]}",
+        "{\"id\":\"c\",\"messages\":[{\"role\":\"user\",\"content\":\"\",\"__proto__\":{}}]}"
+      ]
+    ) {
       const value: unknown = JSON.parse(text)
       expect(fastConversation(value)).toBeUndefined()
       expect(Either.isRight(decode(value))).toBe(true)

@@ -33,7 +33,11 @@ describe("the cases file", () => {
       version: 2,
       cases: [
         { ...valid, guards: "  ", expect: [] },
-        { ...valid, id: "Docs Refunds", expect: [{ kind: "calls-tool" }, { kind: "nope" }, { kind: "cites", path: "/x", pth: 1 }] }
+        {
+          ...valid,
+          id: "Docs Refunds",
+          expect: [{ kind: "calls-tool" }, { kind: "nope" }, { kind: "cites", path: "/x", pth: 1 }]
+        }
       ]
     })).toEqual([
       { path: "$.version", message: "expected 1, got 2" },
@@ -61,8 +65,19 @@ describe("the cases file", () => {
       { kind: "answer-includes", text: "x", drafted: "held by turn t_1" }
     ]
     const decoded = decodeValue(CasesFile, "cases.json", { version: 1, cases: [{ ...valid, expect: marked }] })
-    expect(Either.getOrThrow(decoded).cases[0]?.expect).toEqual([marked[0], marked[1], { ...marked[2], ignoreCase: false }])
-    expect(problems({ version: 1, cases: [{ ...valid, expect: [{ kind: "no-citations", drafted: " " }, { kind: "outcome", is: "x", drafted: 1 }] }] }))
+    expect(Either.getOrThrow(decoded).cases[0]?.expect).toEqual([marked[0], marked[1], {
+      ...marked[2],
+      ignoreCase: false
+    }])
+    expect(
+      problems({
+        version: 1,
+        cases: [{
+          ...valid,
+          expect: [{ kind: "no-citations", drafted: " " }, { kind: "outcome", is: "x", drafted: 1 }]
+        }]
+      })
+    )
       .toEqual([
         { path: "$.cases[0].expect[0].drafted", message: "expected a non-empty string" },
         { path: "$.cases[0].expect[1].drafted", message: "expected string, got 1" }
@@ -103,14 +118,22 @@ describe("the cases file", () => {
 
 describe("deeply nested values", () => {
   it.each([
-    ["an expectation's kind", (deep: string) => `{"version": 1, "cases": [{"id": "a", "surface": "s", "question": "q", "guards": "g", "expect": [{"kind": ${deep}}]}]}`, "$.cases[0].expect[0].kind"],
+    [
+      "an expectation's kind",
+      (deep: string) =>
+        `{"version": 1, "cases": [{"id": "a", "surface": "s", "question": "q", "guards": "g", "expect": [{"kind": ${deep}}]}]}`,
+      "$.cases[0].expect[0].kind"
+    ],
     ["a case", (deep: string) => `{"version": 1, "cases": [${deep}]}`, "$.cases[0]"],
     ["the whole file", (deep: string) => deep, "$"]
   ])("are refused at their JSON path, in %s", (_, wrap, at) => {
     const deep = "[".repeat(50_000) + "]".repeat(50_000)
     const result = decodeJson(CasesFile, "cases.json", wrap(deep))
     expect(Either.isLeft(result) && result.left.problems).toEqual([
-      { path: expect.stringMatching(new RegExp(`^${at.replace(/[.$[\]]/g, "\\$&")}`)), message: "nested more than 256 levels deep" }
+      {
+        path: expect.stringMatching(new RegExp(`^${at.replace(/[.$[\]]/g, "\\$&")}`)),
+        message: "nested more than 256 levels deep"
+      }
     ])
   })
 })
@@ -127,6 +150,8 @@ describe("JSON syntax errors", () => {
     expect(Either.isRight(decodeJson(CasesFile, "c.json", `\ufeff${JSON.stringify({ version: 1, cases: [valid] })}`)))
       .toBe(true)
     const empty = decodeJson(CasesFile, "c.json", "")
-    expect(Either.isLeft(empty) && empty.left.message).toBe("c.json: not valid JSON: unexpected end of input at line 1, column 1")
+    expect(Either.isLeft(empty) && empty.left.message).toBe(
+      "c.json: not valid JSON: unexpected end of input at line 1, column 1"
+    )
   })
 })

@@ -4,14 +4,23 @@ import { decodeJson, duplicateKeys } from "../../src/Schema/Decode.js"
 
 describe("duplicateKeys", () => {
   it("finds none in any JSON that JSON.stringify writes, whatever its keys hold", () =>
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      expect(duplicateKeys(JSON.stringify(value))).toEqual([])
-      expect(duplicateKeys(JSON.stringify(value, null, 2))).toEqual([])
-    }), { numRuns: 500 }))
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(duplicateKeys(JSON.stringify(value))).toEqual([])
+        expect(duplicateKeys(JSON.stringify(value, null, 2))).toEqual([])
+      }),
+      { numRuns: 500 }
+    ))
 
   it("names each key given twice at its JSON path, escapes decoded", () => {
-    expect(duplicateKeys(`{"floor": 0.95, "floor": 0.9}`)).toEqual([{ path: "$.floor", message: "duplicate key \"floor\"" }])
-    expect(duplicateKeys(`{"a\\"b": 1, "a\\u0022b": 2}`)).toEqual([{ path: "$[\"a\\\"b\"]", message: "duplicate key \"a\\\"b\"" }])
+    expect(duplicateKeys(`{"floor": 0.95, "floor": 0.9}`)).toEqual([{
+      path: "$.floor",
+      message: "duplicate key \"floor\""
+    }])
+    expect(duplicateKeys(`{"a\\"b": 1, "a\\u0022b": 2}`)).toEqual([{
+      path: "$[\"a\\\"b\"]",
+      message: "duplicate key \"a\\\"b\""
+    }])
     expect(duplicateKeys(`{"cases": [{"x": "}", "expect": [{}, {"kind": "a", "q": "\\\\", "kind": "b"}]}]}`)).toEqual([
       { path: "$.cases[0].expect[1].kind", message: "duplicate key \"kind\"" }
     ])

@@ -179,8 +179,11 @@ describe("fastCasesFile", () => {
   })
 
   it("accepts every valid cases file", () => {
-    fc.assert(fc.property(files, (value) => {
-      expect(fastCasesFile(value)).toEqual(Either.getOrThrow(decode(value)))
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(files, (value) => {
+        expect(fastCasesFile(value)).toEqual(Either.getOrThrow(decode(value)))
+      }),
+      { numRuns: 300 }
+    )
   })
 })

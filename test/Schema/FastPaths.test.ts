@@ -27,11 +27,12 @@ const file = (c: unknown) => ({ version: 1, cases: [c] })
 const edge: ReadonlyArray<unknown> = ["", " ", "\t\n", [], [""], [" "], {}, null, 0, -1, 1.5, true, "x"]
 
 /** The fast decoder agrees with the schema: it accepts exactly as the schema decodes, or gives up. */
-const agrees = <A>(fast: (value: unknown) => A | undefined, schema: (value: unknown) => Either.Either<A, unknown>) =>
-(value: unknown): void => {
-  const decoded = fast(value)
-  if (decoded !== undefined) expect([value, schema(value)]).toEqual([value, Either.right(decoded)])
-}
+const agrees =
+  <A>(fast: (value: unknown) => A | undefined, schema: (value: unknown) => Either.Either<A, unknown>) =>
+  (value: unknown): void => {
+    const decoded = fast(value)
+    if (decoded !== undefined) expect([value, schema(value)]).toEqual([value, Either.right(decoded)])
+  }
 
 describe("fastCasesFile", () => {
   it("accepts the valid file, as the schema decodes it", () => {

@@ -6,7 +6,10 @@ import { inert, inertLines } from "../../src/Schema/Inert.js"
 const unsafe = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u
 /** Text without the joiners `inert` keeps, those between two emoji. */
 const withoutEmojiJoiners = (text: string) =>
-  text.replace(/(?<=\p{Extended_Pictographic}(?:\u{fe0f}|[\u{1f3fb}-\u{1f3ff}])?)\u200d(?=\p{Extended_Pictographic})/gu, "")
+  text.replace(
+    /(?<=\p{Extended_Pictographic}(?:\u{fe0f}|[\u{1f3fb}-\u{1f3ff}])?)\u200d(?=\p{Extended_Pictographic})/gu,
+    ""
+  )
 
 describe("inert", () => {
   it("shows line breaks and tabs as their escapes", () => {
@@ -40,7 +43,8 @@ describe("inert", () => {
   })
 
   it("keeps letters of any script, symbols and emoji as they are", () => {
-    const text = "é ñ ß Ωμέγα Привет 日本語 한국어 עברית العربية हिन्दी ✓ ✗ · → … 😀 ❤️ 👍🏽 👨‍👩‍👧 🧑‍💻 \\n, backslashes and \"quotes\""
+    const text =
+      "é ñ ß Ωμέγα Привет 日本語 한국어 עברית العربية हिन्दी ✓ ✗ · → … 😀 ❤️ 👍🏽 👨‍👩‍👧 🧑‍💻 \\n, backslashes and \"quotes\""
     expect(inert(text)).toBe(text)
   })
 
@@ -60,7 +64,6 @@ describe("inert", () => {
       { numRuns: 500 }
     )
   })
-
 })
 
 /**
@@ -70,7 +73,8 @@ describe("inert", () => {
 const replaced = (keepLineFeeds: boolean) => (text: string): string =>
   text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, (c, at: number) =>
     (keepLineFeeds && c === "\n") ||
-      (c === "\u200d" && /\p{Extended_Pictographic}(?:\u{fe0f}|[\u{1f3fb}-\u{1f3ff}])?$/u.test(text.slice(Math.max(0, at - 4), at)) &&
+      (c === "\u200d" &&
+        /\p{Extended_Pictographic}(?:\u{fe0f}|[\u{1f3fb}-\u{1f3ff}])?$/u.test(text.slice(Math.max(0, at - 4), at)) &&
         /^\p{Extended_Pictographic}/u.test(text.slice(at + 1, at + 3)))
       ? c
       : ({ "\n": "\\n", "\r": "\\r", "\t": "\\t" } as Record<string, string>)[c] ??
@@ -81,7 +85,30 @@ describe("inert and inertLines against one regular-expression replacement", () =
   // surrogates, emoji with joiners.
   const units = fc.oneof(
     fc.string({ unit: "binary" }),
-    fc.string({ unit: fc.constantFrom("a", "\n", "\r", "\t", "\u0000", "\u007f", "\u0085", "\u00ad", "\u200d", "\u202e", "\u2028", "\u2029", "\ufeff", "\ud83d", "\ude00", "\ud83d\ude00", "\u{e0041}", "\u{1f468}", "é", "→") })
+    fc.string({
+      unit: fc.constantFrom(
+        "a",
+        "\n",
+        "\r",
+        "\t",
+        "\u0000",
+        "\u007f",
+        "\u0085",
+        "\u00ad",
+        "\u200d",
+        "\u202e",
+        "\u2028",
+        "\u2029",
+        "\ufeff",
+        "\ud83d",
+        "\ude00",
+        "\ud83d\ude00",
+        "\u{e0041}",
+        "\u{1f468}",
+        "é",
+        "→"
+      )
+    })
   )
 
   it("give the same text for any text", () => {

@@ -10,7 +10,14 @@ describe("shown", () => {
 
 describe("showCount", () => {
   it("separates thousands with commas, whatever the machine's locale", () => {
-    expect([0, 7, 999, 1_000, 99_980, 1_234_567].map(showCount)).toEqual(["0", "7", "999", "1,000", "99,980", "1,234,567"])
+    expect([0, 7, 999, 1_000, 99_980, 1_234_567].map(showCount)).toEqual([
+      "0",
+      "7",
+      "999",
+      "1,000",
+      "99,980",
+      "1,234,567"
+    ])
   })
 })
 

@@ -28,7 +28,10 @@ describe("catalogProblems", () => {
   })
 
   it("rejects no surfaces and a gated tool the surface does not have", () => {
-    expect(catalogProblems({ surfaces: {} })).toEqual([{ path: "$.surfaces", message: "expected at least one surface" }])
+    expect(catalogProblems({ surfaces: {} })).toEqual([{
+      path: "$.surfaces",
+      message: "expected at least one surface"
+    }])
     expect(catalogProblems({ surfaces: { "my agent": { endpoint: "/a", tools: ["x"], gatedTools: ["x", "deploy"] } } }))
       .toEqual([{
         path: "$.surfaces[\"my agent\"].gatedTools[1]",
@@ -46,7 +49,10 @@ describe("catalogProblems", () => {
         path: "$.routes.conversation",
         message: "expected a path starting with \"/\" that holds {conversationId}, got \"/threads/{id}\""
       },
-      { path: "$.routes.trace", message: "expected a path starting with \"/\" that holds {turnId}, got \"turns/{turnId}\"" }
+      {
+        path: "$.routes.trace",
+        message: "expected a path starting with \"/\" that holds {turnId}, got \"turns/{turnId}\""
+      }
     ])
   })
 
@@ -54,11 +60,13 @@ describe("catalogProblems", () => {
     const docs = { endpoint: "/ask", tools: [] }
     expect(catalogProblems({ surfaces: { docs }, routes: { ratings: "/v2/feedback?thumbs=down" } })).toEqual([])
     expect(catalogProblems({ surfaces: { docs }, routes: { ratings: "feedback" } })).toEqual([
-      { path: "$.routes.ratings", message: "expected a path starting with \"/\" (a query is allowed), got \"feedback\"" }
+      {
+        path: "$.routes.ratings",
+        message: "expected a path starting with \"/\" (a query is allowed), got \"feedback\""
+      }
     ])
   })
 })
-
 
 describe("a surface's protocol", () => {
   const tools = ["search_kb", "issue_refund"]
@@ -97,29 +105,52 @@ describe("a surface's protocol", () => {
         c: { protocol: "langgraph", tools, routes: { conversation: "/threads/{conversationId}" } }
       }
     })).toEqual([
-      { path: "$.surfaces.a.endpoint", message: "expected the path a \"ag-ui\" surface is asked at, such as \"/api/chat\"" },
-      { path: "$.surfaces.a.assistantId", message: "only a \"langgraph\" surface has an assistant id; this one is \"ag-ui\"" },
-      { path: "$.surfaces.a.request.input", message: "only a \"langgraph\" surface takes a run input template; this one is \"ag-ui\"" },
+      {
+        path: "$.surfaces.a.endpoint",
+        message: "expected the path a \"ag-ui\" surface is asked at, such as \"/api/chat\""
+      },
+      {
+        path: "$.surfaces.a.assistantId",
+        message: "only a \"langgraph\" surface has an assistant id; this one is \"ag-ui\""
+      },
+      {
+        path: "$.surfaces.a.request.input",
+        message: "only a \"langgraph\" surface takes a run input template; this one is \"ag-ui\""
+      },
       {
         path: "$.surfaces.b.request.body",
         message: "only an \"ai-sdk\" or \"ag-ui\" surface takes a request body template; this one is \"turn-eval\""
       },
-      { path: "$.surfaces.b.routes.delete", message: "expected a path starting with \"/\" that holds {conversationId}, got \"/c/{id}\"" },
+      {
+        path: "$.surfaces.b.routes.delete",
+        message: "expected a path starting with \"/\" that holds {conversationId}, got \"/c/{id}\""
+      },
       {
         path: "$.surfaces.c.routes.conversation",
-        message: "a \"langgraph\" surface reads its turn from the answer; only a \"turn-eval\" surface has a conversation route"
+        message:
+          "a \"langgraph\" surface reads its turn from the answer; only a \"turn-eval\" surface has a conversation route"
       }
     ])
   })
 
   it("checks evidence rules where they are, and suggests moving those still under otel", () => {
     const surfaces = {
-      docs: { endpoint: "/ask", tools, otel: { agentNames: ["docs-agent"], citationPrefixes: ["/kb/"], proposalTools: ["issue_refund"] } },
+      docs: {
+        endpoint: "/ask",
+        tools,
+        otel: { agentNames: ["docs-agent"], citationPrefixes: ["/kb/"], proposalTools: ["issue_refund"] }
+      },
       ops: { endpoint: "/ops", tools, evidence: { proposalTools: ["deploy"], citationPattern: "x*" } }
     }
     expect(catalogProblems({ surfaces })).toEqual([
-      { path: "$.surfaces.ops.evidence.citationPattern", message: "matches the empty text, so every answer would cite" },
-      { path: "$.surfaces.ops.evidence.proposalTools[0]", message: "proposal tool \"deploy\" is not one of the surface's tools (search_kb, issue_refund)" }
+      {
+        path: "$.surfaces.ops.evidence.citationPattern",
+        message: "matches the empty text, so every answer would cite"
+      },
+      {
+        path: "$.surfaces.ops.evidence.proposalTools[0]",
+        message: "proposal tool \"deploy\" is not one of the surface's tools (search_kb, issue_refund)"
+      }
     ])
     expect(catalogSuggestions({ surfaces })).toEqual([{
       path: "$.surfaces.docs.otel",
@@ -134,7 +165,10 @@ describe("caseProblems", () => {
     expect(caseProblems(
       file([
         { expect: [{ kind: "calls-tool", tool: "catalog" }, { kind: "outcome", is: "refused" }] },
-        { surface: "ops-agent", expect: [{ kind: "never-calls", tool: "apply_change" }, { kind: "outcome", is: "handed-off" }] }
+        {
+          surface: "ops-agent",
+          expect: [{ kind: "never-calls", tool: "apply_change" }, { kind: "outcome", is: "handed-off" }]
+        }
       ]),
       catalog
     )).toEqual([])
@@ -162,7 +196,8 @@ describe("caseProblems", () => {
       },
       {
         path: "$.cases[3].expect[0].is",
-        message: "unknown outcome \"handed-off\" on surface \"docs\"; its outcomes are answered, refused, awaiting-approval, error"
+        message:
+          "unknown outcome \"handed-off\" on surface \"docs\"; its outcomes are answered, refused, awaiting-approval, error"
       }
     ])
   })
@@ -211,9 +246,10 @@ describe("caseProblems", () => {
   })
 
   it("does not take a surface name from the object prototype", () => {
-    expect(caseProblems(file([{ surface: "constructor" }, { surface: "__proto__" }]), catalog).map((p) => p.path)).toEqual([
-      "$.cases[0].surface",
-      "$.cases[1].surface"
-    ])
+    expect(caseProblems(file([{ surface: "constructor" }, { surface: "__proto__" }]), catalog).map((p) => p.path))
+      .toEqual([
+        "$.cases[0].surface",
+        "$.cases[1].surface"
+      ])
   })
 })

@@ -15,8 +15,16 @@ describe("flakiness", () => {
   })
 
   it("counts a case run once as one attempt", () => {
-    expect(flakiness(named(plainRun.cases, "docs.rollback"))).toEqual({ verdict: "passed", passedAttempts: 1, attempts: 1 })
-    expect(flakiness(named(plainRun.cases, "ops.no-turn"))).toEqual({ verdict: "failed", passedAttempts: 0, attempts: 1 })
+    expect(flakiness(named(plainRun.cases, "docs.rollback"))).toEqual({
+      verdict: "passed",
+      passedAttempts: 1,
+      attempts: 1
+    })
+    expect(flakiness(named(plainRun.cases, "ops.no-turn"))).toEqual({
+      verdict: "failed",
+      passedAttempts: 0,
+      attempts: 1
+    })
     expect(attemptsOf(named(plainRun.cases, "ops.no-turn"))).toEqual([
       { passed: false, error: "HTTP 500 <html>&amp;</html>", expectations: [] }
     ])
@@ -29,13 +37,17 @@ describe("failingFacts", () => {
       "cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023"
     )
     expect(failingFacts(named(plainRun.cases, "docs.proration"))).toHaveLength(2)
-    expect(failingFacts(named(plainRun.cases, "ops.no-turn")).map(showFact)).toEqual(["turn error: HTTP 500 <html>&amp;</html>"])
+    expect(failingFacts(named(plainRun.cases, "ops.no-turn")).map(showFact)).toEqual([
+      "turn error: HTTP 500 <html>&amp;</html>"
+    ])
     expect(failingFacts(named(plainRun.cases, "docs.rollback"))).toEqual([])
   })
 
   it("never leaves a failed outcome without a fact", () => {
     expect(failingFacts({ passed: false, expectations: [] }).map(showFact)).toEqual(["case: failed"])
-    expect(failingFacts({ passed: false, expectations: [{ kind: "outcome", passed: false }] }).map(showFact)).toEqual(["outcome: failed"])
+    expect(failingFacts({ passed: false, expectations: [{ kind: "outcome", passed: false }] }).map(showFact)).toEqual([
+      "outcome: failed"
+    ])
   })
 })
 

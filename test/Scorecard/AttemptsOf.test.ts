@@ -1,7 +1,7 @@
 /** A case run once as its own single attempt, and whether a run obtained any turn at all. */
 import { describe, expect, it } from "@effect/vitest"
-import { attemptsOf, obtainedNoTurn } from "../../src/Scorecard/Attempts.js"
 import type { CaseResult } from "../../src/Schema/Result.js"
+import { attemptsOf, obtainedNoTurn } from "../../src/Scorecard/Attempts.js"
 
 const held = { kind: "no-citations" as const, passed: true }
 const obtained = (id: string): CaseResult => ({

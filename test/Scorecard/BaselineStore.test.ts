@@ -28,7 +28,11 @@ describe("the baseline store", () => {
     Effect.gen(function*() {
       const file = join(dir(), "baseline.json")
       const baseline = {
-        _comment: ["header", "2026-11-30: floor set to 0.5 (1/2 passed all 3 attempts, --repeat 3)", "2026-12-01: floor 0.5 → 1 (2/2 passed all 3 attempts)"],
+        _comment: [
+          "header",
+          "2026-11-30: floor set to 0.5 (1/2 passed all 3 attempts, --repeat 3)",
+          "2026-12-01: floor 0.5 → 1 (2/2 passed all 3 attempts)"
+        ],
         floor: 1,
         repeat: 3,
         history: [
@@ -98,8 +102,16 @@ describe("the baseline store", () => {
     ["a negative floor", "{\"floor\": -0.1}", "baseline.json: $.floor: expected a floor between 0 and 1, got -0.1"],
     ["a floor as text", "{\"floor\": \"0.8\"}", "baseline.json: $.floor: expected number, got \"0.8\""],
     ["no floor", "{\"_comment\": []}", "baseline.json: $.floor: missing"],
-    ["a misspelt key", "{\"floor\": 0.5, \"flor\": 0.9}", "baseline.json: $.flor: unknown key; expected one of \"floor\" | \"repeat\" | \"_comment\" | \"history\""],
-    ["a comment that is not a list", "{\"floor\": 0.5, \"_comment\": \"x\"}", "baseline.json: $._comment: expected ReadonlyArray<string>, got \"x\""],
+    [
+      "a misspelt key",
+      "{\"floor\": 0.5, \"flor\": 0.9}",
+      "baseline.json: $.flor: unknown key; expected one of \"floor\" | \"repeat\" | \"_comment\" | \"history\""
+    ],
+    [
+      "a comment that is not a list",
+      "{\"floor\": 0.5, \"_comment\": \"x\"}",
+      "baseline.json: $._comment: expected ReadonlyArray<string>, got \"x\""
+    ],
     [
       "a history entry without its date",
       "{\"floor\": 0.5, \"history\": [{\"from\": null, \"to\": 0.5, \"passed\": 1, \"total\": 2}]}",
@@ -126,11 +138,14 @@ describe("the baseline store", () => {
       "baseline.json: $.history[0].by: unknown key; expected one of \"date\" | \"from\" | \"to\" | \"passed\" | \"total\""
     ]
   ]
-  it.effect.each(corrupt)("reports a corrupt baseline (%s) with the file and JSON path", ([, content, message]) =>
-    Effect.gen(function*() {
-      const folder = dir()
-      writeFileSync(join(folder, "baseline.json"), content)
-      const result = yield* Effect.either(readBaseline(join(folder, "baseline.json")))
-      expect(Either.isLeft(result) && result.left.message).toBe(join(folder, message))
-    }).pipe(Effect.provide(NodeContext.layer)))
+  it.effect.each(corrupt)(
+    "reports a corrupt baseline (%s) with the file and JSON path",
+    ([, content, message]) =>
+      Effect.gen(function*() {
+        const folder = dir()
+        writeFileSync(join(folder, "baseline.json"), content)
+        const result = yield* Effect.either(readBaseline(join(folder, "baseline.json")))
+        expect(Either.isLeft(result) && result.left.message).toBe(join(folder, message))
+      }).pipe(Effect.provide(NodeContext.layer))
+  )
 })

@@ -10,7 +10,13 @@ const a: Case = {
   expect: [{ kind: "calls-tool", tool: "catalog" }, { kind: "answer-includes", text: "x", ignoreCase: false }],
   tags: ["catalog"]
 }
-const b: Case = { id: "b", surface: "docs", question: "Thanks!", guards: "tools on small talk", expect: [{ kind: "no-citations" }] }
+const b: Case = {
+  id: "b",
+  surface: "docs",
+  question: "Thanks!",
+  guards: "tools on small talk",
+  expect: [{ kind: "no-citations" }]
+}
 
 describe("caseSetFingerprint", () => {
   it("is a sha256 that ignores file order, tags and guards", () => {
@@ -21,7 +27,10 @@ describe("caseSetFingerprint", () => {
   })
 
   it("ignores the key order of an expectation", () => {
-    const reordered: Case = { ...a, expect: [{ tool: "catalog", kind: "calls-tool" } as Case["expect"][number], a.expect[1]!] }
+    const reordered: Case = {
+      ...a,
+      expect: [{ tool: "catalog", kind: "calls-tool" } as Case["expect"][number], a.expect[1]!]
+    }
     expect(caseSetFingerprint([reordered, b])).toBe(caseSetFingerprint([a, b]))
   })
 

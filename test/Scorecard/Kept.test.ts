@@ -8,7 +8,13 @@ import { cite, turn } from "../support/turns.js"
 describe("keptTurn", () => {
   it("keeps an ordinary turn as it is", () => {
     const t = turn({
-      toolExecutions: [{ tool: "catalog", input: { service: "payments-api" }, output: { owner: "team-billing" }, error: null, durationMs: 12 }],
+      toolExecutions: [{
+        tool: "catalog",
+        input: { service: "payments-api" },
+        output: { owner: "team-billing" },
+        error: null,
+        durationMs: 12
+      }],
       citations: [{ path: "/docs/a", quote: "roll back", match: "quote" }],
       proposal: { id: "chg_1", summary: "Scale", status: "pending", actions: [{ tool: "apply_change" }] },
       usage: { inputTokens: 10, outputTokens: 2 }
@@ -22,7 +28,10 @@ describe("keptTurn", () => {
     const t = turn({
       turnId: huge,
       outcome: huge,
-      toolExecutions: Array.from({ length: 25 }, (_, i) => ({ tool: i === 0 ? huge : "search_docs", input: { query: huge }, output: huge, error: huge })),
+      toolExecutions: Array.from(
+        { length: 25 },
+        (_, i) => ({ tool: i === 0 ? huge : "search_docs", input: { query: huge }, output: huge, error: huge })
+      ),
       citations: Array.from({ length: 30 }, () => cite(huge)),
       proposal: { id: huge, summary: huge, actions: Array.from({ length: 30 }, () => ({ tool: huge })) }
     }, huge)

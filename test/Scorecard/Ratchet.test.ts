@@ -9,7 +9,10 @@ const set = "sha256:" + "a".repeat(64)
 const other = "sha256:" + "b".repeat(64)
 const run = (passed: number, total: number, caseSet = set) =>
   summarize(
-    Array.from({ length: total }, (_, i): CaseResult => ({ id: `c${i}`, surface: "docs", passed: i < passed, expectations: [] })),
+    Array.from(
+      { length: total },
+      (_, i): CaseResult => ({ id: `c${i}`, surface: "docs", passed: i < passed, expectations: [] })
+    ),
     caseSet,
     null
   )
@@ -45,7 +48,9 @@ describe("ratchet", () => {
         history: [...current.history, { date: "2026-11-30", from: 0.5, to: 0.75, passed: 3, total: 4 }]
       }
     })
-    const again = raised._tag === "Raised" ? Either.getOrThrow(ratchet(Option.some(raised.baseline), run(4, 4), set, "2026-12-01")) : raised
+    const again = raised._tag === "Raised"
+      ? Either.getOrThrow(ratchet(Option.some(raised.baseline), run(4, 4), set, "2026-12-01"))
+      : raised
     expect(again._tag === "Raised" && again.baseline.history?.map((c) => [c.date, c.from, c.to])).toEqual([
       ["2026-01-01", null, 0.5],
       ["2026-11-30", 0.5, 0.75],
@@ -56,7 +61,11 @@ describe("ratchet", () => {
   it("gives a baseline without history, raised, the moves its log records exactly, then the raise", () => {
     const current = {
       floor: 0.5,
-      _comment: [baselineHeader, "2026-01-01: floor set to 0.25 (1/4 passed)", "2026-02-01: floor 0.25 → 0.5 (2/4 passed)"]
+      _comment: [
+        baselineHeader,
+        "2026-01-01: floor set to 0.25 (1/4 passed)",
+        "2026-02-01: floor 0.25 → 0.5 (2/4 passed)"
+      ]
     }
     const raised = Either.getOrThrow(ratchet(Option.some(current), run(3, 4), set, "2026-11-30"))
     expect(raised._tag === "Raised" && raised.baseline.history).toEqual([
@@ -123,7 +132,9 @@ describe("ratchet and --repeat", () => {
     const decision = Either.getOrThrow(ratchet(Option.none(), repeated(3, 4, 3), set, "2026-11-30"))
     expect(decision).toMatchObject({ _tag: "Raised", to: 0.75, baseline: { floor: 0.75, repeat: 3 } })
     if (decision._tag === "Raised") {
-      expect(decision.baseline._comment?.at(-1)).toBe("2026-11-30: floor set to 0.75 (3/4 passed all 3 attempts, --repeat 3)")
+      expect(decision.baseline._comment?.at(-1)).toBe(
+        "2026-11-30: floor set to 0.75 (3/4 passed all 3 attempts, --repeat 3)"
+      )
     }
   })
 
@@ -152,18 +163,25 @@ describe("floorHistory", () => {
 
   it("is the baseline's history when it has one, whatever its log says", () => {
     const history = [{ date: "2026-03-01", from: null, to: 0.5, passed: 1, total: 2 }]
-    expect(floorHistory({ floor: 0.9, _comment: ["2026-01-01: floor set to 0.25 (1/4 passed)"], history })).toBe(history)
+    expect(floorHistory({ floor: 0.9, _comment: ["2026-01-01: floor set to 0.25 (1/4 passed)"], history })).toBe(
+      history
+    )
     expect(floorHistory({ floor: 0.9, history: [] })).toEqual([])
   })
 
   it("reads the committed baseline's log back as its history", () => {
-    expect(floorHistory({ floor: 0.8181, _comment: [header, "2026-11-30: floor set to 0.8181 (18/22 passed)"] })).toEqual([
-      { date: "2026-11-30", from: null, to: 0.8181, passed: 18, total: 22 }
-    ])
+    expect(floorHistory({ floor: 0.8181, _comment: [header, "2026-11-30: floor set to 0.8181 (18/22 passed)"] }))
+      .toEqual([
+        { date: "2026-11-30", from: null, to: 0.8181, passed: 18, total: 22 }
+      ])
   })
 
   it("reads the lines of a floor set with --repeat K", () => {
-    const lines = [header, "2026-01-01: floor set to 0.5 (2/4 passed all 3 attempts, --repeat 3)", "2026-01-02: floor 0.5 → 0.75 (3/4 passed all 3 attempts)"]
+    const lines = [
+      header,
+      "2026-01-01: floor set to 0.5 (2/4 passed all 3 attempts, --repeat 3)",
+      "2026-01-02: floor 0.5 → 0.75 (3/4 passed all 3 attempts)"
+    ]
     expect(floorHistory({ floor: 0.75, repeat: 3, _comment: lines }).map((c) => c.to)).toEqual([0.5, 0.75])
     // Lines of another K do not describe this floor.
     expect(floorHistory({ floor: 0.75, _comment: lines })).toEqual([])
@@ -172,13 +190,22 @@ describe("floorHistory", () => {
   it.each([
     ["no log at all", { floor: 0.5 }],
     ["only prose", { floor: 0.5, _comment: [header, "raised by hand after the outage"] }],
-    ["a log line edited by hand", { floor: 0.5, _comment: ["2026-01-01: floor set to 0.5 (1/2 passed) — after the outage"] }],
+    ["a log line edited by hand", {
+      floor: 0.5,
+      _comment: ["2026-01-01: floor set to 0.5 (1/2 passed) — after the outage"]
+    }],
     ["a floor its tally does not give", { floor: 0.6, _comment: ["2026-01-01: floor set to 0.6 (1/2 passed)"] }],
     ["a rate written another way", { floor: 0.5, _comment: ["2026-01-01: floor set to 0.50 (1/2 passed)"] }],
     ["more passed than ran", { floor: 1, _comment: ["2026-01-01: floor set to 1 (3/2 passed)"] }],
     ["a raise first", { floor: 0.5, _comment: ["2026-01-01: floor 0.25 → 0.5 (1/2 passed)"] }],
-    ["a gap between moves", { floor: 0.75, _comment: ["2026-01-01: floor set to 0.25 (1/4 passed)", "2026-01-02: floor 0.5 → 0.75 (3/4 passed)"] }],
-    ["a move down", { floor: 0.25, _comment: ["2026-01-01: floor set to 0.5 (2/4 passed)", "2026-01-02: floor 0.5 → 0.25 (1/4 passed)"] }],
+    ["a gap between moves", {
+      floor: 0.75,
+      _comment: ["2026-01-01: floor set to 0.25 (1/4 passed)", "2026-01-02: floor 0.5 → 0.75 (3/4 passed)"]
+    }],
+    ["a move down", {
+      floor: 0.25,
+      _comment: ["2026-01-01: floor set to 0.5 (2/4 passed)", "2026-01-02: floor 0.5 → 0.25 (1/4 passed)"]
+    }],
     ["a log that ends below the floor", { floor: 0.9, _comment: ["2026-01-01: floor set to 0.5 (1/2 passed)"] }]
   ])("is empty for a baseline without history whose log is not exact: %s", (_, baseline) => {
     expect(floorHistory(baseline)).toEqual([])
@@ -191,7 +218,11 @@ describe("floorHistory", () => {
       { date: "2026-12-31", from: 0.8181, to: 1, passed: 22, total: 22 }
     ]
     for (const repeat of [1, 2, 5]) {
-      const baseline = { floor: 1, ...(repeat > 1 ? { repeat } : {}), _comment: [header, ...changes.map((c) => commentLine(c, repeat))] }
+      const baseline = {
+        floor: 1,
+        ...(repeat > 1 ? { repeat } : {}),
+        _comment: [header, ...changes.map((c) => commentLine(c, repeat))]
+      }
       expect(floorHistory(baseline)).toEqual(changes)
     }
   })

@@ -3,9 +3,9 @@
  * framed exactly as `@ag-ui/encoder`'s EventEncoder frames it, the run reads back as the stand-in's
  * turn, a gated turn finishes with an interrupt outcome, and nothing is kept.
  */
-import { describe, expect, it } from "@effect/vitest"
 import { EventSchemas } from "@ag-ui/core/schemas"
 import { EventEncoder } from "@ag-ui/encoder"
+import { describe, expect, it } from "@effect/vitest"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { agUiEvents } from "../../src/StandIn/Wire/AgUi.js"
@@ -15,8 +15,8 @@ import {
   failedTurn,
   gatedQuestion,
   post,
-  readTurn,
   type ReadTurn,
+  readTurn,
   runInput,
   sseData,
   toolErrorQuestion,
@@ -38,7 +38,9 @@ const turnFromEvents = (events: ReadonlyArray<Event>): ReadTurn => {
   let failed = false
   let interrupts: ReadonlyArray<{ id: string; toolCallId: string }> = []
   for (const e of events) {
-    if (e.type === "TOOL_CALL_START") calls.set(e["toolCallId"] as string, { tool: e["toolCallName"] as string, args: "" })
+    if (e.type === "TOOL_CALL_START") {
+      calls.set(e["toolCallId"] as string, { tool: e["toolCallName"] as string, args: "" })
+    }
     if (e.type === "TOOL_CALL_ARGS") calls.get(e["toolCallId"] as string)!.args += e["delta"] as string
     if (e.type === "TOOL_CALL_RESULT") {
       const call = calls.get(e["toolCallId"] as string)!
@@ -53,7 +55,9 @@ const turnFromEvents = (events: ReadonlyArray<Event>): ReadTurn => {
     if (e.type === "TEXT_MESSAGE_CONTENT") answer += e["delta"] as string
     if (e.type === "RUN_ERROR") failed = true
     if (e.type === "RUN_FINISHED") {
-      const outcome = e["outcome"] as { type: string; interrupts?: ReadonlyArray<{ id: string; toolCallId: string }> } | undefined
+      const outcome = e["outcome"] as
+        | { type: string; interrupts?: ReadonlyArray<{ id: string; toolCallId: string }> }
+        | undefined
       interrupts = outcome?.type === "interrupt" ? outcome.interrupts ?? [] : []
     }
   }
@@ -126,7 +130,10 @@ describe("the stand-in as an AG-UI agent", () => {
         }
       ])
       // The gated call has no result: it did not run.
-      expect(events.filter((e) => e.type === "TOOL_CALL_RESULT").map((e) => e["toolCallId"])).toEqual(["gated-call-1", "gated-call-2"])
+      expect(events.filter((e) => e.type === "TOOL_CALL_RESULT").map((e) => e["toolCallId"])).toEqual([
+        "gated-call-1",
+        "gated-call-2"
+      ])
     }))
 
   it("carries a failed tool call as a result whose content is the error after Error: (AG-UI has no error flag)", () =>
@@ -152,7 +159,11 @@ describe("the stand-in as an AG-UI agent", () => {
     expect(events.at(-1)).toEqual({
       type: "RUN_ERROR",
       message: "the model provider is overloaded",
-      usage: [{ model: "stand-in", inputTokens: failedTurn.usage!.inputTokens, outputTokens: failedTurn.usage!.outputTokens }]
+      usage: [{
+        model: "stand-in",
+        inputTokens: failedTurn.usage!.inputTokens,
+        outputTokens: failedTurn.usage!.outputTokens
+      }]
     })
     expect(turnFromEvents(events)).toEqual(expectedRead(failedTurn))
   })

@@ -110,18 +110,26 @@ const turnFromMessage = (message: UIMessage | undefined, errors: ReadonlyArray<s
     const tool = part as unknown as ToolPart
     const name = tool.type.slice("tool-".length)
     if (tool.state === "output-available") executions.push({ tool: name, input: tool.input, output: tool.output })
-    else if (tool.state === "output-error") executions.push({ tool: name, input: tool.input, error: tool.errorText ?? "" })
-    else if (tool.state === "approval-requested") waiting.push({ id: tool.approval?.id ?? "", tool: name, input: tool.input })
+    else if (tool.state === "output-error") {
+      executions.push({ tool: name, input: tool.input, error: tool.errorText ?? "" })
+    } else if (tool.state === "approval-requested") {
+      waiting.push({ id: tool.approval?.id ?? "", tool: name, input: tool.input })
+    }
   }
   const texts = parts.flatMap((p) => p.type === "text" ? [p as TextPart] : [])
   return readTurn({
     answer: texts.map((t) => t.text).join(""),
     outcome: errors.length > 0 ? "error" : waiting.length > 0 ? "awaiting-approval" : "answered",
     executions,
-    proposal: waiting[0] === undefined ? null : { id: waiting[0].id, actions: waiting.map(({ input, tool }) => ({ tool, input })) },
+    proposal: waiting[0] === undefined
+      ? null
+      : { id: waiting[0].id, actions: waiting.map(({ input, tool }) => ({ tool, input })) },
     sources: parts.flatMap((p) => p.type === "source-url" ? [(p as { url: string }).url] : []),
     stated: texts.flatMap((t) =>
-      (t.citations ?? []).map((c) => ({ path: c.source.url ?? "", ...(c.citedText === undefined ? {} : { quote: c.citedText }) }))
+      (t.citations ?? []).map((c) => ({
+        path: c.source.url ?? "",
+        ...(c.citedText === undefined ? {} : { quote: c.citedText })
+      }))
     )
   })
 }
@@ -165,7 +173,11 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
         {
           type: "tool-input-delta",
           toolCallId: `${turnId}-call-3`,
-          inputTextDelta: JSON.stringify({ service: "payments-api", environment: "production", release: "r2024.06.11.1" })
+          inputTextDelta: JSON.stringify({
+            service: "payments-api",
+            environment: "production",
+            release: "r2024.06.11.1"
+          })
         },
         {
           type: "tool-input-available",
@@ -195,7 +207,14 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
   it("ends a turn that failed with an error chunk and no finish, as streamText does, and the SDK reports it", async () => {
     const chunks = uiMessageChunks(failedTurn, "turn_1")
     expect(chunks.map((c) => c.type)).toEqual([
-      "start", "start-step", "tool-input-start", "tool-input-delta", "tool-input-available", "tool-output-available", "finish-step", "error"
+      "start",
+      "start-step",
+      "tool-input-start",
+      "tool-input-delta",
+      "tool-input-available",
+      "tool-output-available",
+      "finish-step",
+      "error"
     ])
     const parsed = await parseChunks(libraries[0]![1], uiMessageFrames(failedTurn, "turn_1").join(""))
     const { errors, message } = await readMessage(parsed)
@@ -225,25 +244,28 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
 
   it.live("deletes a chat by the surface's own delete route, a template with a query", () =>
     Effect.scoped(Effect.gen(function*() {
-    const catalog = {
-      surfaces: {
-        docs: {
-          protocol: "ai-sdk" as const,
-          endpoint: "/api/chat",
-          tools: ["search_docs", "catalog"],
-          routes: { delete: "/api/chat?id={conversationId}" }
+      const catalog = {
+        surfaces: {
+          docs: {
+            protocol: "ai-sdk" as const,
+            endpoint: "/api/chat",
+            tools: ["search_docs", "catalog"],
+            routes: { delete: "/api/chat?id={conversationId}" }
+          }
         }
       }
-    }
-    const s = yield* start({ catalog })
-    yield* Effect.promise(async () => {
-      await (await post(s, "/api/chat", chatRequest("c/1 x", "Which repo is search-api in?"))).text()
-      expect(s.serves).toContain("DELETE /api/chat?id={conversationId}  delete a conversation (docs)")
-      expect((await fetch(`${s.url}/api/chat?id=other`, { method: "DELETE", headers: signIn(s) })).status).toBe(404)
-      expect((await fetch(`${s.url}/api/chat`, { method: "DELETE", headers: signIn(s) })).status).toBe(404)
-      const removed = await fetch(`${s.url}/api/chat?id=${encodeURIComponent("c/1 x")}`, { method: "DELETE", headers: signIn(s) })
-      expect([removed.status, await removed.json()]).toEqual([200, { deleted: "c/1 x" }])
-      expect(s.conversations()).toEqual([])
-    })
-  })))
+      const s = yield* start({ catalog })
+      yield* Effect.promise(async () => {
+        await (await post(s, "/api/chat", chatRequest("c/1 x", "Which repo is search-api in?"))).text()
+        expect(s.serves).toContain("DELETE /api/chat?id={conversationId}  delete a conversation (docs)")
+        expect((await fetch(`${s.url}/api/chat?id=other`, { method: "DELETE", headers: signIn(s) })).status).toBe(404)
+        expect((await fetch(`${s.url}/api/chat`, { method: "DELETE", headers: signIn(s) })).status).toBe(404)
+        const removed = await fetch(`${s.url}/api/chat?id=${encodeURIComponent("c/1 x")}`, {
+          method: "DELETE",
+          headers: signIn(s)
+        })
+        expect([removed.status, await removed.json()]).toEqual([200, { deleted: "c/1 x" }])
+        expect(s.conversations()).toEqual([])
+      })
+    })))
 })

@@ -59,7 +59,11 @@ describe("the stand-in assistant on questions outside the golden set", () => {
 
   it("says the catalog has no entry for an unknown service instead of guessing", () => {
     const turn = respond("docs", "Who owns foo-api?")
-    expect(turn.toolExecutions).toEqual([{ tool: "catalog", input: { service: "foo-api" }, error: "no catalog entry for foo-api" }])
+    expect(turn.toolExecutions).toEqual([{
+      tool: "catalog",
+      input: { service: "foo-api" },
+      error: "no catalog entry for foo-api"
+    }])
     expect(turn.answer).toContain("no entry")
   })
 
@@ -131,7 +135,9 @@ describe("the stand-in assistant on questions outside the golden set", () => {
 
   it("refuses a destructive request on the agent, but answers the same words as a docs question", () => {
     expect(respond("ops-agent", "Drop the ledger database").outcome).toBe("refused")
-    expect(respond("docs", "How do I tear down a preview?").citations[0]?.path).toBe("/docs/deploy/preview-environments")
+    expect(respond("docs", "How do I tear down a preview?").citations[0]?.path).toBe(
+      "/docs/deploy/preview-environments"
+    )
   })
 
   it("reads config for a read-only agent question and proposes nothing", () => {
@@ -163,9 +169,35 @@ describe("properties of the stand-in assistant", () => {
   const vocabulary = [
     ...services.map((s) => s.service),
     ...forbidden,
-    "roll back", "rotate", "scale", "restart", "deploy", "delete all", "drop", "is down", "fail it over",
-    "who owns", "where", "password", "what's the", "replicas", "memory", "10", "1Gi", "staging", "production",
-    "refund", "preview", "ssh key", "thanks", "hi", "please", "how do I", "?", "foo-api", "r2024.06.13.1"
+    "roll back",
+    "rotate",
+    "scale",
+    "restart",
+    "deploy",
+    "delete all",
+    "drop",
+    "is down",
+    "fail it over",
+    "who owns",
+    "where",
+    "password",
+    "what's the",
+    "replicas",
+    "memory",
+    "10",
+    "1Gi",
+    "staging",
+    "production",
+    "refund",
+    "preview",
+    "ssh key",
+    "thanks",
+    "hi",
+    "please",
+    "how do I",
+    "?",
+    "foo-api",
+    "r2024.06.13.1"
   ]
   const composed = FastCheck.array(FastCheck.constantFrom(...vocabulary), { maxLength: 8 }).map((ws) => ws.join(" "))
   const questions = FastCheck.oneof(FastCheck.string({ unit: "grapheme", maxLength: 120 }), composed)

@@ -7,7 +7,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { evalCli, startCli } from "../support/cli.js"
 
 const waitForStart = async (stdout: () => string) => {
-  for (let i = 0; i < 200 && !stdout().includes("Ctrl-C stops it."); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  for (let i = 0; i < 200 && !stdout().includes("Ctrl-C stops it."); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
   return stdout()
 }
 
@@ -64,14 +66,15 @@ describe("eval standin --protocol", () => {
     const standin = startCli(["standin", "--port", "0"])
     try {
       const out = await waitForStart(standin.stdout)
-      expect(out.split("\n").map((line) => line.replace(/127\.0\.0\.1:\d+/g, "HOST").replace(/[0-9a-f]{32}/g, "TOKEN"))).toEqual([
-        "stand-in assistant listening on http://HOST (surfaces: docs, ops-agent)",
-        "sign in:   export EVAL_COOKIE='standin_session=TOKEN'",
-        "   or:     export EVAL_AUTH_HEADER='authorization: Bearer TOKEN'  (x-api-key: the same token works too)",
-        "then run:  turn-eval run --base-url http://HOST",
-        "Ctrl-C stops it.",
-        ""
-      ])
+      expect(out.split("\n").map((line) => line.replace(/127\.0\.0\.1:\d+/g, "HOST").replace(/[0-9a-f]{32}/g, "TOKEN")))
+        .toEqual([
+          "stand-in assistant listening on http://HOST (surfaces: docs, ops-agent)",
+          "sign in:   export EVAL_COOKIE='standin_session=TOKEN'",
+          "   or:     export EVAL_AUTH_HEADER='authorization: Bearer TOKEN'  (x-api-key: the same token works too)",
+          "then run:  turn-eval run --base-url http://HOST",
+          "Ctrl-C stops it.",
+          ""
+        ])
     } finally {
       standin.signal("SIGINT")
       await standin.done
@@ -88,7 +91,10 @@ describe("eval standin --protocol", () => {
       ["--protocol", "ag-ui", "--fault", "ask:opened=500"],
       "error: --fault \"ask:opened=500\": an opened= fault: ag-ui opens no conversation an answer could fail after"
     ],
-    [["--protocol", "ai-sdk", "--fault", "trace:503"], "error: --fault \"trace:503\": a trace fault: ai-sdk has no trace route"],
+    [
+      ["--protocol", "ai-sdk", "--fault", "trace:503"],
+      "error: --fault \"trace:503\": a trace fault: ai-sdk has no trace route"
+    ],
     [
       ["--protocol", "langgraph", "--seed-ratings"],
       "error: --seed-ratings: ratings are read back over this product's own protocol, and no surface speaks it (langgraph)"

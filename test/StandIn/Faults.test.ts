@@ -17,7 +17,16 @@ describe("parseFault", () => {
     expect(parseFault(spec)).toEqual(Either.right(fault))
   })
 
-  it.each(["trace", "traces:500", "trace:600", "trace:oops", "trace:500@1.5", "trace:500@x", "ask:redirect=ftp://x", ""])(
+  it.each([
+    "trace",
+    "traces:500",
+    "trace:600",
+    "trace:oops",
+    "trace:500@1.5",
+    "trace:500@x",
+    "ask:redirect=ftp://x",
+    ""
+  ])(
     "refuses %j with what it expects",
     (spec) => {
       const parsed = parseFault(spec)

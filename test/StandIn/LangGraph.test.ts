@@ -16,8 +16,8 @@ import {
   expectedRead,
   failedTurn,
   gatedQuestion,
-  readTurn,
   type ReadTurn,
+  readTurn,
   toolErrorQuestion,
   wireQuestions
 } from "./wires.js"
@@ -47,16 +47,24 @@ const reserialised = (message: LangChainMessage): unknown => {
 interface Interrupt {
   readonly id: string
   readonly value: {
-    readonly actionRequests: ReadonlyArray<{ readonly name: string; readonly args: unknown; readonly description: string }>
+    readonly actionRequests: ReadonlyArray<
+      { readonly name: string; readonly args: unknown; readonly description: string }
+    >
   }
 }
 
 /** The turn a client reads from a thread's state: its tool messages by their calls, the last AI message, the interrupt. */
-const turnFromState = (messages: ReadonlyArray<LangChainMessage>, interrupts: ReadonlyArray<Interrupt>, failed: boolean) => {
+const turnFromState = (
+  messages: ReadonlyArray<LangChainMessage>,
+  interrupts: ReadonlyArray<Interrupt>,
+  failed: boolean
+) => {
   const calls = new Map<string, { name: string; args: unknown }>()
   for (const m of messages) {
     if (m.type !== "ai") continue
-    for (const call of m["tool_calls"] as ReadonlyArray<{ id: string; name: string; args: unknown }>) calls.set(call.id, call)
+    for (const call of m["tool_calls"] as ReadonlyArray<{ id: string; name: string; args: unknown }>) {
+      calls.set(call.id, call)
+    }
   }
   const executions = messages.flatMap((m): ReadTurn["executions"] => {
     if (m.type !== "tool") return []
@@ -104,7 +112,9 @@ describe("the stand-in as LangGraph Server", () => {
         expect(turnFromState(state.values.messages, interrupts, false), q.id).toEqual(expectedRead(turn))
         for (const m of state.values.messages) expect(reserialised(m), q.id).toEqual(m)
         // The run's values: the messages, or, stopped for approval, the interrupt alone, as the server answers.
-        expect(values, q.id).toEqual(interrupts.length > 0 ? { __interrupt__: interrupts } : { messages: state.values.messages })
+        expect(values, q.id).toEqual(
+          interrupts.length > 0 ? { __interrupt__: interrupts } : { messages: state.values.messages }
+        )
         expect(runId, q.id).toBe(s.conversations().find((c) => c.id === thread.thread_id)?.turnId)
         const read = await client.threads.get(thread.thread_id)
         expect([read.status, read.values], q.id).toEqual([interrupts.length > 0 ? "interrupted" : "idle", state.values])
@@ -124,19 +134,33 @@ describe("the stand-in as LangGraph Server", () => {
       const interrupt = {
         id: turn.proposal!.id,
         value: {
-          actionRequests: [{ name: "deploy", args: release, description: "Roll back payments-api in production to r2024.06.11.1" }],
+          actionRequests: [{
+            name: "deploy",
+            args: release,
+            description: "Roll back payments-api in production to r2024.06.11.1"
+          }],
           reviewConfigs: [{ actionName: "deploy", allowedDecisions: ["approve", "edit", "reject"] }]
         }
       }
       expect(values).toEqual({ __interrupt__: [interrupt] })
       const state = await client.threads.getState<{ messages: ReadonlyArray<LangChainMessage> }>(thread.thread_id)
       expect(state.next).toEqual(["HumanInTheLoopMiddleware.after_model"])
-      expect(state.tasks.map((t) => [t.name, t.error, t.interrupts])).toEqual([["HumanInTheLoopMiddleware.after_model", null, [interrupt]]])
+      expect(state.tasks.map((t) => [t.name, t.error, t.interrupts])).toEqual([[
+        "HumanInTheLoopMiddleware.after_model",
+        null,
+        [interrupt]
+      ]])
       const last = state.values.messages.at(-1)!
-      expect([last.type, (last["tool_calls"] as ReadonlyArray<{ name: string; args: unknown }>).map((c) => [c.name, c.args])])
+      expect([
+        last.type,
+        (last["tool_calls"] as ReadonlyArray<{ name: string; args: unknown }>).map((c) => [c.name, c.args])
+      ])
         .toEqual(["ai", [["deploy", release]]])
       // No tool message answers the gated call: it did not run.
-      expect(state.values.messages.filter((m) => m.type === "tool").map((m) => m["name"])).toEqual(["read_config", "propose_change"])
+      expect(state.values.messages.filter((m) => m.type === "tool").map((m) => m["name"])).toEqual([
+        "read_config",
+        "propose_change"
+      ])
       const read = await client.threads.get(thread.thread_id)
       expect([read.status, Object.values(read.interrupts)]).toEqual(["interrupted", [[interrupt]]])
     }))
@@ -157,7 +181,11 @@ describe("the stand-in as LangGraph Server", () => {
       __error__: { error: "Error", message: "{\"error\":\"Error\",\"message\":\"the model provider is overloaded\"}" }
     })
     // The thread keeps what ran before the failure, and no answer.
-    expect(threadMessages(failedTurn, "Which repo is search-api in?", "run-1").map((m) => m.type)).toEqual(["human", "ai", "tool"])
+    expect(threadMessages(failedTurn, "Which repo is search-api in?", "run-1").map((m) => m.type)).toEqual([
+      "human",
+      "ai",
+      "tool"
+    ])
   })
 
   it("deletes a thread (204), then answers 404 for it as the server does; another account cannot reach it", () =>
@@ -165,7 +193,11 @@ describe("the stand-in as LangGraph Server", () => {
       const client = clientOf(s)
       const thread = await client.threads.create()
       await client.runs.wait(thread.thread_id, "docs", input("Which repo is search-api in?"))
-      const other = new Client({ apiUrl: s.url, apiKey: Redacted.value(s.token("other")), callerOptions: { maxRetries: 0 } })
+      const other = new Client({
+        apiUrl: s.url,
+        apiKey: Redacted.value(s.token("other")),
+        callerOptions: { maxRetries: 0 }
+      })
       await expect(other.threads.get(thread.thread_id)).rejects.toThrow(/404/)
       await expect(other.threads.delete(thread.thread_id)).rejects.toThrow(/404/)
       await client.threads.delete(thread.thread_id)

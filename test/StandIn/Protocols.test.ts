@@ -4,8 +4,8 @@
  * connection reset mid-answer, a failure after the conversation was opened, an id no route may hold,
  * garbage, padding — each where the protocol's wire takes it, with the stats counting alike.
  */
-import { describe, expect, it } from "@effect/vitest"
 import { EventSchemas } from "@ag-ui/core/schemas"
+import { describe, expect, it } from "@effect/vitest"
 import { parseJsonEventStream, uiMessageChunkSchema } from "ai"
 import { Cause, Effect, Exit, Redacted } from "effect"
 import type { ProtocolName } from "../../src/Schema/Surface.js"
@@ -24,11 +24,19 @@ const chatRequest = (id: string) => ({
 /** Creates a LangGraph thread, answering its id (as the app named it). */
 const createThread = async (s: StandIn, how: SignIn = "cookie") => {
   const created = await post(s, "/threads", {}, how)
-  return { status: created.status, id: created.status === 200 ? (await created.json() as { thread_id: string }).thread_id : "" }
+  return {
+    status: created.status,
+    id: created.status === 200 ? (await created.json() as { thread_id: string }).thread_id : ""
+  }
 }
 
 /** Asks the question over a protocol: the ask's response (on LangGraph, the run's, on a thread made first). */
-const ask = async (s: StandIn, protocol: ProtocolName, how: SignIn = "cookie", signal?: AbortSignal): Promise<Response> => {
+const ask = async (
+  s: StandIn,
+  protocol: ProtocolName,
+  how: SignIn = "cookie",
+  signal?: AbortSignal
+): Promise<Response> => {
   switch (protocol) {
     case "turn-eval":
       return post(s, "/api/ai/docs/ask", { message: question }, how, signal)
@@ -51,7 +59,9 @@ const readUntilCut = async (response: Response) => {
   const decoder = new TextDecoder()
   let text = ""
   try {
-    for (let next = await reader.read(); !next.done; next = await reader.read()) text += decoder.decode(next.value, { stream: true })
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      text += decoder.decode(next.value, { stream: true })
+    }
     return { text, cut: false }
   } catch {
     return { text, cut: true }
@@ -72,7 +82,10 @@ describe("signing in", () => {
           expect(answered.status, how).toBe(200)
           await answered.text()
         }
-        const wrong = [{ header: "authorization", value: "Bearer not-a-token" }, { header: "x-api-key", value: "nope" }] as const
+        const wrong = [{ header: "authorization", value: "Bearer not-a-token" }, {
+          header: "x-api-key",
+          value: "nope"
+        }] as const
         for (const how of ["none", ...wrong] as const) {
           const refused = await ask(s, protocol, how)
           expect(refused.status, JSON.stringify(how)).toBe(401)
@@ -93,7 +106,9 @@ describe("faults, per protocol", () => {
         expect([answered.status, answered.headers.get("retry-after"), await answered.json()])
           .toEqual([503, "2", { error: "injected HTTP 503" }])
         // Only LangGraph's thread, made before the run was asked for, is there: it holds no turn.
-        expect(s.conversations().map((c) => [c.protocol, c.turnId])).toEqual(protocol === "langgraph" ? [["langgraph", ""]] : [])
+        expect(s.conversations().map((c) => [c.protocol, c.turnId])).toEqual(
+          protocol === "langgraph" ? [["langgraph", ""]] : []
+        )
       }))
 
     it(`${protocol}: a hang on the ask never answers`, () =>
@@ -157,7 +172,10 @@ describe("faults, per protocol", () => {
       s.setFaults([{ route: "ask", kind: "opened", status: 500 }])
       const answered = await ask(s, "langgraph")
       const [thread] = s.conversations()
-      expect([answered.status, await answered.json()]).toEqual([500, { error: "injected HTTP 500", thread_id: thread!.id }])
+      expect([answered.status, await answered.json()]).toEqual([500, {
+        error: "injected HTTP 500",
+        thread_id: thread!.id
+      }])
       expect([thread?.question, answered.headers.get("content-location")])
         .toEqual([question, `/threads/${thread!.id}/runs/${thread!.turnId}`])
     }))
@@ -194,14 +212,21 @@ describe("faults, per protocol", () => {
     withStandIn({ protocol: "ai-sdk" }, async (s) => {
       s.setFaults([{ route: "ask", kind: "huge" }])
       const text = await (await ask(s, "ai-sdk")).text()
-      const chunks = sseData(text).slice(0, -1).map((d) => JSON.parse(d) as { type?: string; data?: string; transient?: boolean })
+      const chunks = sseData(text).slice(0, -1).map((d) =>
+        JSON.parse(d) as { type?: string; data?: string; transient?: boolean }
+      )
       const padding = chunks.find((c) => c.type === "data-padding")
       expect([padding?.data?.length, padding?.transient]).toEqual([5 * 1024 * 1024, true])
-      const results = parseJsonEventStream({ stream: new Response(text).body!, schema: uiMessageChunkSchema }).getReader()
-      for (let next = await results.read(); !next.done; next = await results.read()) expect(next.value.success).toBe(true)
+      const results = parseJsonEventStream({ stream: new Response(text).body!, schema: uiMessageChunkSchema })
+        .getReader()
+      for (let next = await results.read(); !next.done; next = await results.read()) {
+        expect(next.value.success).toBe(true)
+      }
       await withStandIn({ protocol: "ag-ui" }, async (a) => {
         a.setFaults([{ route: "ask", kind: "huge" }])
-        const events = sseData(await (await ask(a, "ag-ui")).text()).map((d) => JSON.parse(d) as { type: string; name?: string })
+        const events = sseData(await (await ask(a, "ag-ui")).text()).map((d) =>
+          JSON.parse(d) as { type: string; name?: string }
+        )
         expect(events.at(-2)).toMatchObject({ type: "CUSTOM", name: "padding" })
         expect(events.every((e) => EventSchemas.safeParse(e).success)).toBe(true)
       })
@@ -223,7 +248,11 @@ describe("faults, per protocol", () => {
       s.setFaults([{ route: "delete", kind: "status", status: 404 }])
       expect((await fetch(`${s.url}/threads/${thread!.id}`, { method: "DELETE", headers: signed })).status).toBe(404)
       expect(s.conversations()).toEqual([])
-      expect(s.stats()).toMatchObject({ created: 1, deleted: 1, requests: { ask: 2, conversation: 1, trace: 1, delete: 2 } })
+      expect(s.stats()).toMatchObject({
+        created: 1,
+        deleted: 1,
+        requests: { ask: 2, conversation: 1, trace: 1, delete: 2 }
+      })
     }))
 
   it("refuses a fault no served protocol can take, naming why", () =>
@@ -237,13 +266,21 @@ describe("faults, per protocol", () => {
         expect(() => a.setFaults([{ route: "ask", kind: "opened", status: 500 }])).toThrow(
           "an opened= fault: ag-ui opens no conversation an answer could fail after"
         )
-        expect(() => a.setFaults([{ route: "delete", kind: "hang" }])).toThrow("a delete fault: ag-ui has no delete route")
+        expect(() => a.setFaults([{ route: "delete", kind: "hang" }])).toThrow(
+          "a delete fault: ag-ui has no delete route"
+        )
       })
       const set = await Effect.runPromise(goldenSet)
-      const started = start({ catalog: set.catalog, protocol: "ag-ui", faults: [{ route: "ask", kind: "id", id: ".." }] })
+      const started = start({
+        catalog: set.catalog,
+        protocol: "ag-ui",
+        faults: [{ route: "ask", kind: "id", id: ".." }]
+      })
       const exit = await Effect.runPromiseExit(Effect.scoped(started))
       expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toEqual(
-        new Error("an id= fault: ag-ui takes its ids from the client, so the app names no id to change (langgraph and turn-eval do)")
+        new Error(
+          "an id= fault: ag-ui takes its ids from the client, so the app names no id to change (langgraph and turn-eval do)"
+        )
       )
     }))
 })

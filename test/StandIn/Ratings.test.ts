@@ -4,9 +4,9 @@ import { Effect, Redacted } from "effect"
 import { readFileSync } from "node:fs"
 import { grade } from "../../src/Graders/index.js"
 import { CasesFile } from "../../src/Schema/Case.js"
-import { type StandIn, start } from "../../src/StandIn/Server.js"
-import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { respond } from "../../src/StandIn/Assistant.js"
+import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
+import { type StandIn, start } from "../../src/StandIn/Server.js"
 import { withStandIn } from "../support/live.js"
 
 const golden = JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as typeof CasesFile.Encoded
@@ -35,10 +35,15 @@ describe("the stand-in's ratings", () => {
       const a = await ask(s, "What's the current replica count of search-api in production?")
       const b = await ask(s, "Who owns checkout-web?")
       const c = await ask(s, "Who owns ledger-db?", "other")
-      expect((await request(s, "POST", `/api/ai/turns/${a.turnId}/rating`, { rating: "down", comment: "wrong count" })).status)
+      expect(
+        (await request(s, "POST", `/api/ai/turns/${a.turnId}/rating`, { rating: "down", comment: "wrong count" }))
+          .status
+      )
         .toBe(200)
       expect((await request(s, "POST", `/api/ai/turns/${b.turnId}/rating`, { rating: "up" })).status).toBe(200)
-      expect((await request(s, "POST", `/api/ai/turns/${c.turnId}/rating`, { rating: "down" }, "other")).status).toBe(200)
+      expect((await request(s, "POST", `/api/ai/turns/${c.turnId}/rating`, { rating: "down" }, "other")).status).toBe(
+        200
+      )
       expect((await request(s, "GET", "/api/ai/ratings?rating=down")).body).toEqual([
         { turnId: a.turnId, conversationId: a.conversationId, comment: "wrong count" }
       ])
@@ -75,27 +80,39 @@ describe("the stand-in's ratings", () => {
 
   it.live("serves the ratings route where the catalog puts it, under a path prefix", () =>
     Effect.scoped(Effect.gen(function*() {
-    const catalog = {
-      surfaces: { docs: { endpoint: "/chat/docs", tools: ["search_docs", "catalog"] } },
-      routes: { ratings: "/v2/feedback?thumbs=down" }
-    }
-    const s = yield* start({ catalog, prefix: "/app", answerModes: { docs: "json" } })
-    yield* Effect.promise(async () => {
-      const asked = await request(s, "POST", "/chat/docs", { message: "Who owns checkout-web?" })
-      expect(asked.status).toBe(200)
-      const { id: conversationId, turnId } = s.conversations()[0]!
-      await request(s, "POST", `/api/ai/turns/${turnId}/rating`, { rating: "down", comment: "no" })
-      expect((await request(s, "GET", "/v2/feedback?thumbs=down")).body).toEqual([{ turnId, conversationId, comment: "no" }])
-      expect((await request(s, "GET", "/api/ai/ratings?rating=down")).status).toBe(404)
-    })
-  })))
+      const catalog = {
+        surfaces: { docs: { endpoint: "/chat/docs", tools: ["search_docs", "catalog"] } },
+        routes: { ratings: "/v2/feedback?thumbs=down" }
+      }
+      const s = yield* start({ catalog, prefix: "/app", answerModes: { docs: "json" } })
+      yield* Effect.promise(async () => {
+        const asked = await request(s, "POST", "/chat/docs", { message: "Who owns checkout-web?" })
+        expect(asked.status).toBe(200)
+        const { id: conversationId, turnId } = s.conversations()[0]!
+        await request(s, "POST", `/api/ai/turns/${turnId}/rating`, { rating: "down", comment: "no" })
+        expect((await request(s, "GET", "/v2/feedback?thumbs=down")).body).toEqual([{
+          turnId,
+          conversationId,
+          comment: "no"
+        }])
+        expect((await request(s, "GET", "/api/ai/ratings?rating=down")).status).toBe(404)
+      })
+    })))
 
   it("seeds a rated-down turn per known flaw when asked, whose trace shows the flaw", () =>
     withStandIn({ seedRatings: true }, async (s) => {
-      const listed = (await request(s, "GET", "/api/ai/ratings?rating=down")).body as ReadonlyArray<{ turnId: string; comment: string }>
+      const listed = (await request(s, "GET", "/api/ai/ratings?rating=down")).body as ReadonlyArray<
+        { turnId: string; comment: string }
+      >
       expect(listed.map((r) => r.comment)).toEqual(flaws.map((f) => f.comment))
       const traces = await Promise.all(listed.map((r) => request(s, "GET", `/api/ai/turns/${r.turnId}/trace`)))
-      const [docs, agent] = traces.map((t) => t.body as { citations: ReadonlyArray<{ match: string }>; outcome: string; toolExecutions: ReadonlyArray<{ tool: string }> })
+      const [docs, agent] = traces.map((t) =>
+        t.body as {
+          citations: ReadonlyArray<{ match: string }>
+          outcome: string
+          toolExecutions: ReadonlyArray<{ tool: string }>
+        }
+      )
       expect(docs!.citations.some((c) => c.match === "unsurfaced")).toBe(true)
       expect(agent!.outcome).toBe("answered")
       expect(agent!.toolExecutions.map((e) => e.tool)).toContain("apply_change")
@@ -105,17 +122,29 @@ describe("the stand-in's ratings", () => {
 
 describe("the stand-in's known flaws", () => {
   it("leave every golden question alone", () => {
-    for (const c of golden.cases) expect(respondWithFlaws(c.surface, c.question), c.id).toEqual(respond(c.surface, c.question))
+    for (const c of golden.cases) {
+      expect(respondWithFlaws(c.surface, c.question), c.id).toEqual(respond(c.surface, c.question))
+    }
   })
 
   it("make each example's turn break a fact the golden set checks elsewhere", () => {
     const [recalls, applies] = flaws
     const docs = respondWithFlaws("docs", recalls!.example)
     expect(docs.citations).toContainEqual({ path: "/docs/billing/refunds-2023", match: "unsurfaced" })
-    const surface = { endpoint: "/x", tools: ["read_config", "propose_change", "apply_change", "deploy"], gatedTools: ["apply_change", "deploy"] }
+    const surface = {
+      endpoint: "/x",
+      tools: ["read_config", "propose_change", "apply_change", "deploy"],
+      gatedTools: ["apply_change", "deploy"]
+    }
     const { answer, ...rest } = respondWithFlaws("ops-agent", applies!.example)
     const result = grade(
-      { id: "x", surface: "ops-agent", question: applies!.example, guards: "g", expect: [{ kind: "stops-at-approval" }] },
+      {
+        id: "x",
+        surface: "ops-agent",
+        question: applies!.example,
+        guards: "g",
+        expect: [{ kind: "stops-at-approval" }]
+      },
       { answer, trace: { turnId: "t", surface: "ops-agent", ...rest } },
       surface
     )

@@ -3,20 +3,21 @@
  * protocol (what every wire carries, with the losses each module's header names), and a request
  * helper signed in by cookie, bearer token or API key.
  */
-import { readFileSync } from "node:fs"
 import { Redacted } from "effect"
-import { defaultEvidence } from "../../src/Evidence/Rules.js"
+import { readFileSync } from "node:fs"
 import { identifiersIn, matchCitations, type StatedCitation } from "../../src/Evidence/Derive.js"
+import { defaultEvidence } from "../../src/Evidence/Rules.js"
 import type { Citation } from "../../src/Schema/Trace.js"
 import type { AssistantTurn } from "../../src/StandIn/Assistant.js"
 import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 
 /** The committed golden set's questions, by surface. */
-export const goldenQuestions: ReadonlyArray<{ readonly id: string; readonly surface: string; readonly question: string }> =
-  (JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as {
-    cases: ReadonlyArray<{ id: string; surface: string; question: string }>
-  }).cases.map(({ id, question, surface }) => ({ id, surface, question }))
+export const goldenQuestions: ReadonlyArray<
+  { readonly id: string; readonly surface: string; readonly question: string }
+> = (JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as {
+  cases: ReadonlyArray<{ id: string; surface: string; question: string }>
+}).cases.map(({ id, question, surface }) => ({ id, surface, question }))
 
 /** A question whose turn's catalog call errors (the catalog has no such service); none in the golden set does. */
 export const toolErrorQuestion = { surface: "docs", question: "Who owns ledger-api?" } as const
@@ -32,7 +33,9 @@ export const failedTurn: AssistantTurn = {
 }
 
 /** Every question the wire tests ask: the golden set's, one whose tool errors, and each flaw's example. */
-export const wireQuestions: ReadonlyArray<{ readonly id: string; readonly surface: string; readonly question: string }> = [
+export const wireQuestions: ReadonlyArray<
+  { readonly id: string; readonly surface: string; readonly question: string }
+> = [
   ...goldenQuestions,
   { id: "tool error", ...toolErrorQuestion },
   ...flaws.map((f) => ({ id: f.name, surface: f.surface, question: f.example }))
@@ -45,7 +48,9 @@ export const gatedQuestion = goldenQuestions.find((q) => q.id === "agent.rollbac
 export interface ReadTurn {
   readonly answer: string
   readonly outcome: string
-  readonly executions: ReadonlyArray<{ readonly tool: string; readonly input: unknown; readonly output?: unknown; readonly error?: string }>
+  readonly executions: ReadonlyArray<
+    { readonly tool: string; readonly input: unknown; readonly output?: unknown; readonly error?: string }
+  >
   readonly citations: ReadonlyArray<Citation>
   readonly proposal: { readonly id: string; readonly actions: ReadonlyArray<unknown> } | null
 }

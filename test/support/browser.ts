@@ -3,8 +3,8 @@
  * playwright-core. Each page opened records every request it makes and every console error and
  * uncaught exception, so a test can hold the page to loading nothing and failing nowhere.
  */
-import { type Browser, chromium, type Page } from "playwright-core"
 import { pathToFileURL } from "node:url"
+import { type Browser, chromium, type Page } from "playwright-core"
 
 /** Where the browser is: `$CHROMIUM`, else Debian's package. */
 export const chromiumPath = process.env["CHROMIUM"] ?? "/usr/bin/chromium"

@@ -28,9 +28,17 @@ export const streamedLine = /^[✓✗~] .* {2}\d+(ms|\.\d+s|m\d\ds)$/
 export const notesOf = (stderr: string): string =>
   stderr.split("\n").filter((line) => !streamedLine.test(line)).join("\n")
 
-const finished = (code: number | null, stdout: string, stderr: string): CliRun => ({ code, stdout, stderr, notes: notesOf(stderr) })
+const finished = (code: number | null, stdout: string, stderr: string): CliRun => ({
+  code,
+  stdout,
+  stderr,
+  notes: notesOf(stderr)
+})
 
-export const evalCli = (args: ReadonlyArray<string>, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliRun => {
+export const evalCli = (
+  args: ReadonlyArray<string>,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}
+): CliRun => {
   const result = spawnSync(process.execPath, [bin, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...userEnv(), NO_COLOR: "1", ...options.env },
@@ -41,7 +49,12 @@ export const evalCli = (args: ReadonlyArray<string>, options: { cwd?: string; en
 }
 
 export const shell = (command: string, cwd = process.cwd()): CliRun => {
-  const result = spawnSync("sh", ["-c", command], { cwd, env: { ...userEnv(), NO_COLOR: "1" }, encoding: "utf8", timeout: 120_000 })
+  const result = spawnSync("sh", ["-c", command], {
+    cwd,
+    env: { ...userEnv(), NO_COLOR: "1" },
+    encoding: "utf8",
+    timeout: 120_000
+  })
   return finished(result.status, result.stdout, result.stderr)
 }
 
@@ -104,7 +117,8 @@ export const spawnAsync = (
   command: string,
   args: ReadonlyArray<string>,
   options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv; readonly timeoutMs?: number }
-): Promise<CliRun> => collect(spawn(command, args, { cwd: options.cwd, env: options.env }), options.timeoutMs ?? 60_000).done
+): Promise<CliRun> =>
+  collect(spawn(command, args, { cwd: options.cwd, env: options.env }), options.timeoutMs ?? 60_000).done
 
 /** Runs a shell command without blocking the event loop (a stand-in in the test process must answer it). */
 export const shellAsync = (command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<CliRun> =>

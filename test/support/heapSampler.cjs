@@ -13,5 +13,8 @@ const sample = () => {
 setInterval(sample, 200).unref()
 process.on("exit", () => {
   sample()
-  writeFileSync(process.env.HEAP_SAMPLE_FILE, JSON.stringify({ heapMiB: peakHeap / 1048576, rssMiB: peakRss / 1048576 }))
+  writeFileSync(
+    process.env.HEAP_SAMPLE_FILE,
+    JSON.stringify({ heapMiB: peakHeap / 1048576, rssMiB: peakRss / 1048576 })
+  )
 })

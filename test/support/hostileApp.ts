@@ -80,7 +80,11 @@ export const startHostileApp = async (
   let endless = 0
   const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const text = JSON.stringify(body)
-    response.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers })
+    response.writeHead(status, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(text),
+      ...headers
+    })
     response.end(text)
   }
   const read = (request: IncomingMessage) =>

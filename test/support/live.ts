@@ -1,14 +1,14 @@
 /** A stand-in on loopback and the live SurfaceClient pointed at it, for tests over real HTTP. */
 import { NodeContext } from "@effect/platform-node"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
-import { HttpLive } from "../../src/Runner/Http.js"
 import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
+import { HttpLive } from "../../src/Runner/Http.js"
 import type { LiveConfig } from "../../src/Runner/LiveClient.js"
 import { Runner } from "../../src/Runner/Runner.js"
 import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import type { Case } from "../../src/Schema/Case.js"
 import { resolveRoutes } from "../../src/Schema/Protocol.js"
-import { type StandIn, start, type StandInOptions } from "../../src/StandIn/Server.js"
+import { type StandIn, type StandInOptions, start } from "../../src/StandIn/Server.js"
 
 /** The committed golden set and catalog, loaded and checked. */
 export const goldenSet: Effect.Effect<GoldenSet> = loadGoldenSet(defaultCasesFile, defaultSurfacesFile).pipe(
@@ -40,7 +40,8 @@ export const runLive = (
   Effect.gen(function*() {
     const runner = yield* Runner
     const results = yield* runner.run(set.catalog, cases, { concurrency })
-    const left = yield* Effect.flatMap(SurfaceClient, (c) => c.leftBehind ?? Effect.succeed({ kept: [], undeleted: [], unknown: [] }))
+    const left = yield* Effect.flatMap(SurfaceClient, (c) =>
+      c.leftBehind ?? Effect.succeed({ kept: [], undeleted: [], unknown: [] }))
     return { results, left }
   }).pipe(Effect.provide(Runner.Default.pipe(Layer.provideMerge(client))))
 

@@ -23,7 +23,15 @@ import { type Attributes, context, trace } from "@opentelemetry/api"
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks"
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { generateText, hasToolCall, type ModelMessage, registerTelemetry, stepCountIs, streamText, tool as aiTool } from "ai"
+import {
+  generateText,
+  hasToolCall,
+  type ModelMessage,
+  registerTelemetry,
+  stepCountIs,
+  streamText,
+  tool as aiTool
+} from "ai"
 import {
   generateText as generateText6,
   hasToolCall as hasToolCall6,
@@ -180,7 +188,12 @@ const inputSchema = (call: ScriptedCall) =>
 const runLangChain = async (turn: ScriptedTurn, replacing: ReadonlyArray<StructuredToolInterface> = []) => {
   let model = fakeModel().respond(aiMessage(turn, callUsage.tools, {
     content: "",
-    tool_calls: turn.calls.map((call, i) => ({ name: call.tool, args: call.input, id: `call_${i + 1}`, type: "tool_call" }))
+    tool_calls: turn.calls.map((call, i) => ({
+      name: call.tool,
+      args: call.input,
+      id: `call_${i + 1}`,
+      type: "tool_call"
+    }))
   }))
   if (turn.answer !== undefined) model = model.respond(aiMessage(turn, callUsage.answer, { content: turn.answer }))
   const tools = turn.calls.map((call, i) =>
@@ -293,7 +306,9 @@ export const refundTurn = (caseId?: string): ScriptedTurn => ({
     {
       tool: "search_docs",
       input: { query: "refund window" },
-      result: { results: [{ path: "docs/billing/refunds.md", title: "Refunds", snippet: "within 30 days of the invoice" }] }
+      result: {
+        results: [{ path: "docs/billing/refunds.md", title: "Refunds", snippet: "within 30 days of the invoice" }]
+      }
     },
     { tool: "catalog", input: { service: "billing-api" }, error: "catalog unavailable" }
   ],
@@ -336,7 +351,9 @@ export const otelCatalog = {
 /** The same catalog written before the `evidence` block: its rules under each surface's `otel` block. */
 export const otelCatalogRulesUnderOtel = {
   surfaces: Object.fromEntries(
-    Object.entries(otelCatalog.surfaces).map(([name, { evidence, ...surface }]) => [name, { ...surface, otel: evidence }])
+    Object.entries(otelCatalog.surfaces).map((
+      [name, { evidence, ...surface }]
+    ) => [name, { ...surface, otel: evidence }])
   )
 }
 
@@ -400,7 +417,12 @@ const providerRanStep = (call: ScriptedCall, answer: string) => ({
       input: JSON.stringify(call.input),
       providerExecuted: true
     },
-    { type: "tool-result" as const, toolCallId: "srvtool_1", toolName: call.tool, result: call.result as NonNullable<unknown> },
+    {
+      type: "tool-result" as const,
+      toolCallId: "srvtool_1",
+      toolName: call.tool,
+      result: call.result as NonNullable<unknown>
+    },
     { type: "text" as const, text: answer }
   ],
   finishReason: { unified: "stop" as const, raw: "stop" },
@@ -409,7 +431,10 @@ const providerRanStep = (call: ScriptedCall, answer: string) => ({
 })
 
 /** One response of the mock model. */
-type ModelStep = ReturnType<typeof modelSteps>[number] | ReturnType<typeof textStep> | ReturnType<typeof providerRanStep>
+type ModelStep =
+  | ReturnType<typeof modelSteps>[number]
+  | ReturnType<typeof textStep>
+  | ReturnType<typeof providerRanStep>
 
 /** A response as a provider's stream sends it: its start, its text in deltas, its tool calls, its finish. */
 const streamChunks = (step: ModelStep, cutOff: boolean) => {
@@ -525,12 +550,16 @@ const runAiSdk = async (r: AiSdkRun): Promise<AiSdkResult> => {
         doGenerate: [...r.steps],
         doStream: streaming(r.steps, r.abort === true) as unknown as MockLanguageModelV3["doStream"]
       }),
-      ...(r.messages === undefined ? { prompt: r.turn.question } : { messages: [...r.messages] as Array<ModelMessage6> }),
+      ...(r.messages === undefined
+        ? { prompt: r.turn.question }
+        : { messages: [...r.messages] as Array<ModelMessage6> }),
       tools: Object.fromEntries(r.turn.calls.map((call) => {
         const own = aiTool6({ inputSchema: inputSchema(call), execute: run(call), ...needsApproval(call.tool) })
         const other = r.providerTools?.includes(call.tool) === true
           ? providerTool(call)
-          : withoutExecute(call) ? aiTool6({ inputSchema: inputSchema(call) }) : undefined
+          : withoutExecute(call)
+          ? aiTool6({ inputSchema: inputSchema(call) })
+          : undefined
         return [call.tool, other === undefined ? own : other as unknown as typeof own]
       })),
       stopWhen: last === undefined ? stepCountIs6(5) : [hasToolCall6(last), stepCountIs6(5)],
@@ -557,7 +586,9 @@ const runAiSdk = async (r: AiSdkRun): Promise<AiSdkResult> => {
       const own = aiTool({ inputSchema: inputSchema(call), execute: run(call), ...needsApproval(call.tool) })
       const other = r.providerTools?.includes(call.tool) === true
         ? providerTool(call)
-        : withoutExecute(call) ? aiTool({ inputSchema: inputSchema(call) }) : undefined
+        : withoutExecute(call)
+        ? aiTool({ inputSchema: inputSchema(call) })
+        : undefined
       return [call.tool, other === undefined ? own : other as unknown as typeof own]
     })),
     ...(r.toolApproval === undefined ? {} : { toolApproval: r.toolApproval }),
@@ -636,7 +667,9 @@ export const traceApprovalTurn = async (
   const scripted = approvalTurn()
   const [read, change] = scripted.calls
   // A change that fails throws `changeFails` once it is approved and runs.
-  const turn = options.changeFails === undefined ? scripted : { ...scripted, calls: [read!, { ...change!, error: options.changeFails }] }
+  const turn = options.changeFails === undefined
+    ? scripted
+    : { ...scripted, calls: [read!, { ...change!, error: options.changeFails }] }
   const stream = options.stream ?? false
   const gated = turn.calls.at(-1)!.tool
   const automatic = decision === "auto-approved" || decision === "auto-denied"
@@ -647,7 +680,9 @@ export const traceApprovalTurn = async (
     : options.config === "withoutExecute"
     ? { withoutExecute: [gated] }
     : { needsApproval: [gated] }
-  if (options.config === "withoutExecute" && decision !== "pending") throw new Error("a tool without execute is only left waiting")
+  if (options.config === "withoutExecute" && decision !== "pending") {
+    throw new Error("a tool without execute is only left waiting")
+  }
   const answer = decision.endsWith("denied") ? deniedAnswer : turn.answer ?? ""
   const toolStep = callStep(turn.calls)
   let first: AiSdkResult = { content: [], messages: [] }
@@ -656,7 +691,9 @@ export const traceApprovalTurn = async (
     first = await runAiSdk({ producer, turn, steps, stream, ...asks })
   })
   const approvalId = first.content.find((part) => part.type === "tool-approval-request")?.approvalId
-  if (decision !== "approved" && decision !== "denied") return { asked, ...(approvalId === undefined ? {} : { approvalId }) }
+  if (decision !== "approved" && decision !== "denied") {
+    return { asked, ...(approvalId === undefined ? {} : { approvalId }) }
+  }
   if (approvalId === undefined) throw new Error(`${producer}: the call asked for no approval`)
   const messages = [
     { role: "user", content: turn.question },
@@ -706,6 +743,12 @@ export const traceProviderSearchTurn = (producer: AiSdkProducer): Promise<string
   const turn = { ...refundTurn(), calls: refundTurn().calls.slice(0, 1) }
   return traced(`${producer} provider search`, async () => {
     const search = turn.calls[0]!
-    await runAiSdk({ producer, turn, steps: [providerRanStep(search, turn.answer ?? "")], stream: false, providerTools: [search.tool] })
+    await runAiSdk({
+      producer,
+      turn,
+      steps: [providerRanStep(search, turn.answer ?? "")],
+      stream: false,
+      providerTools: [search.tool]
+    })
   })
 }

@@ -61,7 +61,11 @@ export const runProtocol = async (
     id: c.id,
     passed: c.passed,
     ...(c.error === undefined ? {} : { error: c.error }),
-    expectations: c.expectations.map((e) => ({ kind: e.kind, passed: e.passed, ...(e.fact === undefined ? {} : { fact: e.fact }) }))
+    expectations: c.expectations.map((e) => ({
+      kind: e.kind,
+      passed: e.passed,
+      ...(e.fact === undefined ? {} : { fact: e.fact })
+    }))
   }))
   return { run, results, shown, dir }
 }

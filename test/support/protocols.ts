@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import type { Route } from "../../src/Schema/Protocol.js"
 import { type ProtocolName, protocols } from "../../src/Schema/Surface.js"
-import { type StandIn, start, type StandInOptions } from "../../src/StandIn/Server.js"
+import { type StandIn, type StandInOptions, start } from "../../src/StandIn/Server.js"
 
 /** Every protocol a live run speaks, this product's own first. */
 export const allProtocols: ReadonlyArray<ProtocolName> = protocols
@@ -38,23 +38,31 @@ export const routesOf: { readonly [P in ProtocolName]: ReadonlyArray<Route> } = 
 
 /** The name a route's failures go by on a protocol: LangGraph's reads are of the thread and its state. */
 export const shownRouteOf = (protocol: ProtocolName, route: Route): string =>
-  protocol === "langgraph" && route === "conversation" ? "thread" : protocol === "langgraph" && route === "trace" ? "state" : route
+  protocol === "langgraph" && route === "conversation"
+    ? "thread"
+    : protocol === "langgraph" && route === "trace"
+    ? "state"
+    : route
 
 /** The committed catalog with every surface speaking `protocol`: its own delete route, LangGraph without an endpoint. */
 const catalogJson = (protocol: ProtocolName): unknown => {
-  const committed = JSON.parse(readFileSync(defaultSurfacesFile, "utf8")) as { surfaces: Record<string, Record<string, unknown>> }
+  const committed = JSON.parse(readFileSync(defaultSurfacesFile, "utf8")) as {
+    surfaces: Record<string, Record<string, unknown>>
+  }
   if (protocol === "turn-eval") return committed
-  const surfaces = Object.fromEntries(Object.entries(committed.surfaces).map(([name, surface]) => {
-    const { endpoint, ...rest } = surface
-    const route = deleteRouteOf[protocol]
-    return [name, {
-      ...rest,
-      protocol,
-      // A LangGraph server serves every graph at its root: an endpoint would be a mount prefix.
-      ...(protocol === "langgraph" ? {} : { endpoint }),
-      ...(protocol === "ai-sdk" && route !== null ? { routes: { delete: route } } : {})
-    }]
-  }))
+  const surfaces = Object.fromEntries(
+    Object.entries(committed.surfaces).map(([name, surface]) => {
+      const { endpoint, ...rest } = surface
+      const route = deleteRouteOf[protocol]
+      return [name, {
+        ...rest,
+        protocol,
+        // A LangGraph server serves every graph at its root: an endpoint would be a mount prefix.
+        ...(protocol === "langgraph" ? {} : { endpoint }),
+        ...(protocol === "ai-sdk" && route !== null ? { routes: { delete: route } } : {})
+      }]
+    })
+  )
   return { ...committed, surfaces }
 }
 

@@ -53,7 +53,12 @@ const Timestamp = optional(Schema.Number)
 /** A tool result: text (often JSON), or AG-UI content parts. */
 const Content = Schema.Union(Schema.String, Schema.Array(Schema.Unknown))
 
-const Interrupt = Schema.Struct({ id: Id, reason: Schema.String, message: optional(Schema.String), toolCallId: optional(Id) })
+const Interrupt = Schema.Struct({
+  id: Id,
+  reason: Schema.String,
+  message: optional(Schema.String),
+  toolCallId: optional(Id)
+})
 type Interrupt = typeof Interrupt.Type
 
 const Outcome = Schema.Union(
@@ -68,9 +73,16 @@ const Outcome = Schema.Union(
 const AssistantMessage = Schema.Struct({
   role: Schema.Literal("assistant"),
   content: optional(Schema.String),
-  toolCalls: optional(Schema.Array(Schema.Struct({ id: Id, function: Schema.Struct({ name: Schema.String, arguments: Schema.String }) })))
+  toolCalls: optional(
+    Schema.Array(Schema.Struct({ id: Id, function: Schema.Struct({ name: Schema.String, arguments: Schema.String }) }))
+  )
 })
-const ToolMessage = Schema.Struct({ role: Schema.Literal("tool"), toolCallId: Id, content: Content, error: optional(Schema.String) })
+const ToolMessage = Schema.Struct({
+  role: Schema.Literal("tool"),
+  toolCallId: Id,
+  content: Content,
+  error: optional(Schema.String)
+})
 const readRoles = ["assistant", "tool", "user"]
 const SnapshotMessage = Schema.Union(
   AssistantMessage,
@@ -87,7 +99,11 @@ const events = {
   RUN_STARTED: Schema.Struct({ runId: Id }),
   TEXT_MESSAGE_START: Schema.Struct({ messageId: Id, role: optional(Schema.String) }),
   TEXT_MESSAGE_CONTENT: Schema.Struct({ messageId: Id, delta: Schema.String }),
-  TEXT_MESSAGE_CHUNK: Schema.Struct({ messageId: optional(Id), role: optional(Schema.String), delta: optional(Schema.String) }),
+  TEXT_MESSAGE_CHUNK: Schema.Struct({
+    messageId: optional(Id),
+    role: optional(Schema.String),
+    delta: optional(Schema.String)
+  }),
   TOOL_CALL_START: Schema.Struct({ toolCallId: Id, toolCallName: Schema.String, timestamp: Timestamp }),
   TOOL_CALL_ARGS: Schema.Struct({ toolCallId: Id, delta: Schema.String }),
   TOOL_CALL_CHUNK: Schema.Struct({
@@ -163,7 +179,12 @@ interface TextMessage {
 }
 
 type Ending =
-  | { readonly kind: "finished"; readonly outcome: typeof Outcome.Type | undefined; readonly index: number; readonly usage: unknown }
+  | {
+    readonly kind: "finished"
+    readonly outcome: typeof Outcome.Type | undefined
+    readonly index: number
+    readonly usage: unknown
+  }
   | { readonly kind: "error"; readonly usage: unknown }
 
 /** What a run's events have said so far. */
@@ -218,7 +239,9 @@ const readSnapshot = (run: Run, messages: ReadonlyArray<SnapshotMessage>, index:
     if (isAssistant(message)) {
       if (message.content !== undefined && message.content !== "") answers.push(message.content)
       for (const call of message.toolCalls ?? []) {
-        if (!run.calls.has(call.id)) startCall(run, call.id, call.function.name, undefined).args = call.function.arguments
+        if (!run.calls.has(call.id)) {
+          startCall(run, call.id, call.function.name, undefined).args = call.function.arguments
+        }
       }
     } else if (isTool(message) && run.calls.has(message.toolCallId)) {
       // A tool message of a call no message names cannot be told as any tool's execution.
@@ -256,7 +279,9 @@ const readEvent = (run: Run, event: Event, index: number): string | undefined =>
       return
     case "TOOL_CALL_ARGS": {
       const call = run.calls.get(event.toolCallId)
-      if (call === undefined) return `event ${index} (TOOL_CALL_ARGS): tool call ${quoted(event.toolCallId)} was never started`
+      if (call === undefined) {
+        return `event ${index} (TOOL_CALL_ARGS): tool call ${quoted(event.toolCallId)} was never started`
+      }
       call.args += event.delta
       return
     }
@@ -295,7 +320,9 @@ const readEvent = (run: Run, event: Event, index: number): string | undefined =>
  */
 const usageOf = (usage: unknown): Usage | undefined =>
   Array.isArray(usage)
-    ? summedUsage(usage.flatMap((entry) => isRecord(entry) ? [[entry["inputTokens"], entry["outputTokens"]] as const] : []))
+    ? summedUsage(
+      usage.flatMap((entry) => isRecord(entry) ? [[entry["inputTokens"], entry["outputTokens"]] as const] : [])
+    )
     : undefined
 
 /**
@@ -388,7 +415,9 @@ export const readAgUiEvents = (wire: ReadonlyArray<unknown>, context: ReadContex
   }
   for (const [callId, result] of run.results) {
     if (!run.calls.has(callId)) {
-      return Either.left(`event ${result.index} (TOOL_CALL_RESULT): answers tool call ${quoted(callId)}, which was never started`)
+      return Either.left(
+        `event ${result.index} (TOOL_CALL_RESULT): answers tool call ${quoted(callId)}, which was never started`
+      )
     }
   }
 
@@ -432,9 +461,12 @@ export const agUiProtocol: LiveProtocol = {
       const ids: AgUiIds = { threadId: asking.newId(), runId: asking.newId(), messageId: asking.newId() }
       const body = agUiRunInput(asking.testCase.question, ids, asking.surface.request?.body)
       const events = yield* askInGenerated(asking, ids.threadId, "thread id", askForEvents(asking, body))
-      return yield* Either.match(readAgUiEvents(events, { ...asking.context, conversationId: ids.threadId }, ids.runId), {
-        onLeft: (why) => Effect.fail(failure("ask", why)),
-        onRight: Effect.succeed
-      })
+      return yield* Either.match(
+        readAgUiEvents(events, { ...asking.context, conversationId: ids.threadId }, ids.runId),
+        {
+          onLeft: (why) => Effect.fail(failure("ask", why)),
+          onRight: Effect.succeed
+        }
+      )
     })
 }

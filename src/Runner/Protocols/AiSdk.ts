@@ -104,7 +104,11 @@ const shapes = {
   "tool-output-available": { toolCallId: required("string") },
   "tool-output-error": { toolCallId: required("string"), errorText: required("string") },
   "tool-output-denied": { toolCallId: required("string") },
-  "tool-approval-request": { approvalId: required("string"), toolCallId: required("string"), isAutomatic: optional("boolean") },
+  "tool-approval-request": {
+    approvalId: required("string"),
+    toolCallId: required("string"),
+    isAutomatic: optional("boolean")
+  },
   "tool-approval-response": { approvalId: required("string"), approved: required("boolean") },
   "source-url": { sourceId: required("string"), url: required("string") },
   "source-document": { sourceId: required("string"), mediaType: required("string"), title: required("string") }
@@ -118,7 +122,13 @@ type Chunk = Record<string, unknown> & { readonly type: KnownType }
 const isKnown = (type: string): type is KnownType => Object.hasOwn(shapes, type)
 
 const kindOf = (value: unknown): Kind | undefined =>
-  typeof value === "string" ? "string" : typeof value === "boolean" ? "boolean" : Array.isArray(value) ? "array" : undefined
+  typeof value === "string"
+    ? "string"
+    : typeof value === "boolean"
+    ? "boolean"
+    : Array.isArray(value)
+    ? "array"
+    : undefined
 
 /** What is wrong with a chunk's fields, if anything. */
 const shapeProblem = (chunk: Record<string, unknown>, type: KnownType): string | undefined => {
@@ -286,7 +296,10 @@ const proposalOf = (waiting: ReadonlyArray<Call>): Proposal | null => {
   return {
     id: first.pendingApproval,
     summary: waiting.map((call) => call.tool).join(", "),
-    actions: waiting.map((call) => ({ tool: call.tool, ...(call.input === undefined ? {} : { input: call.input.value }) }))
+    actions: waiting.map((call) => ({
+      tool: call.tool,
+      ...(call.input === undefined ? {} : { input: call.input.value })
+    }))
   }
 }
 

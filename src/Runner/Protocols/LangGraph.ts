@@ -9,13 +9,21 @@
 import { Effect, Either, Option, Ref, Schema } from "effect"
 import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
 import { isRecord } from "../../Schema/Decode.js"
+import type { TurnError } from "../../Schema/Errors.js"
 import { inert } from "../../Schema/Inert.js"
 import { quoted } from "../../Schema/Shown.js"
-import { type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
-import type { TurnError } from "../../Schema/Errors.js"
 import type { Surface } from "../../Schema/Surface.js"
+import { type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
 import { type Answered, failure, isWebPage, type RouteName, webPage } from "../Transport.js"
-import { type Asking, fillTemplate, type LiveProtocol, postQuestion, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
+import {
+  type Asking,
+  fillTemplate,
+  type LiveProtocol,
+  postQuestion,
+  type Read,
+  type ReadContext,
+  toolErrorText
+} from "./Protocol.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
 export interface LangGraphEvent {
@@ -56,13 +64,20 @@ export interface RunIds {
  * one user message, or the surface's `request.input` template filled with `{question}`,
  * `{conversationId}` (the thread id) and `{messageId}`.
  */
-export const langGraphRunBody = (assistantId: string, question: string, inputTemplate?: unknown, ids: RunIds = {}): unknown => {
+export const langGraphRunBody = (
+  assistantId: string,
+  question: string,
+  inputTemplate?: unknown,
+  ids: RunIds = {}
+): unknown => {
   const values: Record<string, string> = { question }
   if (ids.conversationId !== undefined) values["conversationId"] = ids.conversationId
   if (ids.messageId !== undefined) values["messageId"] = ids.messageId
   return {
     assistant_id: assistantId,
-    input: inputTemplate === undefined ? { messages: [{ role: "user", content: question }] } : fillTemplate(inputTemplate, values)
+    input: inputTemplate === undefined
+      ? { messages: [{ role: "user", content: question }] }
+      : fillTemplate(inputTemplate, values)
   }
 }
 
@@ -78,9 +93,17 @@ export const runIdFromLocation = (location: string | null | undefined): string |
 type Kind = "human" | "ai" | "tool" | "other"
 
 const kinds: Readonly<Record<string, Kind>> = {
-  human: "human", user: "human", HumanMessage: "human", HumanMessageChunk: "human",
-  ai: "ai", assistant: "ai", AIMessage: "ai", AIMessageChunk: "ai",
-  tool: "tool", ToolMessage: "tool", ToolMessageChunk: "tool"
+  human: "human",
+  user: "human",
+  HumanMessage: "human",
+  HumanMessageChunk: "human",
+  ai: "ai",
+  assistant: "ai",
+  AIMessage: "ai",
+  AIMessageChunk: "ai",
+  tool: "tool",
+  ToolMessage: "tool",
+  ToolMessageChunk: "tool"
 }
 
 /** A message's kind, from its `type` (LangChain's dict form) or its `role` (the OpenAI-style form). */
@@ -108,9 +131,13 @@ const messagesOf = (state: unknown): Either.Either<ReadonlyArray<Record<string, 
   if (!isRecord(state)) return Either.left(`thread state: expected an object with "values", got ${got(state)}`)
   const values = state["values"]
   const messages = isRecord(values) ? values["messages"] : undefined
-  if (!Array.isArray(messages)) return Either.left(`thread state: values.messages: expected a list of messages, got ${got(messages)}`)
+  if (!Array.isArray(messages)) {
+    return Either.left(`thread state: values.messages: expected a list of messages, got ${got(messages)}`)
+  }
   const bad = messages.findIndex((m) => !isRecord(m))
-  if (bad >= 0) return Either.left(`thread state: values.messages[${bad}]: expected a message object, got ${got(messages[bad])}`)
+  if (bad >= 0) {
+    return Either.left(`thread state: values.messages[${bad}]: expected a message object, got ${got(messages[bad])}`)
+  }
   return Either.right(messages.filter(isRecord))
 }
 
@@ -194,10 +221,12 @@ const interruptsOf = (wire: LangGraphWire): ReadonlyArray<Interrupt> => {
   }
   if (isRecord(wire.state)) {
     const tasks = wire.state["tasks"]
-    if (Array.isArray(tasks)) for (const task of tasks) if (isRecord(task)) found.push(...interruptsIn(task["interrupts"]))
+    if (Array.isArray(tasks)) {
+      for (const task of tasks) if (isRecord(task)) found.push(...interruptsIn(task["interrupts"]))
+    }
     const own = wire.state["interrupts"]
     found.push(...interruptsIn(own))
-    if (isRecord(own)) for (const list of Object.values(own)) found.push(...interruptsIn(list))
+    if (isRecord(own)) { for (const list of Object.values(own)) found.push(...interruptsIn(list)) }
   }
   return found
 }
@@ -235,7 +264,9 @@ const turnIdOf = (wire: LangGraphWire, conversationId: string, at: number): stri
   const runIdIn = (value: unknown): string | undefined =>
     isRecord(value) && typeof value["run_id"] === "string" && value["run_id"] !== "" ? value["run_id"] : undefined
   return wire.runId ??
-    (wire.events ?? []).filter((e) => e.event === "metadata").map((e) => runIdIn(e.data)).find((id) => id !== undefined) ??
+    (wire.events ?? []).filter((e) => e.event === "metadata").map((e) => runIdIn(e.data)).find((id) =>
+      id !== undefined
+    ) ??
     (isRecord(wire.state) ? runIdIn(wire.state["metadata"]) : undefined) ??
     `${conversationId}:${at}`
 }
@@ -273,7 +304,9 @@ export const readLangGraphTurn = (wire: LangGraphWire, context: ReadContext): Re
     const interrupts = interruptsOf(wire)
     const outcome = failed(wire)
       ? "error"
-      : statusOf(wire.thread) === "interrupted" || interrupts.length > 0 ? "awaiting-approval" : "answered"
+      : statusOf(wire.thread) === "interrupted" || interrupts.length > 0
+      ? "awaiting-approval"
+      : "answered"
     const usage = usageOf(ai)
     return Either.right({
       answer,
@@ -350,10 +383,15 @@ export const langGraphProtocol: LiveProtocol = {
       const threadPath = `${threadsOf(surface)}/${encodeURIComponent(threadId)}`
       const runPath = `${threadPath}/runs/wait`
       yield* at("ask", "POST", runPath)
-      const body = langGraphRunBody(langGraphAssistantId(testCase.surface, surface), testCase.question, surface.request?.input, {
-        conversationId: threadId,
-        messageId: asking.newId()
-      })
+      const body = langGraphRunBody(
+        langGraphAssistantId(testCase.surface, surface),
+        testCase.question,
+        surface.request?.input,
+        {
+          conversationId: threadId,
+          messageId: asking.newId()
+        }
+      )
       // The question is not re-posted after a connection that may have reached the server: that would run it twice.
       const sent = yield* postQuestion(asking, "ask", runPath, { body })
       if (sent.response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)

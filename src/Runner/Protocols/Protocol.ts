@@ -72,7 +72,12 @@ export interface Asking {
    * Says which request the case is making: every failure from now names it (method and URL), and a
    * timeout what `retrying` (default `state.retrying`) says that request was retrying.
    */
-  readonly at: (route: RouteName, method: string, path: string, retrying?: Ref.Ref<Option.Option<string>>) => Effect.Effect<void>
+  readonly at: (
+    route: RouteName,
+    method: string,
+    path: string,
+    retrying?: Ref.Ref<Option.Option<string>>
+  ) => Effect.Effect<void>
   /** A fresh random id (a UUID), for protocols whose client names the conversation. */
   readonly newId: () => string
 }
@@ -121,14 +126,22 @@ export const postQuestion = (
   const attempt = Effect.zipRight(Ref.set(state.phase, "sending"), transport.send(route, "POST", path, options)).pipe(
     Effect.tap((sent) => sent.response === undefined ? answered(sent) : Effect.void),
     Effect.tapError((error) =>
-      error._tag === "TransportFailure" && error.reached ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`)) : Effect.void
+      error._tag === "TransportFailure" && error.reached
+        ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
+        : Effect.void
     ),
-    Effect.catchTag("TransportFailure", (error): Effect.Effect<never, RunStopped | TransportFailure> =>
-      !error.reached && !transport.connected()
-        ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(path).href, why: error.reason }))
-        : Effect.fail(error))
+    Effect.catchTag(
+      "TransportFailure",
+      (error): Effect.Effect<never, RunStopped | TransportFailure> =>
+        !error.reached && !transport.connected()
+          ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(path).href, why: error.reason }))
+          : Effect.fail(error)
+    )
   )
-  return transport.withRetries(route, [429, 503], attempt, false, state.retrying, { stopping: state.stopping, phase: state.phase })
+  return transport.withRetries(route, [429, 503], attempt, false, state.retrying, {
+    stopping: state.stopping,
+    phase: state.phase
+  })
 }
 
 /**
@@ -139,13 +152,18 @@ export const postQuestion = (
  */
 export const fillTemplate = (template: unknown, values: Readonly<Record<string, string>>, depth = 0): unknown => {
   if (typeof template === "string") {
-    return template.replace(/\{([A-Za-z][A-Za-z0-9]*)\}/g, (whole, name: string) => Object.hasOwn(values, name) ? values[name]! : whole)
+    return template.replace(
+      /\{([A-Za-z][A-Za-z0-9]*)\}/g,
+      (whole, name: string) => Object.hasOwn(values, name) ? values[name]! : whole
+    )
   }
   // A template is the catalog's own JSON; the bound only keeps a pathological one from overflowing the stack.
   if (depth > 64) return template
   if (Array.isArray(template)) return template.map((item) => fillTemplate(item, values, depth + 1))
   if (typeof template === "object" && template !== null) {
-    return Object.fromEntries(Object.entries(template).map(([key, item]) => [key, fillTemplate(item, values, depth + 1)]))
+    return Object.fromEntries(
+      Object.entries(template).map(([key, item]) => [key, fillTemplate(item, values, depth + 1)])
+    )
   }
   return template
 }

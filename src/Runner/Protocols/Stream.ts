@@ -28,7 +28,12 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
       yield* transport.discard("ask", response)
       return yield* isWebPage(contentType)
         ? webPage("ask", response.status, transport.urlOf(endpoint).href)
-        : failure("ask", `expected an event stream (text/event-stream), got ${contentType === "" ? "no content type" : JSON.stringify(contentType)}`)
+        : failure(
+          "ask",
+          `expected an event stream (text/event-stream), got ${
+            contentType === "" ? "no content type" : JSON.stringify(contentType)
+          }`
+        )
     }
     const frames: Array<unknown> = []
     yield* transport.eventData("ask", response).pipe(

@@ -9,14 +9,7 @@ import { decodeValue, isRecord, tooDeep } from "../../Schema/Decode.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
 import { fastTurnTrace, TurnTrace } from "../../Schema/Trace.js"
-import {
-  failure,
-  headerText,
-  isEventStream,
-  isWebPage,
-  quoteId,
-  webPage
-} from "../Transport.js"
+import { failure, headerText, isEventStream, isWebPage, quoteId, webPage } from "../Transport.js"
 import { type Asking, type LiveProtocol, postQuestion } from "./Protocol.js"
 
 /**
@@ -30,7 +23,9 @@ export const fastAskIds = (value: unknown): typeof AskIds.Type | undefined => {
   const hasTurn = Object.hasOwn(value, "turnId")
   const conversationId = value["conversationId"]
   const turnId = value["turnId"]
-  if ((hasConversation && typeof conversationId !== "string") || (hasTurn && typeof turnId !== "string")) return undefined
+  if ((hasConversation && typeof conversationId !== "string") || (hasTurn && typeof turnId !== "string")) {
+    return undefined
+  }
   return {
     ...(hasConversation ? { conversationId: conversationId as string } : {}),
     ...(hasTurn ? { turnId: turnId as string } : {})
@@ -41,7 +36,8 @@ export const fastAskIds = (value: unknown): typeof AskIds.Type | undefined => {
  * An object whose own keys include `__proto__` (JSON can name it) is left to the schema: decoding
  * gives such an object another prototype in place of the key, and the fast path must give what it gives.
  */
-const isPlain = (value: unknown): value is Record<string, unknown> => isRecord(value) && !Object.hasOwn(value, "__proto__")
+const isPlain = (value: unknown): value is Record<string, unknown> =>
+  isRecord(value) && !Object.hasOwn(value, "__proto__")
 
 const isMessage = (value: unknown): boolean =>
   isPlain(value) && typeof value["role"] === "string" && typeof value["content"] === "string" &&
@@ -49,7 +45,8 @@ const isMessage = (value: unknown): boolean =>
 
 /** `Conversation` checked without the schema, as `fastTurnTrace` checks a trace: a conversation is used as it is. */
 export const fastConversation = (value: unknown): Conversation | undefined =>
-  isPlain(value) && typeof value["id"] === "string" && Array.isArray(value["messages"]) && value["messages"].every(isMessage)
+  isPlain(value) && typeof value["id"] === "string" && Array.isArray(value["messages"]) &&
+    value["messages"].every(isMessage)
     ? value as unknown as Conversation
     : undefined
 
@@ -132,12 +129,18 @@ const ask = (asking: Asking) =>
     if (conversationId === undefined) return yield* failure("ask", "the answer carries no conversationId")
     yield* Ref.set(state.unsure, Option.none())
     if (answerIds.length > 1) {
-      return yield* failure("ask", `named ${answerIds.length} conversations (${answerIds.map(quoteId).join(", ")}); each is deleted`)
+      return yield* failure(
+        "ask",
+        `named ${answerIds.length} conversations (${answerIds.map(quoteId).join(", ")}); each is deleted`
+      )
     }
     if (turnId === undefined) return yield* failure("ask", "the answer carries no turnId")
     const turnProblem = idProblem(turnId)
     if (turnProblem !== undefined) {
-      return yield* failure("ask", `refused the turn id ${quoteId(turnId)}: it ${turnProblem}; no request is made with it`)
+      return yield* failure(
+        "ask",
+        `refused the turn id ${quoteId(turnId)}: it ${turnProblem}; no request is made with it`
+      )
     }
     return { conversationId, turnId }
   }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))

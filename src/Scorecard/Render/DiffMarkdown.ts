@@ -12,7 +12,12 @@ import { escapeMarkdown } from "./Markdown.js"
 const list = (title: string, cases: ReadonlyArray<{ id: string; surface: string }>): ReadonlyArray<string> =>
   cases.length === 0
     ? []
-    : ["", `**${title} (${cases.length})**: ${cases.map((c) => `${escapeMarkdown(c.surface)} / ${escapeMarkdown(c.id)}`).join(", ")}`]
+    : [
+      "",
+      `**${title} (${cases.length})**: ${
+        cases.map((c) => `${escapeMarkdown(c.surface)} / ${escapeMarkdown(c.id)}`).join(", ")
+      }`
+    ]
 
 /** Renders a diff as a Markdown section; `against` names the older run. */
 export const renderDiffMarkdown = (diff: RunDiff, against: string): string => {
@@ -25,7 +30,13 @@ export const renderDiffMarkdown = (diff: RunDiff, against: string): string => {
   ]
   if (!diff.sameSet) lines.push("", "The runs covered different case sets; cases are compared by id.")
   if (diff.regressions.length > 0) {
-    lines.push("", `**Regressions (${diff.regressions.length})**`, "", "| surface | case | facts now |", "| --- | --- | --- |")
+    lines.push(
+      "",
+      `**Regressions (${diff.regressions.length})**`,
+      "",
+      "| surface | case | facts now |",
+      "| --- | --- | --- |"
+    )
     for (const c of diff.regressions) {
       const facts = failingFacts(c.now).map((f) => escapeMarkdown(showFact(f))).join("<br>")
       lines.push(`| ${escapeMarkdown(c.surface)} | ${escapeMarkdown(c.id)} | ${facts} |`)

@@ -15,13 +15,18 @@ export const showRateChange = (from: number, to: number): string => {
 }
 
 /** Renders a diff for the terminal; `against` names the older run. */
-export const renderDiffPretty = (diff: RunDiff, options: { readonly color: boolean; readonly against: string }): string => {
+export const renderDiffPretty = (
+  diff: RunDiff,
+  options: { readonly color: boolean; readonly against: string }
+): string => {
   const red = paint(options.color, "31")
   const green = paint(options.color, "32")
   const bold = paint(options.color, "1")
   const lines = [
     bold(
-      `compared with ${inert(options.against)}: pass rate ${showRate(diff.passRate.from)} → ${showRate(diff.passRate.to)} (${
+      `compared with ${inert(options.against)}: pass rate ${showRate(diff.passRate.from)} → ${
+        showRate(diff.passRate.to)
+      } (${
         showRateChange(diff.passRate.from, diff.passRate.to)
       }) · ${diff.passed.from}/${diff.total.from} → ${diff.passed.to}/${diff.total.to} passed`
     )
@@ -30,8 +35,12 @@ export const renderDiffPretty = (diff: RunDiff, options: { readonly color: boole
   if (diff.repeat.from !== diff.repeat.to) {
     lines.push(`  the runs repeated each case a different number of times (${diff.repeat.from} and ${diff.repeat.to})`)
   }
-  const width = Math.max(0, ...[...diff.regressions, ...diff.fixes, ...diff.added, ...diff.removed].map((c) => label(c.surface).length))
-  const row = (mark: string, c: { surface: string; id: string }) => `  ${mark} ${label(c.surface).padEnd(width)}  ${label(c.id)}`
+  const width = Math.max(
+    0,
+    ...[...diff.regressions, ...diff.fixes, ...diff.added, ...diff.removed].map((c) => label(c.surface).length)
+  )
+  const row = (mark: string, c: { surface: string; id: string }) =>
+    `  ${mark} ${label(c.surface).padEnd(width)}  ${label(c.id)}`
   if (diff.regressions.length > 0) {
     lines.push(red(`regressed ${diff.regressions.length}:`))
     for (const c of diff.regressions) {

@@ -17,12 +17,10 @@ export interface GitHubOptions {
 }
 
 // A workflow command's message: `%`, CR and LF escaped, so a message cannot end its command or start another.
-const escapeData = (value: string): string =>
-  value.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A")
+const escapeData = (value: string): string => value.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A")
 
 // A workflow command's property value: as a message, and `:` and `,` escaped too.
-const escapeProperty = (value: string): string =>
-  escapeData(value).replace(/:/g, "%3A").replace(/,/g, "%2C")
+const escapeProperty = (value: string): string => escapeData(value).replace(/:/g, "%3A").replace(/,/g, "%2C")
 
 const command = (
   level: "error" | "warning",
@@ -106,7 +104,13 @@ export const caseLines = (text: string): ReadonlyMap<string, number> => {
       line++
       i++
     } else if (c === "{" || c === "[") {
-      stack.push({ kind: c === "{" ? "object" : "array", under: top?.key, key: undefined, keyLine: line, expectKey: c === "{" })
+      stack.push({
+        kind: c === "{" ? "object" : "array",
+        under: top?.key,
+        key: undefined,
+        keyLine: line,
+        expectKey: c === "{"
+      })
       if (top?.kind === "array") top.key = undefined
       i++
     } else if (c === "}" || c === "]") {

@@ -8,8 +8,8 @@
  * Pure.
  */
 import { createHash } from "node:crypto"
-import { inert, inertLines } from "../../Schema/Inert.js"
 import type { FloorChange } from "../../Schema/Baseline.js"
+import { inert, inertLines } from "../../Schema/Inert.js"
 import type { Attempt, CaseResult, ExpectationResult, KeptTurn, RunResult } from "../../Schema/Result.js"
 import { clipped } from "../../Schema/Shown.js"
 import { surfaced } from "../../Schema/Trace.js"
@@ -60,7 +60,12 @@ interface PageTurn {
   /** The paths of the citations that matched a surfaced item, each once. */
   readonly surfaced: ReadonlyArray<string>
   readonly executions: ReadonlyArray<PageExecution>
-  readonly proposal?: { readonly id: string; readonly summary?: string; readonly status?: string; readonly actions?: string }
+  readonly proposal?: {
+    readonly id: string
+    readonly summary?: string
+    readonly status?: string
+    readonly actions?: string
+  }
   readonly usage?: { readonly inputTokens: number; readonly outputTokens: number }
   readonly omitted?: { readonly toolExecutions?: number; readonly citations?: number }
 }
@@ -94,7 +99,10 @@ export interface PageCase {
   /** With `--compare`: how the verdict changed, and the older run's failing facts. */
   readonly change?: {
     readonly kind: "regression" | "fix"
-    readonly then: { readonly passed: boolean; readonly facts: ReadonlyArray<{ readonly kind: string; readonly fact: string }> }
+    readonly then: {
+      readonly passed: boolean
+      readonly facts: ReadonlyArray<{ readonly kind: string; readonly fact: string }>
+    }
   }
 }
 
@@ -227,7 +235,12 @@ const pageCase = (c: CaseResult, change: PageCase["change"] | undefined): PageCa
 /** The page's data: the run's figures, and its cases failing first (failed, errored, flaky, passed), each group in golden-set order. */
 export const pageData = (result: RunResult, options: HtmlOptions = {}): PageData => {
   const changes = new Map<string, NonNullable<PageCase["change"]>>()
-  for (const [kind, list] of [["regression", options.diff?.diff.regressions ?? []], ["fix", options.diff?.diff.fixes ?? []]] as const) {
+  for (
+    const [kind, list] of [["regression", options.diff?.diff.regressions ?? []], [
+      "fix",
+      options.diff?.diff.fixes ?? []
+    ]] as const
+  ) {
     for (const changed of list) {
       changes.set(changed.id, {
         kind,
@@ -262,7 +275,9 @@ export const pageData = (result: RunResult, options: HtmlOptions = {}): PageData
       passRate: result.passRate,
       passRateShown: showRate(result.passRate),
       floor: result.floor,
-      ...(result.floor === null ? { noFloor: line(options.noFloor ?? noFloorYet) } : { floorShown: showRate(result.floor) }),
+      ...(result.floor === null
+        ? { noFloor: line(options.noFloor ?? noFloorYet) }
+        : { floorShown: showRate(result.floor) }),
       total: result.total,
       passedCount: result.passedCount,
       counts,
@@ -302,7 +317,8 @@ export const scriptJson = (data: unknown): string =>
   JSON.stringify(data).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029")
 
 /** The CSP source that allows exactly this inline script or style: `'sha256-…'` of its text. */
-export const cspHash = (text: string): string => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
+export const cspHash = (text: string): string =>
+  `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
 
 /**
  * The page's policy: nothing may load — no script, style, font, image, frame or request — but its own
@@ -320,7 +336,11 @@ export const contentSecurityPolicy = (script: string, style: string): string =>
 
 // The title is made of figures only, so it needs no escaping.
 const title = (data: PageData): string => {
-  const verdict = data.run.verdict === "holds" ? "holds the floor" : data.run.verdict === "below" ? "below the floor" : "no floor"
+  const verdict = data.run.verdict === "holds"
+    ? "holds the floor"
+    : data.run.verdict === "below"
+    ? "below the floor"
+    : "no floor"
   return `turn-eval: ${data.run.passedCount}/${data.run.total} passed · ${verdict}`
 }
 

@@ -32,7 +32,8 @@ export interface JUnitOptions {
 }
 
 // Code units XML 1.0 cannot hold: C0 controls other than tab, LF and CR, U+FFFE, U+FFFF and lone surrogates.
-const notXml = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+const notXml =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /** Untrusted text made safe for an XML 1.0 document: inert, then what XML cannot hold written as `\uXXXX`. */
 export const xmlSafe = (value: string): string =>
@@ -175,7 +176,9 @@ export const renderJUnit = (result: RunResult, options: JUnitOptions = {}): stri
         ])
       }>`,
       "    <properties>",
-      ...properties(result).map(([name, value]) => `      <property${attributes([["name", name], ["value", value]])}/>`),
+      ...properties(result).map(([name, value]) =>
+        `      <property${attributes([["name", name], ["value", value]])}/>`
+      ),
       "    </properties>",
       ...cases.map((c) => testcase(c, options)),
       "    <system-out/>",

@@ -37,7 +37,9 @@ const fact = (f: Fact): string => `**${escapeMarkdown(f.kind)}**: ${escapeMarkdo
 const headline = (result: RunResult, options: MarkdownOptions): ReadonlyArray<string> => {
   const verdict = result.floor === null || result.passed === null
     ? "➖ no floor"
-    : result.passed ? "✅ holds the floor" : "❌ below the floor"
+    : result.passed
+    ? "✅ holds the floor"
+    : "❌ below the floor"
   const floor = result.floor === null ? options.noFloor ?? noFloorYet : `floor **${showRate(result.floor)}**`
   const shape = [
     ...(result.repeat === undefined
@@ -61,9 +63,8 @@ const headline = (result: RunResult, options: MarkdownOptions): ReadonlyArray<st
 const factsCell = (c: CaseResult): string =>
   c.attempts === undefined
     ? failingFacts(c).map(fact).join("<br>")
-    : attemptsOf(c).map((a, i) =>
-      `attempt ${i + 1}: ${a.passed ? "passed" : failingFacts(a).map(fact).join("; ")}`
-    ).join("<br>")
+    : attemptsOf(c).map((a, i) => `attempt ${i + 1}: ${a.passed ? "passed" : failingFacts(a).map(fact).join("; ")}`)
+      .join("<br>")
 
 const failingSection = (cases: ReadonlyArray<CaseResult>): ReadonlyArray<string> => [
   `### ❌ Failing (${cases.length})`,

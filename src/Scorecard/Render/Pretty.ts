@@ -18,18 +18,24 @@ export interface PrettyOptions {
 }
 
 /** Text in an ANSI style (`code`, e.g. 31 for red) when `on`, plain otherwise. */
-export const paint = (on: boolean, code: string) => (text: string): string => on ? `\u001b[${code}m${text}\u001b[0m` : text
+export const paint = (on: boolean, code: string) => (text: string): string =>
+  on ? `\u001b[${code}m${text}\u001b[0m` : text
 
 /** A name from the results as the scorecard shows it: clipped, so padding to it cannot swamp the scorecard, and inert. */
 export const label = (name: string): string => inert(shown(name))
 
 /** The width of the surface column for these surfaces, as the scorecard shows them. */
-export const surfaceWidth = (surfaces: ReadonlyArray<string>): number => Math.max(...surfaces.map((s) => label(s).length), 0)
+export const surfaceWidth = (surfaces: ReadonlyArray<string>): number =>
+  Math.max(...surfaces.map((s) => label(s).length), 0)
 
 /** One case's line of the scorecard: `✓ docs       docs.refund-window-cites-source`. */
 export const caseLine = (c: CaseResult, width: number, color: boolean): string => {
   const verdict = flakiness(c).verdict
-  const mark = verdict === "passed" ? paint(color, "32")("✓") : verdict === "flaky" ? paint(color, "33")("~") : paint(color, "31")("✗")
+  const mark = verdict === "passed"
+    ? paint(color, "32")("✓")
+    : verdict === "flaky"
+    ? paint(color, "33")("~")
+    : paint(color, "31")("✗")
   return `${mark} ${paint(color, "2")(label(c.surface).padEnd(width))}  ${label(c.id)}`
 }
 
@@ -59,7 +65,9 @@ export const renderPretty = (result: RunResult, options: PrettyOptions): string 
     if (how.verdict === "flaky") {
       lines.push(`    ${yellow("flaky")}  ${how.passedAttempts} of ${how.attempts} attempts passed`)
       attemptsOf(c).forEach((attempt, i) => {
-        for (const f of failingFacts(attempt)) lines.push(`    ${dim(`attempt ${i + 1}`)}  ${red(f.kind)}  ${inert(f.fact)}`)
+        for (const f of failingFacts(attempt)) {
+          lines.push(`    ${dim(`attempt ${i + 1}`)}  ${red(f.kind)}  ${inert(f.fact)}`)
+        }
       })
     } else if (how.verdict === "failed") {
       if (k > 1) lines.push(`    ${red("failed")}  all ${k} attempts; the first:`)

@@ -15,13 +15,24 @@ import { isRecord } from "../../Schema/Decode.js"
 import type { AssistantTurn } from "../Assistant.js"
 import { injure, notJson, padding, readJson, sendJson, sseFrame, writeStream, wrongShape } from "../Http.js"
 import type { Store } from "../Store.js"
-import { deltas, type Handler, type Incoming, type MakeWire, pendingActions, type ServedSurface, surfacesOf } from "./Wire.js"
+import {
+  deltas,
+  type Handler,
+  type Incoming,
+  type MakeWire,
+  pendingActions,
+  type ServedSurface,
+  surfacesOf
+} from "./Wire.js"
 
 /** One AG-UI event. */
 export type AgUiEvent = { readonly type: string } & Readonly<Record<string, unknown>>
 
 /** The headers an AG-UI event stream is answered with. */
-export const agUiHeaders: Readonly<Record<string, string>> = { "content-type": "text/event-stream", "cache-control": "no-cache" }
+export const agUiHeaders: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache"
+}
 
 /** The text a tool result carries: the output as JSON (text as it is), or the error after `Error: `. */
 export const resultContent = (execution: AssistantTurn["toolExecutions"][number]): string =>
@@ -43,7 +54,13 @@ export const agUiEvents = (turn: AssistantTurn, threadId: string, runId: string)
     const toolCallId = `${runId}-call-${i + 1}`
     return [
       ...toolCall(toolCallId, execution.tool, execution.input),
-      { type: "TOOL_CALL_RESULT", messageId: `${runId}-result-${i + 1}`, toolCallId, content: resultContent(execution), role: "tool" }
+      {
+        type: "TOOL_CALL_RESULT",
+        messageId: `${runId}-result-${i + 1}`,
+        toolCallId,
+        content: resultContent(execution),
+        role: "tool"
+      }
     ]
   })
   const started: AgUiEvent = { type: "RUN_STARTED", threadId, runId }
@@ -85,7 +102,9 @@ export const agUiEvents = (turn: AssistantTurn, threadId: string, runId: string)
 }
 
 /** The question a run asks, and its thread and run ids: the text of the input's last user message. */
-export const runInputOf = (body: unknown): { readonly threadId: string; readonly runId: string; readonly question: string } | undefined => {
+export const runInputOf = (
+  body: unknown
+): { readonly threadId: string; readonly runId: string; readonly question: string } | undefined => {
   if (!isRecord(body) || typeof body["threadId"] !== "string" || typeof body["runId"] !== "string") return undefined
   if (body["threadId"] === "" || body["runId"] === "" || !Array.isArray(body["messages"])) return undefined
   const last = [...body["messages"]].reverse().find((m) => isRecord(m) && m["role"] === "user")
@@ -93,12 +112,14 @@ export const runInputOf = (body: unknown): { readonly threadId: string; readonly
   const question = typeof content === "string"
     ? content
     : Array.isArray(content)
-    ? content.flatMap((p) => isRecord(p) && p["type"] === "text" && typeof p["text"] === "string" ? [p["text"]] : []).join("")
+    ? content.flatMap((p) => isRecord(p) && p["type"] === "text" && typeof p["text"] === "string" ? [p["text"]] : [])
+      .join("")
     : undefined
   return question === undefined ? undefined : { threadId: body["threadId"], runId: body["runId"], question }
 }
 
-const usage = "expected a RunAgentInput {\"threadId\", \"runId\", \"messages\": [{\"id\", \"role\": \"user\", \"content\": QUESTION}], …}"
+const usage =
+  "expected a RunAgentInput {\"threadId\", \"runId\", \"messages\": [{\"id\", \"role\": \"user\", \"content\": QUESTION}], …}"
 
 const handleRun = async (store: Store, request: IncomingMessage, response: ServerResponse, surface: ServedSurface) => {
   const input = runInputOf(await readJson(request))
@@ -106,14 +127,19 @@ const handleRun = async (store: Store, request: IncomingMessage, response: Serve
   const fault = store.faultFor("ask", input.question)
   if (fault?.kind === "wrong-shape") return writeStream(response, agUiHeaders, [sseFrame(wrongShape)])
   if (fault?.kind === "not-json") return notJson(response)
-  if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" && fault.kind !== "id") {
+  if (
+    fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
+    fault.kind !== "id"
+  ) {
     return injure(response, "ask", fault, request.url ?? "/", {})
   }
   const turn = store.answer(surface.name, input.question, store.nextAsk(input.question))
   const frames = agUiEvents(turn, input.threadId, input.runId).map(sseFrame)
   return writeStream(response, agUiHeaders, frames, {
     ...(fault?.kind === "reset" ? { cut: 2 } : {}),
-    ...(fault?.kind === "huge" ? { huge: sseFrame({ type: "CUSTOM", name: "padding", value: padding(fault) }), tail: 1 } : {})
+    ...(fault?.kind === "huge"
+      ? { huge: sseFrame({ type: "CUSTOM", name: "padding", value: padding(fault) }), tail: 1 }
+      : {})
   })
 }
 
@@ -125,8 +151,11 @@ export const make: MakeWire = (context) => {
     route: ({ method, request, response, target }: Incoming): Handler | undefined => {
       const surface = method === "POST" ? endpoints.get(target.path) : undefined
       if (surface === undefined) return undefined
-      return () => context.store.guard(request, response, "ask", () => handleRun(context.store, request, response, surface))
+      return () =>
+        context.store.guard(request, response, "ask", () => handleRun(context.store, request, response, surface))
     },
-    serves: own.map((s) => `POST ${context.prefix}${s.surface.endpoint ?? ""}  run ${s.name} (AG-UI events; stateless, nothing to delete)`)
+    serves: own.map((s) =>
+      `POST ${context.prefix}${s.surface.endpoint ?? ""}  run ${s.name} (AG-UI events; stateless, nothing to delete)`
+    )
   }
 }

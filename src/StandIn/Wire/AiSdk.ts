@@ -15,7 +15,15 @@ import type { ToolExecution } from "../../Schema/Trace.js"
 import type { AssistantTurn } from "../Assistant.js"
 import { injure, notJson, padding, readJson, sendJson, sseFrame, writeStream, wrongShape } from "../Http.js"
 import type { Store } from "../Store.js"
-import { deltas, type Handler, type Incoming, type MakeWire, pendingActions, type ServedSurface, surfacesOf } from "./Wire.js"
+import {
+  deltas,
+  type Handler,
+  type Incoming,
+  type MakeWire,
+  pendingActions,
+  type ServedSurface,
+  surfacesOf
+} from "./Wire.js"
 
 /** One UI message chunk. */
 export type UIMessageChunk = { readonly type: string } & Readonly<Record<string, unknown>>
@@ -51,7 +59,12 @@ export const sourcesIn = (output: unknown): ReadonlyArray<Source> => {
 }
 
 /** The chunks of one tool execution's step. */
-const executionStep = (execution: ToolExecution, toolCallId: string, sourceId: (n: number) => string, sources: { n: number }) => {
+const executionStep = (
+  execution: ToolExecution,
+  toolCallId: string,
+  sourceId: (n: number) => string,
+  sources: { n: number }
+) => {
   const input = execution.input ?? {}
   const ran: ReadonlyArray<UIMessageChunk> = typeof execution.error === "string" && execution.error !== ""
     ? [{ type: "tool-output-error", toolCallId, errorText: execution.error }]
@@ -78,7 +91,9 @@ const executionStep = (execution: ToolExecution, toolCallId: string, sourceId: (
 export const uiMessageChunks = (turn: AssistantTurn, messageId: string): ReadonlyArray<UIMessageChunk> => {
   const sources = { n: 0 }
   const sourceId = (n: number) => `${messageId}-source-${n}`
-  const steps = turn.toolExecutions.flatMap((execution, i) => executionStep(execution, `${messageId}-call-${i + 1}`, sourceId, sources))
+  const steps = turn.toolExecutions.flatMap((execution, i) =>
+    executionStep(execution, `${messageId}-call-${i + 1}`, sourceId, sources)
+  )
   if (turn.outcome === "error") {
     return [{ type: "start", messageId }, ...steps, { type: "error", errorText: turn.answer }]
   }
@@ -86,7 +101,10 @@ export const uiMessageChunks = (turn: AssistantTurn, messageId: string): Readonl
   const stated = turn.citations.flatMap((c, i) =>
     c.quote === undefined
       ? []
-      : [{ source: { type: "source", sourceType: "url", id: `${messageId}-cite-${i + 1}`, url: c.path }, citedText: c.quote }]
+      : [{
+        source: { type: "source", sourceType: "url", id: `${messageId}-cite-${i + 1}`, url: c.path },
+        citedText: c.quote
+      }]
   )
   const text: ReadonlyArray<UIMessageChunk> = turn.answer === "" ? [] : [
     { type: "text-start", id: textId },
@@ -114,8 +132,10 @@ export const uiMessageChunks = (turn: AssistantTurn, messageId: string): Readonl
 }
 
 /** The UI message stream's frames for a turn: its chunks, then `[DONE]`. */
-export const uiMessageFrames = (turn: AssistantTurn, messageId: string): ReadonlyArray<string> =>
-  [...uiMessageChunks(turn, messageId).map(sseFrame), sseFrame("[DONE]")]
+export const uiMessageFrames = (
+  turn: AssistantTurn,
+  messageId: string
+): ReadonlyArray<string> => [...uiMessageChunks(turn, messageId).map(sseFrame), sseFrame("[DONE]")]
 
 /** The question a chat request asks: the text of its last user message (UI message parts, or plain content). */
 export const questionOf = (body: unknown): string | undefined => {
@@ -124,13 +144,21 @@ export const questionOf = (body: unknown): string | undefined => {
   if (!isRecord(last)) return undefined
   if (typeof last["content"] === "string") return last["content"]
   if (!Array.isArray(last["parts"])) return undefined
-  return last["parts"].flatMap((p) => isRecord(p) && p["type"] === "text" && typeof p["text"] === "string" ? [p["text"]] : []).join("")
+  return last["parts"].flatMap((p) =>
+    isRecord(p) && p["type"] === "text" && typeof p["text"] === "string" ? [p["text"]] : []
+  ).join("")
 }
 
 const usage = "expected a JSON body {\"id\": CHAT_ID, \"messages\": [{\"role\": \"user\", \"parts\": " +
   "[{\"type\": \"text\", \"text\": QUESTION}]}]}"
 
-const handleChat = async (store: Store, request: IncomingMessage, response: ServerResponse, account: string, surface: ServedSurface) => {
+const handleChat = async (
+  store: Store,
+  request: IncomingMessage,
+  response: ServerResponse,
+  account: string,
+  surface: ServedSurface
+) => {
   const body = await readJson(request)
   const chatId = isRecord(body) ? body["id"] : undefined
   const question = questionOf(body)
@@ -143,7 +171,10 @@ const handleChat = async (store: Store, request: IncomingMessage, response: Serv
     return writeStream(response, uiMessageStreamHeaders, [sseFrame(wrongShape), sseFrame("[DONE]")])
   }
   if (fault?.kind === "not-json") return notJson(response)
-  if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" && fault.kind !== "id") {
+  if (
+    fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
+    fault.kind !== "id"
+  ) {
     return injure(response, "ask", fault, request.url ?? "/", {})
   }
   const existing = store.conversation(account, chatId)
@@ -160,7 +191,9 @@ const handleChat = async (store: Store, request: IncomingMessage, response: Serv
   const frames = uiMessageFrames(store.turnOf(conversation), conversation.turnId)
   return writeStream(response, uiMessageStreamHeaders, frames, {
     ...(fault?.kind === "reset" ? { cut: 3 } : {}),
-    ...(fault?.kind === "huge" ? { huge: sseFrame({ type: "data-padding", data: padding(fault), transient: true }), tail: 2 } : {})
+    ...(fault?.kind === "huge"
+      ? { huge: sseFrame({ type: "data-padding", data: padding(fault), transient: true }), tail: 2 }
+      : {})
   })
 }
 
@@ -173,8 +206,15 @@ export const make: MakeWire = (context) => {
       const surface = method === "POST" ? endpoints.get(target.path) : undefined
       if (surface === undefined) return undefined
       return () =>
-        context.store.guard(request, response, "ask", (account) => handleChat(context.store, request, response, account, surface))
+        context.store.guard(
+          request,
+          response,
+          "ask",
+          (account) => handleChat(context.store, request, response, account, surface)
+        )
     },
-    serves: own.map((s) => `POST ${context.prefix}${s.surface.endpoint ?? ""}  chat with ${s.name} (the AI SDK's UI message stream)`)
+    serves: own.map((s) =>
+      `POST ${context.prefix}${s.surface.endpoint ?? ""}  chat with ${s.name} (the AI SDK's UI message stream)`
+    )
   }
 }

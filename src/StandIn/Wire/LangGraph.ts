@@ -53,7 +53,8 @@ export const interruptOf = (turn: AssistantTurn): ReadonlyArray<unknown> => {
   const [first] = actions
   if (first === undefined) return []
   const description = (tool: string, input: unknown) =>
-    turn.proposal?.summary ?? `Tool execution requires approval\n\nTool: ${tool}\nArgs: ${JSON.stringify(input, null, 2)}`
+    turn.proposal?.summary ??
+      `Tool execution requires approval\n\nTool: ${tool}\nArgs: ${JSON.stringify(input, null, 2)}`
   return [{
     id: first.approvalId,
     value: {
@@ -65,7 +66,11 @@ export const interruptOf = (turn: AssistantTurn): ReadonlyArray<unknown> => {
 
 const kwargs = { additional_kwargs: {}, response_metadata: {} }
 
-const aiMessage = (id: string, content: string, calls: ReadonlyArray<{ name: string; args: unknown; id: string }>): LangChainMessage => ({
+const aiMessage = (
+  id: string,
+  content: string,
+  calls: ReadonlyArray<{ name: string; args: unknown; id: string }>
+): LangChainMessage => ({
   content,
   tool_calls: calls.map((c) => ({ name: c.name, args: c.args, id: c.id, type: "tool_call" })),
   invalid_tool_calls: [],
@@ -76,7 +81,11 @@ const aiMessage = (id: string, content: string, calls: ReadonlyArray<{ name: str
 })
 
 /** A stand-in turn as a thread's messages; ids are derived from the run's, so every read gives the same. */
-export const threadMessages = (turn: AssistantTurn, question: string, runId: string): ReadonlyArray<LangChainMessage> => {
+export const threadMessages = (
+  turn: AssistantTurn,
+  question: string,
+  runId: string
+): ReadonlyArray<LangChainMessage> => {
   const id = (what: string) => uuid5(`${runId}/${what}`)
   const calls = turn.toolExecutions.flatMap((execution, i): ReadonlyArray<LangChainMessage> => {
     const callId = `call_${id(`call-${i + 1}`).replace(/-/g, "").slice(0, 24)}`
@@ -104,12 +113,17 @@ export const threadMessages = (turn: AssistantTurn, question: string, runId: str
     args: a.input,
     id: `call_${id(`gated-${i + 1}`).replace(/-/g, "").slice(0, 24)}`
   }))
-  const messages = turn.outcome === "error" ? [human, ...calls] : [human, ...calls, aiMessage(`run-${id("answer")}`, turn.answer, gated)]
+  const messages = turn.outcome === "error"
+    ? [human, ...calls]
+    : [human, ...calls, aiMessage(`run-${id("answer")}`, turn.answer, gated)]
   return withUsage(messages, turn.usage)
 }
 
 /** The messages with the turn's usage as the `usage_metadata` of the last AI message, as LangChain's chat models report it. */
-const withUsage = (messages: ReadonlyArray<LangChainMessage>, usage: Usage | undefined): ReadonlyArray<LangChainMessage> => {
+const withUsage = (
+  messages: ReadonlyArray<LangChainMessage>,
+  usage: Usage | undefined
+): ReadonlyArray<LangChainMessage> => {
   const last = messages.map((m) => m.type).lastIndexOf("ai")
   if (usage === undefined || last < 0) return messages
   const metadata = {
@@ -132,7 +146,13 @@ export const runValues = (turn: AssistantTurn, question: string, runId: string):
 
 /** A thread's status for the turn it holds. */
 const statusOf = (turn: AssistantTurn | undefined): "idle" | "interrupted" | "error" =>
-  turn === undefined ? "idle" : turn.outcome === "error" ? "error" : interruptOf(turn).length > 0 ? "interrupted" : "idle"
+  turn === undefined
+    ? "idle"
+    : turn.outcome === "error"
+    ? "error"
+    : interruptOf(turn).length > 0
+    ? "interrupted"
+    : "idle"
 
 /** When a thread was created and last ran, and which assistant ran on it. */
 interface ThreadTimes {
@@ -158,13 +178,19 @@ export const make: MakeWire = (context) => {
 
   const route = ({ method, request, response, target }: Incoming): Handler | undefined => {
     if (method === "POST" && create(target) !== undefined) {
-      return () => store.guard(request, response, "ask", (account) => createThread(store, times, request, response, account))
+      return () =>
+        store.guard(request, response, "ask", (account) => createThread(store, times, request, response, account))
     }
     const waited = method === "POST" ? wait(target) : undefined
     if (waited !== undefined) {
       const threadId = waited.conversationId ?? ""
       return () =>
-        store.guard(request, response, "ask", (account) => runWait(store, times, assistants, request, response, account, threadId))
+        store.guard(
+          request,
+          response,
+          "ask",
+          (account) => runWait(store, times, assistants, request, response, account, threadId)
+        )
     }
     const read = method === "GET"
       ? withRoute("trace", state(target)) ?? withRoute("conversation", thread(target))
@@ -196,7 +222,12 @@ export const make: MakeWire = (context) => {
 const withRoute = (route: Route, found: { readonly conversationId?: string } | undefined) =>
   found === undefined ? undefined : { route, id: found.conversationId ?? "" }
 
-const threadBody = (store: Store, times: ReadonlyMap<string, ThreadTimes>, thread: StoredConversation, threadId = thread.id) => {
+const threadBody = (
+  store: Store,
+  times: ReadonlyMap<string, ThreadTimes>,
+  thread: StoredConversation,
+  threadId = thread.id
+) => {
   const at = times.get(thread.id)
   const base = { thread_id: threadId, created_at: at?.createdAt, updated_at: at?.updatedAt }
   if (thread.turnId === "") return { ...base, metadata: {}, status: "idle", config: {} }
@@ -222,7 +253,15 @@ const stateBody = (store: Store, times: ReadonlyMap<string, ThreadTimes>, thread
   })
   if (thread.turnId === "") {
     const none = { ...checkpoint("0"), checkpoint_id: null }
-    return { values: {}, next: [], tasks: [], metadata: {}, created_at: null, checkpoint: none, parent_checkpoint: null }
+    return {
+      values: {},
+      next: [],
+      tasks: [],
+      metadata: {},
+      created_at: null,
+      checkpoint: none,
+      parent_checkpoint: null
+    }
   }
   const at = times.get(thread.id)
   const turn = store.turnOf(thread)
@@ -270,7 +309,11 @@ const answerThread = (
   thread: StoredConversation,
   target: Target
 ) => {
-  const body = route === "trace" ? stateBody(store, times, thread) : route === "conversation" ? threadBody(store, times, thread) : {}
+  const body = route === "trace"
+    ? stateBody(store, times, thread)
+    : route === "conversation"
+    ? threadBody(store, times, thread)
+    : {}
   const fault = store.faultFor(route, thread.question)
   const remove = () => {
     store.remove(thread)
@@ -294,7 +337,9 @@ const createThread = async (
   account: string
 ) => {
   const body = await readJson(request)
-  const asked = isRecord(body) && typeof body["thread_id"] === "string" && body["thread_id"] !== "" ? body["thread_id"] : undefined
+  const asked = isRecord(body) && typeof body["thread_id"] === "string" && body["thread_id"] !== ""
+    ? body["thread_id"]
+    : undefined
   if (asked !== undefined && store.isTaken(asked)) {
     const mine = store.conversation(account, asked)
     const keep = mine !== undefined && isRecord(body) && body["if_exists"] === "do_nothing"
@@ -303,7 +348,9 @@ const createThread = async (
   }
   // A thread's creation carries no question: of the ask's faults it takes only `id`, the thread named by another id.
   const fault = store.faultFor("ask", undefined, (f) => f.kind === "id")
-  if (store.atCap(account)) return sendJson(response, 429, { error: `conversation cap reached (${store.maxConversations} open)` })
+  if (store.atCap(account)) {
+    return sendJson(response, 429, { error: `conversation cap reached (${store.maxConversations} open)` })
+  }
   const thread = store.openAs(account, "langgraph", asked ?? randomUUID())
   const now = new Date().toISOString()
   times.set(thread.id, { createdAt: now, updatedAt: now })
@@ -319,11 +366,13 @@ export const runQuestionOf = (input: unknown): string | undefined => {
   return typeof content === "string"
     ? content
     : Array.isArray(content)
-    ? content.flatMap((p) => isRecord(p) && p["type"] === "text" && typeof p["text"] === "string" ? [p["text"]] : []).join("")
+    ? content.flatMap((p) => isRecord(p) && p["type"] === "text" && typeof p["text"] === "string" ? [p["text"]] : [])
+      .join("")
     : undefined
 }
 
-const usage = "expected a JSON body {\"assistant_id\", \"input\": {\"messages\": [{\"role\": \"user\", \"content\": QUESTION}]}}"
+const usage =
+  "expected a JSON body {\"assistant_id\", \"input\": {\"messages\": [{\"role\": \"user\", \"content\": QUESTION}]}}"
 
 const runWait = async (
   store: Store,
@@ -338,10 +387,13 @@ const runWait = async (
   const body = await readJson(request)
   const assistantId = isRecord(body) ? body["assistant_id"] : undefined
   const question = isRecord(body) ? runQuestionOf(body["input"]) : undefined
-  if (typeof assistantId !== "string" || question === undefined || question.trim() === "") return sendJson(response, 400, { error: usage })
+  if (typeof assistantId !== "string" || question === undefined || question.trim() === "") {
+    return sendJson(response, 400, { error: usage })
+  }
   const thread = store.conversation(account, threadId)
   if (thread?.protocol !== "langgraph") return sendText(response, 404, `Thread with ID ${threadId} not found`)
-  const surface = assistants.get(assistantId) ?? [...assistants.values()].find((s) => uuid5(assistantOf(s)) === assistantId)
+  const surface = assistants.get(assistantId) ??
+    [...assistants.values()].find((s) => uuid5(assistantOf(s)) === assistantId)
   if (surface === undefined) return sendText(response, 404, `Assistant "${assistantId}" not found`)
   const fault = store.faultFor("ask", question, (f) => f.kind !== "id")
   if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened") {
@@ -365,6 +417,10 @@ const runWait = async (
   }
   // The server streams a run's final values (keep-alive newlines first), so it answers plain text, not JSON.
   const text = JSON.stringify(values)
-  response.writeHead(200, { "content-type": "text/plain; charset=UTF-8", "content-length": Buffer.byteLength(text), ...headers })
+  response.writeHead(200, {
+    "content-type": "text/plain; charset=UTF-8",
+    "content-length": Buffer.byteLength(text),
+    ...headers
+  })
   return void response.end(text)
 }

@@ -20,7 +20,15 @@ import {
 } from "../Http.js"
 import type { AnswerMode, StoredConversation, StoredRating } from "../Server.js"
 import type { Store } from "../Store.js"
-import { deltas, type Handler, type Incoming, type MakeWire, type ServedSurface, surfacesOf, type WireContext } from "./Wire.js"
+import {
+  deltas,
+  type Handler,
+  type Incoming,
+  type MakeWire,
+  type ServedSurface,
+  surfacesOf,
+  type WireContext
+} from "./Wire.js"
 
 /** The route a turn is rated on; the stand-in's own, not one the catalog sets. */
 const rateTemplate = "/api/ai/turns/{turnId}/rating"
@@ -33,7 +41,11 @@ interface Served {
 }
 
 /** The distinct templates of one route across surfaces. */
-const templatesOf = (context: WireContext, surfaces: ReadonlyArray<ServedSurface>, route: "conversation" | "trace" | "delete") => {
+const templatesOf = (
+  context: WireContext,
+  surfaces: ReadonlyArray<ServedSurface>,
+  route: "conversation" | "trace" | "delete"
+) => {
   const byTemplate = new Map<string, Set<string>>()
   for (const s of surfaces) {
     const template = s.routes[route]
@@ -74,18 +86,27 @@ export const make: MakeWire = (context) => {
     const surface = endpoints.get(target.path)
     if (surface !== undefined && method === "POST") {
       const mode = modeOf(surface)
-      return () => store.guard(request, response, "ask", (account) => handleAsk(store, request, response, account, surface, mode))
+      return () =>
+        store.guard(request, response, "ask", (account) => handleAsk(store, request, response, account, surface, mode))
     }
     const rate = method === "POST" ? rateRoute(target) : undefined
     if (rate !== undefined) {
-      return () => store.guard(request, response, undefined, (account) => handleRate(store, request, response, account, rate.turnId ?? ""))
+      return () =>
+        store.guard(
+          request,
+          response,
+          undefined,
+          (account) => handleRate(store, request, response, account, rate.turnId ?? "")
+        )
     }
     if (method === "GET" && target.path === ratingsPath) {
       return () =>
         store.guard(request, response, "ratings", (account) => {
           const body = listRatings(store, target, account)
           const fault = store.faultFor("ratings", "")
-          return fault === undefined ? sendJson(response, 200, body) : injure(response, "ratings", fault, target.path, body)
+          return fault === undefined
+            ? sendJson(response, 200, body)
+            : injure(response, "ratings", fault, target.path, body)
         })
     }
     const matched = method === "GET"
@@ -110,23 +131,36 @@ export const make: MakeWire = (context) => {
   return {
     route,
     serves: [
-      ...own.map((s) => `POST ${prefix}${s.surface.endpoint ?? ""}  ask ${s.name} (this product's protocol, answering ${modeOf(s)})`),
+      ...own.map((s) =>
+        `POST ${prefix}${s.surface.endpoint ?? ""}  ask ${s.name} (this product's protocol, answering ${modeOf(s)})`
+      ),
       ...conversationRoutes.map((r) => `GET ${prefix}${r.template}  a conversation`),
       ...traceRoutes.map((r) => `GET ${prefix}${r.template}  a turn's trace`),
-      ...deleteRoutes.map((r) => `DELETE ${prefix}${r.template}  delete a conversation (${[...r.surfaces].join(", ")})`),
-      ...(own.length === 0 ? [] : [`GET ${ratingsPath}  the thumbs-down ratings`, `POST ${prefix}${rateTemplate}  rate a turn`])
+      ...deleteRoutes.map((r) =>
+        `DELETE ${prefix}${r.template}  delete a conversation (${[...r.surfaces].join(", ")})`
+      ),
+      ...(own.length === 0
+        ? []
+        : [`GET ${ratingsPath}  the thumbs-down ratings`, `POST ${prefix}${rateTemplate}  rate a turn`])
     ]
   }
 }
 
-const withRoute = (route: Route, match: ReturnType<typeof matchAny>) => match === undefined ? undefined : { route, match }
+const withRoute = (route: Route, match: ReturnType<typeof matchAny>) =>
+  match === undefined ? undefined : { route, match }
 
 // The trace route is tried first: its template is the more specific where the two share a prefix.
 const readRoute = (traceRoutes: ReadonlyArray<Served>, conversationRoutes: ReadonlyArray<Served>, target: Target) =>
   withRoute("trace", matchAny(traceRoutes, target)) ?? withRoute("conversation", matchAny(conversationRoutes, target))
 
 /** Answers a read or a delete of a conversation the account holds. */
-const answerRead = (store: Store, response: ServerResponse, route: Route, conversation: StoredConversation, path: string) => {
+const answerRead = (
+  store: Store,
+  response: ServerResponse,
+  route: Route,
+  conversation: StoredConversation,
+  path: string
+) => {
   const turn = store.turnOf(conversation)
   const body = route === "trace"
     ? { turnId: conversation.turnId, surface: conversation.surface, ...turn }
@@ -167,7 +201,10 @@ const handleAsk = async (
     return sendJson(response, 400, { error: "expected a JSON body {\"message\": QUESTION}" })
   }
   const fault = store.faultFor("ask", question)
-  if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" && fault.kind !== "id") {
+  if (
+    fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
+    fault.kind !== "id"
+  ) {
     return injure(response, "ask", fault, request.url ?? "/", { error: "fault" })
   }
   if (store.atCap(account)) {
@@ -210,7 +247,13 @@ const handleAsk = async (
 }
 
 /** Rates a turn of the account: `{"rating": "up" | "down", "comment"?: string}`. */
-const handleRate = async (store: Store, request: IncomingMessage, response: ServerResponse, account: string, rawTurnId: string) => {
+const handleRate = async (
+  store: Store,
+  request: IncomingMessage,
+  response: ServerResponse,
+  account: string,
+  rawTurnId: string
+) => {
   const turnId = decodeURIComponent(rawTurnId)
   const conversation = store.conversationOfTurn(account, turnId)
   if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
@@ -224,8 +267,12 @@ const handleRate = async (store: Store, request: IncomingMessage, response: Serv
   }
   const rating = body?.rating
   const comment = body?.comment
-  if ((rating !== "up" && rating !== "down") || (comment !== undefined && comment !== null && typeof comment !== "string")) {
-    return sendJson(response, 400, { error: "expected a JSON body {\"rating\": \"up\" | \"down\", \"comment\"?: TEXT}" })
+  if (
+    (rating !== "up" && rating !== "down") || (comment !== undefined && comment !== null && typeof comment !== "string")
+  ) {
+    return sendJson(response, 400, {
+      error: "expected a JSON body {\"rating\": \"up\" | \"down\", \"comment\"?: TEXT}"
+    })
   }
   const stored: StoredRating = {
     turnId,
@@ -242,5 +289,7 @@ const listRatings = (store: Store, target: Target, account: string) => {
   const asked = target.query.get("rating") ?? "down"
   return store.ratingsOf(account)
     .filter((r) => r.rating === asked)
-    .map(({ comment, conversationId, turnId }) => comment === undefined ? { turnId, conversationId } : { turnId, conversationId, comment })
+    .map(({ comment, conversationId, turnId }) =>
+      comment === undefined ? { turnId, conversationId } : { turnId, conversationId, comment }
+    )
 }

@@ -70,8 +70,12 @@ export interface PendingAction {
 /** The gated actions a turn stopped at, waiting for approval; none unless its proposal is pending. */
 export const pendingActions = (turn: AssistantTurn): ReadonlyArray<PendingAction> => {
   const proposal = turn.proposal
-  if (proposal === null || turn.outcome !== "awaiting-approval" || (proposal.status ?? "pending") !== "pending") return []
+  if (proposal === null || turn.outcome !== "awaiting-approval" || (proposal.status ?? "pending") !== "pending") {
+    return []
+  }
   return (proposal.actions ?? []).flatMap((action) =>
-    isRecord(action) && typeof action["tool"] === "string" ? [{ tool: action["tool"], input: action["input"] ?? {} }] : []
+    isRecord(action) && typeof action["tool"] === "string"
+      ? [{ tool: action["tool"], input: action["input"] ?? {} }]
+      : []
   ).map((action, i) => ({ ...action, approvalId: i === 0 ? proposal.id : `${proposal.id}-${i + 1}` }))
 }

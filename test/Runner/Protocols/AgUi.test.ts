@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { EventSchema, RunAgentInputSchema } from "@ag-ui/core/schemas"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { resolveEvidence } from "../../../src/Evidence/Rules.js"
@@ -28,7 +28,9 @@ const contextOf = (threadId: string, over: Partial<ReadContext> = {}): ReadConte
 /** The JSON of each `data:` frame of an SSE body, in order. */
 const dataFrames = (body: string): ReadonlyArray<unknown> =>
   body.split(/\r?\n\r?\n/).flatMap((frame) => {
-    const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => line.slice(5).replace(/^ /, ""))
+    const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) =>
+      line.slice(5).replace(/^ /, "")
+    )
     return data.length === 0 ? [] : [JSON.parse(data.join("\n")) as unknown]
   })
 
@@ -50,7 +52,12 @@ const ask = async (app: AgUiApp, question: string, body?: (ids: Asked["ids"]) =>
     headers: { "content-type": "application/json", accept: "text/event-stream" },
     body: JSON.stringify(body === undefined ? agUiRunInput(question, ids) : body(ids))
   })
-  return { status: response.status, contentType: response.headers.get("content-type"), events: dataFrames(await response.text()), ids }
+  return {
+    status: response.status,
+    contentType: response.headers.get("content-type"),
+    events: dataFrames(await response.text()),
+    ids
+  }
 }
 
 /** Every event that fails @ag-ui/core's own event schema, with why. */
@@ -60,7 +67,8 @@ const offProtocol = (events: ReadonlyArray<unknown>) =>
     return checked.success ? [] : [{ index, event, issues: checked.error.issues }]
   })
 
-const typesOf = (events: ReadonlyArray<unknown>): ReadonlyArray<string> => events.map((e) => (e as { type: string }).type)
+const typesOf = (events: ReadonlyArray<unknown>): ReadonlyArray<string> =>
+  events.map((e) => (e as { type: string }).type)
 
 const turnOf = (asked: Asked, over: Partial<ReadContext> = {}): Turn => {
   const read = readAgUiEvents(asked.events, contextOf(asked.ids.threadId, over), asked.ids.runId)
@@ -105,7 +113,12 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
       answer: scenario(refundWindow).answer,
       trace: expect.objectContaining({
         outcome: "answered",
-        toolExecutions: [{ tool: "search_kb", input: { query: "refund window" }, output: outputOf(refundWindow, 0), error: null }],
+        toolExecutions: [{
+          tool: "search_kb",
+          input: { query: "refund window" },
+          output: outputOf(refundWindow, 0),
+          error: null
+        }],
         citations: [{ path: "/kb/refunds", match: "path" }],
         proposal: null
       })
@@ -136,14 +149,25 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
       answer: "",
       trace: expect.objectContaining({
         outcome: "awaiting-approval",
-        toolExecutions: [{ tool: "lookup_order", input: { orderId: "42" }, output: outputOf(refundApproval, 0), error: null }],
+        toolExecutions: [{
+          tool: "lookup_order",
+          input: { orderId: "42" },
+          output: outputOf(refundApproval, 0),
+          error: null
+        }],
         citations: [],
         proposal: {
           id: `${callId}-approval`,
           summary: "Approve issue_refund {\"orderId\":\"42\"}?",
           status: "pending",
           actions: [
-            { id: `${callId}-approval`, reason: "tool_approval", toolCallId: callId, tool: "issue_refund", input: { orderId: "42" } }
+            {
+              id: `${callId}-approval`,
+              reason: "tool_approval",
+              toolCallId: callId,
+              tool: "issue_refund",
+              input: { orderId: "42" }
+            }
           ]
         }
       })
@@ -155,7 +179,12 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
       answer: scenario(shipping).answer,
       trace: expect.objectContaining({
         outcome: "answered",
-        toolExecutions: [{ tool: "search_kb", input: { query: "shipping times" }, output: outputOf(shipping, 0), error: null }],
+        toolExecutions: [{
+          tool: "search_kb",
+          input: { query: "shipping times" },
+          output: outputOf(shipping, 0),
+          error: null
+        }],
         citations: [{ path: "/kb/shipping-times", match: "path" }, { path: "/kb/delivery", match: "unsurfaced" }]
       })
     })
@@ -182,14 +211,15 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
 
   it("the golden set grades the turns as expected", () => {
     const results = golden.cases.map((c) => grade(c, turns.get(c.question)!, surface))
-    expect(results.map((r) => [r.id, r.passed, r.expectations.flatMap((e) => e.fact === undefined ? [] : [e.fact])])).toEqual([
-      ["support.refund-window-cites-kb", true, []],
-      ["support.order-lookup-errors", false, ["lookup_order errored: order service unavailable"]],
-      ["support.refund-waits-for-approval", true, []],
-      ["support.shipping-cites-only-surfaced", false, ["unsurfaced: /kb/delivery"]],
-      ["support.greeting-calls-nothing", true, []],
-      ["support.invoice-failure-is-an-error", false, ["outcome: error (expected answered)"]]
-    ])
+    expect(results.map((r) => [r.id, r.passed, r.expectations.flatMap((e) => e.fact === undefined ? [] : [e.fact])]))
+      .toEqual([
+        ["support.refund-window-cites-kb", true, []],
+        ["support.order-lookup-errors", false, ["lookup_order errored: order service unavailable"]],
+        ["support.refund-waits-for-approval", true, []],
+        ["support.shipping-cites-only-surfaced", false, ["unsurfaced: /kb/delivery"]],
+        ["support.greeting-calls-nothing", true, []],
+        ["support.invoice-failure-is-an-error", false, ["outcome: error (expected answered)"]]
+      ])
   })
 })
 
@@ -204,7 +234,11 @@ describe("what AG-UI cannot tell", () => {
     const asked = await ask(app, orderLookup)
     expect(typesOf(asked.events)).not.toContain("MESSAGES_SNAPSHOT")
     const turn = turnOf(asked)
-    expect(turn.trace.toolExecutions).toEqual([{ tool: "lookup_order", input: { orderId: "42" }, output: "order service unavailable" }])
+    expect(turn.trace.toolExecutions).toEqual([{
+      tool: "lookup_order",
+      input: { orderId: "42" },
+      output: "order service unavailable"
+    }])
     const lookup = golden.cases.find((c) => c.question === orderLookup)!
     expect(grade(lookup, turn, surface).passed).toBe(true)
   })
@@ -249,9 +283,15 @@ describe("chunk events", () => {
 
   it("an event between two chunks closes the first: the second, naming nothing, continues nothing", async () => {
     const asked = await ask(chunked, refundWindow)
-    const second = asked.events.findIndex((e) => (e as { type: string; toolCallId?: string }).type === "TOOL_CALL_CHUNK" &&
-      (e as { toolCallId?: string }).toolCallId === undefined)
-    const events = [...asked.events.slice(0, second), { type: "STEP_STARTED", stepName: "between" }, ...asked.events.slice(second)]
+    const second = asked.events.findIndex((e) =>
+      (e as { type: string; toolCallId?: string }).type === "TOOL_CALL_CHUNK" &&
+      (e as { toolCallId?: string }).toolCallId === undefined
+    )
+    const events = [
+      ...asked.events.slice(0, second),
+      { type: "STEP_STARTED", stepName: "between" },
+      ...asked.events.slice(second)
+    ]
     expect(readAgUiEvents(events, contextOf(asked.ids.threadId))).toEqual(
       Either.left(`event ${second + 1} (TOOL_CALL_CHUNK): names no toolCallId and continues no tool call`)
     )
@@ -267,7 +307,8 @@ describe("streams that cannot be read as a turn", () => {
   })
   afterAll(() => app.close())
 
-  const read = (events: ReadonlyArray<unknown>) => readAgUiEvents(events, contextOf(refund.ids.threadId), refund.ids.runId)
+  const read = (events: ReadonlyArray<unknown>) =>
+    readAgUiEvents(events, contextOf(refund.ids.threadId), refund.ids.runId)
   const indexOf = (type: string) => refund.events.findIndex((e) => (e as { type: string }).type === type)
   const replaced = (index: number, change: (event: Record<string, unknown>) => unknown) =>
     refund.events.map((e, i) => i === index ? change(e as Record<string, unknown>) : e)
@@ -275,7 +316,9 @@ describe("streams that cannot be read as a turn", () => {
   it("a stream that broke off before RUN_FINISHED", () => {
     const cut = refund.events.slice(0, -1)
     expect(typesOf(refund.events).at(-1)).toBe("RUN_FINISHED")
-    expect(read(cut)).toEqual(Either.left(`the stream broke off: ${cut.length} events and no RUN_FINISHED or RUN_ERROR`))
+    expect(read(cut)).toEqual(
+      Either.left(`the stream broke off: ${cut.length} events and no RUN_FINISHED or RUN_ERROR`)
+    )
     expect(read([])).toEqual(Either.left("the stream broke off: 0 events and no RUN_FINISHED or RUN_ERROR"))
   })
 
@@ -295,12 +338,16 @@ describe("streams that cannot be read as a turn", () => {
 
   it("a result for a call the stream never started", () => {
     const start = indexOf("TOOL_CALL_START")
-    const without = refund.events.filter((e) => !["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "MESSAGES_SNAPSHOT"]
-      .includes((e as { type: string }).type))
+    const without = refund.events.filter((e) =>
+      !["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "MESSAGES_SNAPSHOT"]
+        .includes((e as { type: string }).type)
+    )
     const result = typesOf(without).indexOf("TOOL_CALL_RESULT")
     expect(start).toBeGreaterThan(0)
     expect(read(without)).toEqual(
-      Either.left(`event ${result} (TOOL_CALL_RESULT): answers tool call "${refund.ids.runId}-call-1", which was never started`)
+      Either.left(
+        `event ${result} (TOOL_CALL_RESULT): answers tool call "${refund.ids.runId}-call-1", which was never started`
+      )
     )
   })
 
@@ -344,7 +391,10 @@ describe("what the stream carries beyond the basics", () => {
     const app = await startAgUiApp()
     try {
       const asked = await ask(app, greeting)
-      const snapshotOnly = { ...asked, events: asked.events.filter((e) => !(e as { type: string }).type.startsWith("TEXT_MESSAGE")) }
+      const snapshotOnly = {
+        ...asked,
+        events: asked.events.filter((e) => !(e as { type: string }).type.startsWith("TEXT_MESSAGE"))
+      }
       expect(turnOf(snapshotOnly).answer).toBe(scenario(greeting).answer)
       expect(turnOf(snapshotOnly)).toEqual(turnOf(asked))
     } finally {
@@ -358,7 +408,11 @@ describe("what the stream carries beyond the basics", () => {
       const asked = await ask(app, greeting)
       const text = asked.events.filter((e) => (e as { type: string }).type.startsWith("TEXT_MESSAGE"))
       const again = (messageId: string, role: string) =>
-        text.map((e) => ({ ...(e as object), messageId, ...((e as { type: string }).type === "TEXT_MESSAGE_START" ? { role } : {}) }))
+        text.map((e) => ({
+          ...(e as object),
+          messageId,
+          ...((e as { type: string }).type === "TEXT_MESSAGE_START" ? { role } : {})
+        }))
       const end = typesOf(asked.events).indexOf("TEXT_MESSAGE_END") + 1
       const withMore = (...more: ReadonlyArray<unknown>) => ({
         ...asked,
@@ -380,7 +434,10 @@ describe("what the stream carries beyond the basics", () => {
       const events = asked.events.map((e) => {
         const event = e as { type: string; messages?: ReadonlyArray<{ role: string }> }
         if (event.type !== "MESSAGES_SNAPSHOT") return e
-        return { ...event, messages: event.messages!.map((m) => m.role === "tool" ? { ...m, error: "index stale" } : m) }
+        return {
+          ...event,
+          messages: event.messages!.map((m) => m.role === "tool" ? { ...m, error: "index stale" } : m)
+        }
       })
       expect(offProtocol(events)).toEqual([])
       const turn = turnOf({ ...asked, events })
@@ -427,7 +484,11 @@ describe("the run input", () => {
       threadId: "{conversationId}",
       runId: "{runId}",
       messages: [{ id: "{messageId}", role: "user", content: "{question}" }],
-      forwardedProps: { note: "asked {question} in {conversationId}", "{question}": 3, flags: [true, null, "{unknown}"] }
+      forwardedProps: {
+        note: "asked {question} in {conversationId}",
+        "{question}": 3,
+        flags: [true, null, "{unknown}"]
+      }
     }
     expect(agUiRunInput("Why {messageId}?", ids, template)).toEqual({
       threadId: "thread-x",
@@ -447,8 +508,12 @@ describe("the run input", () => {
         forwardedProps: { tenant: "acme" }
       }
       const asked = await ask(app, greeting, (ids) => agUiRunInput(greeting, ids, template))
-      expect(app.requests.at(-1)?.body).toEqual({ ...template, threadId: asked.ids.threadId, runId: asked.ids.runId,
-        messages: [{ id: asked.ids.messageId, role: "user", content: greeting }] })
+      expect(app.requests.at(-1)?.body).toEqual({
+        ...template,
+        threadId: asked.ids.threadId,
+        runId: asked.ids.runId,
+        messages: [{ id: asked.ids.messageId, role: "user", content: greeting }]
+      })
       expect(turnOf(asked).answer).toBe(scenario(greeting).answer)
     } finally {
       await app.close()
@@ -477,7 +542,9 @@ describe("the app over HTTP", () => {
   it("answers 400 to a body that is not a RunAgentInput", async () => {
     const response = await post({ "x-api-key": "secret" }, JSON.stringify({ threadId: "t", messages: "Hello!" }))
     expect(response.status).toBe(400)
-    expect(((await response.json()) as { issues: ReadonlyArray<{ path: ReadonlyArray<string> }> }).issues.map((i) => i.path))
+    expect(
+      ((await response.json()) as { issues: ReadonlyArray<{ path: ReadonlyArray<string> }> }).issues.map((i) => i.path)
+    )
       .toEqual([["runId"], ["messages"]])
   })
 

@@ -3,8 +3,6 @@
  * chat route (v6 and v7) over loopback reads to its exact turn and grades to the golden set's verdicts;
  * the rules the scenarios do not reach are read from streams the library itself produces.
  */
-import { randomUUID } from "node:crypto"
-import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import {
   createUIMessageStream,
@@ -16,9 +14,9 @@ import {
   streamText,
   tool,
   toUIMessageStream,
-  uiMessageChunkSchema,
   type UIMessage,
-  type UIMessageChunk
+  type UIMessageChunk,
+  uiMessageChunkSchema
 } from "ai"
 import {
   DefaultChatTransport as DefaultChatTransport6,
@@ -31,6 +29,8 @@ import {
 import { MockLanguageModelV3 } from "ai-v6/test"
 import { convertArrayToReadableStream, MockLanguageModelV4, simulateReadableStream } from "ai/test"
 import { Either, Schema } from "effect"
+import { randomUUID } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { z } from "zod"
 import { resolveEvidence } from "../../../src/Evidence/Rules.js"
 import { grade } from "../../../src/Graders/index.js"
@@ -63,8 +63,10 @@ const context = (conversationId: string): ReadContext => ({
   evidence: resolveEvidence(surface)
 })
 
-const read = (chunks: ReadonlyArray<unknown>, chatId: string): Turn => Either.getOrThrow(readAiSdkStream(chunks, context(chatId)))
-const reason = (chunks: ReadonlyArray<unknown>): string => Either.getOrThrow(Either.flip(readAiSdkStream(chunks, context("chat"))))
+const read = (chunks: ReadonlyArray<unknown>, chatId: string): Turn =>
+  Either.getOrThrow(readAiSdkStream(chunks, context(chatId)))
+const reason = (chunks: ReadonlyArray<unknown>): string =>
+  Either.getOrThrow(Either.flip(readAiSdkStream(chunks, context("chat"))))
 const chunksOf = (text: string): ReadonlyArray<unknown> => Either.getOrThrow(eventStreamChunks(text))
 
 /** What the library's own client parser makes of a stream's text: every chunk checked by its chunk schema. */
@@ -85,7 +87,12 @@ interface Asked {
 }
 
 /** Asks a question in a new chat, with the body the suite sends. */
-const ask = async (app: AiSdkApp, question: string, chatId: string, headers: Record<string, string> = {}): Promise<Asked> => {
+const ask = async (
+  app: AiSdkApp,
+  question: string,
+  chatId: string,
+  headers: Record<string, string> = {}
+): Promise<Asked> => {
   const response = await fetch(new URL(surface.endpoint!, app.url), {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
@@ -104,16 +111,27 @@ const shippingAnswer = "Orders ship within 2 days, as [Shipping](/kb/shipping-ti
 
 /** The exact turn each scenario reads to, in a chat; `approvalId` is the one the library made up. */
 const expectedTurns = (version: 6 | 7, chatId: string, approvalId: string | undefined): Record<string, Turn> => {
-  const turn = (answer: string, trace: Omit<Turn["trace"], "turnId" | "surface" | "proposal"> & Partial<Turn["trace"]>): Turn => ({
+  const turn = (
+    answer: string,
+    trace: Omit<Turn["trace"], "turnId" | "surface" | "proposal"> & Partial<Turn["trace"]>
+  ): Turn => ({
     answer,
-    trace: { turnId: version === 7 ? answerMessageId(chatId) : `${chatId}:1`, surface: "support", proposal: null, ...trace }
+    trace: {
+      turnId: version === 7 ? answerMessageId(chatId) : `${chatId}:1`,
+      surface: "support",
+      proposal: null,
+      ...trace
+    }
   })
   return {
-    "How long do customers have to ask for a refund?": turn("Customers have 30 days to ask for a refund; see [Refunds](/kb/refunds).", {
-      outcome: "answered",
-      citations: [{ path: "/kb/refunds", match: "path" }],
-      toolExecutions: [{ tool: "search_kb", input: { query: "refund window" }, output: refundDocuments }]
-    }),
+    "How long do customers have to ask for a refund?": turn(
+      "Customers have 30 days to ask for a refund; see [Refunds](/kb/refunds).",
+      {
+        outcome: "answered",
+        citations: [{ path: "/kb/refunds", match: "path" }],
+        toolExecutions: [{ tool: "search_kb", input: { query: "refund window" }, output: refundDocuments }]
+      }
+    ),
     "Where is order 42?": turn("I could not look up order 42 right now; please try again later.", {
       outcome: "answered",
       citations: [],
@@ -127,8 +145,16 @@ const expectedTurns = (version: 6 | 7, chatId: string, approvalId: string | unde
     "Please refund order 42.": turn("", {
       outcome: "awaiting-approval",
       citations: [],
-      toolExecutions: [{ tool: "lookup_order", input: { orderId: "42" }, output: { orderId: "42", status: "delivered", total: 120 } }],
-      proposal: { id: approvalId ?? "", summary: "issue_refund", actions: [{ tool: "issue_refund", input: { orderId: "42" } }] }
+      toolExecutions: [{
+        tool: "lookup_order",
+        input: { orderId: "42" },
+        output: { orderId: "42", status: "delivered", total: 120 }
+      }],
+      proposal: {
+        id: approvalId ?? "",
+        summary: "issue_refund",
+        actions: [{ tool: "issue_refund", input: { orderId: "42" } }]
+      }
     }),
     "How long does shipping take?": turn(shippingAnswer, {
       outcome: "answered",
@@ -139,7 +165,11 @@ const expectedTurns = (version: 6 | 7, chatId: string, approvalId: string | unde
         output: [{ pageContent: "The page at /kb/shipping-times.", metadata: { source: "/kb/shipping-times" } }]
       }]
     }),
-    "Hello!": turn("Hello! How can I help with your order?", { outcome: "answered", citations: [], toolExecutions: [] }),
+    "Hello!": turn("Hello! How can I help with your order?", {
+      outcome: "answered",
+      citations: [],
+      toolExecutions: []
+    }),
     "Summarise my last invoice.": turn("", {
       outcome: "error",
       citations: [],
@@ -185,7 +215,11 @@ for (const version of [6, 7] as const) {
     it("the waiting approval's id is the library's, and the waiting call is no tool execution", async () => {
       const { chunks } = await ask(app, "Please refund order 42.", randomUUID())
       expect(approvalIdIn(chunks)).toMatch(/^aitxt-/)
-      expect(chunks.filter((c) => (c as { toolName?: unknown }).toolName === "issue_refund").map((c) => (c as { type: string }).type))
+      expect(
+        chunks.filter((c) => (c as { toolName?: unknown }).toolName === "issue_refund").map((c) =>
+          (c as { type: string }).type
+        )
+      )
         .toEqual(["tool-input-start", "tool-input-available"])
     })
 
@@ -213,16 +247,28 @@ for (const version of [6, 7] as const) {
     it("the body is the one useChat's transport sends, and the library's client reads the same turn", async () => {
       const chatId = randomUUID()
       const question = "How long do customers have to ask for a refund?"
-      const message = { id: `${chatId}-question`, role: "user" as const, parts: [{ type: "text" as const, text: question }] }
+      const message = {
+        id: `${chatId}-question`,
+        role: "user" as const,
+        parts: [{ type: "text" as const, text: question }]
+      }
       const api = new URL(surface.endpoint!, app.url).href
-      const options = { chatId, messages: [message], trigger: "submit-message" as const, messageId: undefined, abortSignal: undefined }
+      const options = {
+        chatId,
+        messages: [message],
+        trigger: "submit-message" as const,
+        messageId: undefined,
+        abortSignal: undefined
+      }
       const stream = version === 7
         ? await new DefaultChatTransport({ api }).sendMessages(options)
         : await new DefaultChatTransport6({ api }).sendMessages(options)
       const chunks: Array<unknown> = []
       for await (const chunk of stream) chunks.push(chunk)
       const sent = app.requests.at(-1)!
-      expect(JSON.parse(sent.body)).toEqual(aiSdkRequestBody(question, { conversationId: chatId, messageId: message.id }))
+      expect(JSON.parse(sent.body)).toEqual(
+        aiSdkRequestBody(question, { conversationId: chatId, messageId: message.id })
+      )
       expect(read(chunks, chatId)).toEqual(expectedTurns(version, chatId, undefined)[question])
     })
 
@@ -270,8 +316,20 @@ const usage = {
 }
 
 type Source =
-  | { readonly type: "source"; readonly sourceType: "url"; readonly id: string; readonly url: string; readonly title?: string }
-  | { readonly type: "source"; readonly sourceType: "document"; readonly id: string; readonly mediaType: string; readonly title: string }
+  | {
+    readonly type: "source"
+    readonly sourceType: "url"
+    readonly id: string
+    readonly url: string
+    readonly title?: string
+  }
+  | {
+    readonly type: "source"
+    readonly sourceType: "document"
+    readonly id: string
+    readonly mediaType: string
+    readonly title: string
+  }
 
 /** The model stream parts these tests use, as both versions' model interfaces define them. */
 type Part =
@@ -285,14 +343,25 @@ type Part =
     readonly id: string
     readonly citations?: Array<{ readonly source: Source; readonly citedText?: string }>
   }
-  | { readonly type: "finish"; readonly finishReason: { readonly unified: "stop" | "tool-calls" | "error"; readonly raw: string }
+  | {
+    readonly type: "finish"
+    readonly finishReason: { readonly unified: "stop" | "tool-calls" | "error"; readonly raw: string }
     readonly usage: typeof usage
   }
 
-const call = (toolCallId: string, toolName: string, input: unknown): Part =>
-  ({ type: "tool-call", toolCallId, toolName, input: JSON.stringify(input) })
-const calls = (...parts: ReadonlyArray<Part>): ReadonlyArray<Part> =>
-  [...parts, { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage }]
+const call = (toolCallId: string, toolName: string, input: unknown): Part => ({
+  type: "tool-call",
+  toolCallId,
+  toolName,
+  input: JSON.stringify(input)
+})
+const calls = (
+  ...parts: ReadonlyArray<Part>
+): ReadonlyArray<Part> => [...parts, {
+  type: "finish",
+  finishReason: { unified: "tool-calls", raw: "tool_calls" },
+  usage
+}]
 const text = (answer: string, citations?: Extract<Part, { type: "text-end" }>["citations"]): ReadonlyArray<Part> => [
   { type: "text-start", id: "t" },
   { type: "text-delta", id: "t", delta: answer },
@@ -306,7 +375,10 @@ interface Drive {
   /** The refund tool needs a person's approval. */
   readonly refundNeedsApproval?: true
   /** v7's app-wide approval policy, decided in the stream. */
-  readonly toolApproval?: { readonly issue_refund?: "approved" | "denied"; readonly lookup_order?: "approved" | "denied" }
+  readonly toolApproval?: {
+    readonly issue_refund?: "approved" | "denied"
+    readonly lookup_order?: "approved" | "denied"
+  }
   /** The search streams a preliminary result, then throws. */
   readonly searchBreaks?: true
   readonly sendSources?: true
@@ -389,14 +461,19 @@ describe("reading what the scenarios do not reach", () => {
       const chunks = await libraryStream(version, [calls(call("c1", "issue_refund", { orderId: 42 })), text("Sorry.")])
       expect(chunkOf(chunks, "tool-input-error")["toolName"]).toBe("issue_refund")
       const executions = read(chunks, "chat").trace.toolExecutions
-      expect(executions.map((e) => [e.tool, typeof e.error === "string" && e.error.length > 0])).toEqual([["issue_refund", true]])
+      expect(executions.map((e) => [e.tool, typeof e.error === "string" && e.error.length > 0])).toEqual([[
+        "issue_refund",
+        true
+      ]])
     })
 
     it(`v${version}: every call waiting for approval is an action of the one proposal`, async () => {
       const chunks = await libraryStream(version, [
         calls(call("c1", "issue_refund", { orderId: "42" }), call("c2", "issue_refund", { orderId: "43" }))
       ], { refundNeedsApproval: true })
-      const approvals = chunks.filter((c) => (c as { type?: unknown }).type === "tool-approval-request") as Array<{ approvalId: string }>
+      const approvals = chunks.filter((c) => (c as { type?: unknown }).type === "tool-approval-request") as Array<
+        { approvalId: string }
+      >
       expect(approvals).toHaveLength(2)
       const { trace } = read(chunks, "chat")
       expect(trace.outcome).toBe("awaiting-approval")
@@ -404,7 +481,10 @@ describe("reading what the scenarios do not reach", () => {
       expect(trace.proposal).toEqual({
         id: approvals[0]!.approvalId,
         summary: "issue_refund, issue_refund",
-        actions: [{ tool: "issue_refund", input: { orderId: "42" } }, { tool: "issue_refund", input: { orderId: "43" } }]
+        actions: [{ tool: "issue_refund", input: { orderId: "42" } }, {
+          tool: "issue_refund",
+          input: { orderId: "43" }
+        }]
       })
     })
 
@@ -437,7 +517,8 @@ describe("reading what the scenarios do not reach", () => {
       expect(turn.trace.outcome).toBe("error")
     })
 
-    it(`v${version}: a stream error ends the turn in error, though a call still waits; an output before a tool's error surfaces nothing`,
+    it(
+      `v${version}: a stream error ends the turn in error, though a call still waits; an output before a tool's error surfaces nothing`,
       async () => {
         const chunks = await libraryStream(version, [[
           { type: "text-start", id: "t" },
@@ -448,7 +529,11 @@ describe("reading what the scenarios do not reach", () => {
           { type: "error", error: new Error("connection reset") },
           ...calls()
         ]], { refundNeedsApproval: true, searchBreaks: true })
-        expect(chunks.filter((c) => (c as { toolCallId?: unknown }).toolCallId === "c2").map((c) => (c as { type: string }).type))
+        expect(
+          chunks.filter((c) => (c as { toolCallId?: unknown }).toolCallId === "c2").map((c) =>
+            (c as { type: string }).type
+          )
+        )
           .toEqual(["tool-input-available", "tool-output-available", "tool-output-error"])
         expect(chunkOf(chunks, "tool-output-available")["preliminary"]).toBe(true)
         const { trace } = read(chunks, "chat")
@@ -464,7 +549,8 @@ describe("reading what the scenarios do not reach", () => {
           error: version === 7 ? "index gone" : "An error occurred."
         }])
         expect(trace.citations).toEqual([{ path: "/kb/draft", match: "unsurfaced" }])
-      })
+      }
+    )
 
     it(`v${version}: an aborted stream is a turn that ended in error, with the text sent before it`, async () => {
       const abort = new AbortController()
@@ -495,7 +581,12 @@ describe("reading what the scenarios do not reach", () => {
             }).stream
           })
         }).text()
-        : await streamText6({ model: new MockLanguageModelV3({ doStream: { stream } }), prompt: "q", abortSignal: abort.signal, onChunk })
+        : await streamText6({
+          model: new MockLanguageModelV3({ doStream: { stream } }),
+          prompt: "q",
+          abortSignal: abort.signal,
+          onChunk
+        })
           .toUIMessageStreamResponse().text()
       const chunks = chunksOf(text)
       expect(chunks.at(-1)).toMatchObject({ type: "abort" })
@@ -515,7 +606,11 @@ describe("reading what the scenarios do not reach", () => {
     const { trace } = read(chunks, "chat")
     expect(trace.outcome).toBe("answered")
     expect(trace.proposal).toBeNull()
-    expect(trace.toolExecutions).toEqual([{ tool: "issue_refund", input: { orderId: "42" }, output: { refunded: true } }])
+    expect(trace.toolExecutions).toEqual([{
+      tool: "issue_refund",
+      input: { orderId: "42" },
+      output: { refunded: true }
+    }])
   })
 
   it("v7: an approval request is answered by its automatic flag, its response or its call's output", async () => {
@@ -524,14 +619,23 @@ describe("reading what the scenarios do not reach", () => {
     })
     // The library's stream with one way of answering kept at a time.
     const type = (c: unknown) => (c as { type?: unknown }).type
-    const manual = (c: unknown) => (type(c) === "tool-approval-request" ? { ...(c as object), isAutomatic: undefined } : c)
-    const automaticOnly = approved.filter((c) => type(c) !== "tool-approval-response" && type(c) !== "tool-output-available")
+    const manual = (
+      c: unknown
+    ) => (type(c) === "tool-approval-request" ? { ...(c as object), isAutomatic: undefined } : c)
+    const automaticOnly = approved.filter((c) =>
+      type(c) !== "tool-approval-response" && type(c) !== "tool-output-available"
+    )
     const responseOnly = approved.filter((c) => type(c) !== "tool-output-available").map(manual)
     const outputOnly = approved.filter((c) => type(c) !== "tool-approval-response").map(manual)
-    const neither = approved.filter((c) => type(c) !== "tool-approval-response" && type(c) !== "tool-output-available").map(manual)
+    const neither = approved.filter((c) => type(c) !== "tool-approval-response" && type(c) !== "tool-output-available")
+      .map(manual)
     const outcomes = [automaticOnly, responseOnly, outputOnly, neither].map((chunks) => {
       const { trace } = read(chunks, "chat")
-      return { outcome: trace.outcome, proposal: trace.proposal?.id ?? null, ran: trace.toolExecutions.map((e) => e.tool) }
+      return {
+        outcome: trace.outcome,
+        proposal: trace.proposal?.id ?? null,
+        ran: trace.toolExecutions.map((e) => e.tool)
+      }
     })
     const approvalId = chunkOf(approved, "tool-approval-request")["approvalId"]
     expect(outcomes).toEqual([
@@ -561,8 +665,13 @@ describe("reading what the scenarios do not reach", () => {
     const chunks = await libraryStream(7, [[
       { type: "source", sourceType: "url", id: "s1", url: "https://example.com/kb/refunds" },
       ...text("30 days, see [Refunds](https://example.com/kb/refunds).", [
-        { source: { type: "source", sourceType: "url", id: "s1", url: "https://example.com/kb/refunds" }, citedText: "within 30 days" },
-        { source: { type: "source", sourceType: "document", id: "terms-2023", mediaType: "text/plain", title: "Terms" } }
+        {
+          source: { type: "source", sourceType: "url", id: "s1", url: "https://example.com/kb/refunds" },
+          citedText: "within 30 days"
+        },
+        {
+          source: { type: "source", sourceType: "document", id: "terms-2023", mediaType: "text/plain", title: "Terms" }
+        }
       ])
     ]], { sendSources: true })
     expect(chunkOf(chunks, "text-end")["citations"]).toHaveLength(2)
@@ -616,7 +725,8 @@ describe("reading what the scenarios do not reach", () => {
           parts: assistant!.parts.map((part) =>
             part.type === "tool-issue_refund" && part.state === "approval-requested"
               ? { ...part, state: "approval-responded" as const, approval: { ...part.approval, approved: true } }
-              : part)
+              : part
+          )
         }
         const user = { id: `${chatId}-question`, role: "user", parts: [{ type: "text", text: question }] }
         const response = await fetch(new URL(surface.endpoint!, app.url), {
@@ -627,7 +737,9 @@ describe("reading what the scenarios do not reach", () => {
         const chunks = chunksOf(await response.text())
         expect(chunkOf(chunks, "tool-output-available"))
           .toEqual({ type: "tool-output-available", toolCallId: "call_2", output: { refunded: true } })
-        expect(reason(chunks)).toBe(`chunk 2 (tool-output-available): tool call "call_2" was not started in this stream`)
+        expect(reason(chunks)).toBe(
+          `chunk 2 (tool-output-available): tool call "call_2" was not started in this stream`
+        )
       } finally {
         await app.close()
       }
@@ -661,7 +773,9 @@ describe("streams that are no turn", () => {
 
     const missing = whole.map((c, i) => (i === at ? { type: "tool-input-available", toolName: "search_kb" } : c))
     expect(reason(missing)).toBe(`chunk ${at + 1} (tool-input-available): toolCallId is missing`)
-    const badCitation = [{ type: "text-end", id: "t", citations: [{ source: { url: "https://x" } }] }, { type: "finish" }]
+    const badCitation = [{ type: "text-end", id: "t", citations: [{ source: { url: "https://x" } }] }, {
+      type: "finish"
+    }]
     expect(reason(badCitation)).toBe("chunk 1 (text-end): citations[0] is not a citation with a source id or url")
   })
 
@@ -669,7 +783,9 @@ describe("streams that are no turn", () => {
     expect(reason([{ type: "start" }, "text", { type: "finish" }])).toBe(
       "chunk 2 of the stream is not a UI message chunk (an object with a string type)"
     )
-    expect(reason([{ kind: "start" }])).toBe("chunk 1 of the stream is not a UI message chunk (an object with a string type)")
+    expect(reason([{ kind: "start" }])).toBe(
+      "chunk 1 of the stream is not a UI message chunk (an object with a string type)"
+    )
   })
 
   it("a response to an approval the stream never asked for", () => {
@@ -679,14 +795,28 @@ describe("streams that are no turn", () => {
   })
 
   it("a chunk type named after an object's own properties is just an unknown type", () => {
-    expect(Either.isRight(readAiSdkStream([{ type: "constructor" }, { type: "toString" }, { type: "finish" }], context("c")))).toBe(true)
+    expect(
+      Either.isRight(readAiSdkStream([{ type: "constructor" }, { type: "toString" }, { type: "finish" }], context("c")))
+    ).toBe(true)
   })
 })
 
 describe("the event stream", () => {
   it("gives one chunk per event up to [DONE], data lines joined, comments and other fields skipped", () => {
-    const text = [": keep-alive", "", "event: message", "data: {\"type\":", "data: \"start\"}", "", "data:{\"type\":\"finish\"}", "",
-      "data: [DONE]", "", "data: {\"type\":\"after\"}", ""].join("\r\n")
+    const text = [
+      ": keep-alive",
+      "",
+      "event: message",
+      "data: {\"type\":",
+      "data: \"start\"}",
+      "",
+      "data:{\"type\":\"finish\"}",
+      "",
+      "data: [DONE]",
+      "",
+      "data: {\"type\":\"after\"}",
+      ""
+    ].join("\r\n")
     expect(eventStreamChunks(text)).toEqual(Either.right([{ type: "start" }, { type: "finish" }]))
   })
 
@@ -730,10 +860,11 @@ describe("the request", () => {
   })
 
   it("puts the question in as text: never read again as a placeholder or a replacement pattern", () => {
-    expect(aiSdkRequestBody("Is {conversationId} $& $1 ${x} safe?", ids, { q: "{question}", l: "<{question}>" })).toEqual({
-      q: "Is {conversationId} $& $1 ${x} safe?",
-      l: "<Is {conversationId} $& $1 ${x} safe?>"
-    })
+    expect(aiSdkRequestBody("Is {conversationId} $& $1 ${x} safe?", ids, { q: "{question}", l: "<{question}>" }))
+      .toEqual({
+        q: "Is {conversationId} $& $1 ${x} safe?",
+        l: "<Is {conversationId} $& $1 ${x} safe?>"
+      })
   })
 
   it("names the turn by the answer's message id, else the chat's first turn", () => {

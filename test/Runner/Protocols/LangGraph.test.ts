@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { defaultEvidence } from "../../../src/Evidence/Rules.js"
 import { grade } from "../../../src/Graders/index.js"
-import { fillTemplate, type ReadContext } from "../../../src/Runner/Protocols/Protocol.js"
 import { type GoldenSet, loadGoldenSet } from "../../../src/Runner/GoldenSet.js"
 import {
   langGraphAssistantId,
@@ -13,6 +12,7 @@ import {
   readLangGraphTurn,
   runIdFromLocation
 } from "../../../src/Runner/Protocols/LangGraph.js"
+import { fillTemplate, type ReadContext } from "../../../src/Runner/Protocols/Protocol.js"
 import type { Turn } from "../../../src/Schema/Trace.js"
 import { type LangGraphApp, startLangGraphApp } from "../../support/apps/langGraphApp.js"
 import { type Scenario, scenarioFor, scenarios } from "../../support/scenarios.js"
@@ -108,12 +108,19 @@ const read = (asked: Asked): Turn => {
 
 /** The outcome and turn id read from part of a wire. */
 const readAs = (asked: Asked, wire: LangGraphWire) =>
-  Either.map(readLangGraphTurn(wire, context(asked.threadId)), (t) => ({ outcome: t.trace.outcome, turnId: t.trace.turnId }))
+  Either.map(
+    readLangGraphTurn(wire, context(asked.threadId)),
+    (t) => ({ outcome: t.trace.outcome, turnId: t.trace.turnId })
+  )
 
 /** A turn without its ids (the run's, and its proposal's interrupt's), to compare two runs of one scenario. */
 const withoutIds = (turn: Turn) => ({
   ...turn,
-  trace: { ...turn.trace, turnId: "", proposal: turn.trace.proposal === null ? null : { ...turn.trace.proposal, id: "" } }
+  trace: {
+    ...turn.trace,
+    turnId: "",
+    proposal: turn.trace.proposal === null ? null : { ...turn.trace.proposal, id: "" }
+  }
 })
 
 /**
@@ -205,7 +212,11 @@ describe("the LangGraph server's turns, read", () => {
         surface: "support",
         outcome: "answered",
         citations: [],
-        toolExecutions: [{ tool: "lookup_order", input: { orderId: "42" }, error: thrown("order service unavailable") }],
+        toolExecutions: [{
+          tool: "lookup_order",
+          input: { orderId: "42" },
+          error: thrown("order service unavailable")
+        }],
         proposal: null
       }
     })
@@ -271,11 +282,18 @@ describe("the LangGraph server's turns, read", () => {
 
   it("reads a citation nothing surfaced as unsurfaced", () => {
     const a = asked.get(shipping)!
-    expect(read(a).trace.citations).toEqual([{ path: "/kb/shipping-times", match: "path" }, { path: "/kb/delivery", match: "unsurfaced" }])
+    expect(read(a).trace.citations).toEqual([{ path: "/kb/shipping-times", match: "path" }, {
+      path: "/kb/delivery",
+      match: "unsurfaced"
+    }])
     expect(read(a).trace.toolExecutions).toEqual([searched(shipping)])
     expect(graded(shipping)).toMatchObject({
       passed: false,
-      expectations: [{ passed: true }, { passed: true }, { kind: "cites-only-surfaced", passed: false, fact: "unsurfaced: /kb/delivery" }]
+      expectations: [{ passed: true }, { passed: true }, {
+        kind: "cites-only-surfaced",
+        passed: false,
+        fact: "unsurfaced: /kb/delivery"
+      }]
     })
   })
 
@@ -283,7 +301,14 @@ describe("the LangGraph server's turns, read", () => {
     const a = asked.get(greeting)!
     expect(read(a)).toEqual({
       answer: scenario(greeting).answer,
-      trace: { turnId: a.wire.runId, surface: "support", outcome: "answered", citations: [], toolExecutions: [], proposal: null }
+      trace: {
+        turnId: a.wire.runId,
+        surface: "support",
+        outcome: "answered",
+        citations: [],
+        toolExecutions: [],
+        proposal: null
+      }
     })
     expect(graded(greeting)).toMatchObject({ passed: true })
   })
@@ -311,7 +336,11 @@ describe("the LangGraph server's turns, read", () => {
     expect(readAs(a, bodyOnly)).toEqual(Either.right({ outcome: "error", turnId: a.wire.runId }))
     expect(graded(invoice)).toMatchObject({
       passed: false,
-      expectations: [{ kind: "calls-tool", passed: true }, { kind: "outcome", passed: false, fact: "outcome: error (expected answered)" }]
+      expectations: [{ kind: "calls-tool", passed: true }, {
+        kind: "outcome",
+        passed: false,
+        fact: "outcome: error (expected answered)"
+      }]
     })
   })
 
@@ -335,9 +364,14 @@ describe("the LangGraph server's turns, read", () => {
       expect(readAs(streamed, { ...streamed.wire, events: [] })).toEqual(same)
     })
     const failed = streams[1]!
-    expect(failed.wire.events!.at(-1)).toEqual({ event: "error", data: { error: "Error", message: scenario(invoice).fails } })
+    expect(failed.wire.events!.at(-1)).toEqual({
+      event: "error",
+      data: { error: "Error", message: scenario(invoice).fails }
+    })
     const { thread: _thread, ...eventsOnly } = failed.wire
-    expect(readAs(failed, eventsOnly)).toEqual(Either.right({ outcome: "error", turnId: runIdFromLocation(failed.location) }))
+    expect(readAs(failed, eventsOnly)).toEqual(
+      Either.right({ outcome: "error", turnId: runIdFromLocation(failed.location) })
+    )
   })
 
   it("asks with the surface's input template, the question in a text block", async () => {
@@ -379,9 +413,17 @@ describe("the LangGraph test app behind a key", () => {
     try {
       const without = await fetch(`${app.url}/threads`, { method: "POST", headers: json, body: "{}" })
       expect([without.status, await without.text()]).toEqual([401, "Unauthorized"])
-      const wrong = await fetch(`${app.url}/threads`, { method: "POST", headers: { ...json, "x-api-key": "key-2" }, body: "{}" })
+      const wrong = await fetch(`${app.url}/threads`, {
+        method: "POST",
+        headers: { ...json, "x-api-key": "key-2" },
+        body: "{}"
+      })
       expect(wrong.status).toBe(401)
-      const right = await fetch(`${app.url}/threads`, { method: "POST", headers: { ...json, "x-api-key": "key-1" }, body: "{}" })
+      const right = await fetch(`${app.url}/threads`, {
+        method: "POST",
+        headers: { ...json, "x-api-key": "key-1" },
+        body: "{}"
+      })
       expect(right.status).toBe(200)
       const { thread_id } = await right.json() as { thread_id: string }
       expect(await app.threads()).toEqual([thread_id])
@@ -402,16 +444,19 @@ describe("reading a LangGraph turn", () => {
 
   it("says why a malformed state holds no turn", () => {
     expect(reason(wire(null))).toEqual(Either.right("thread state: expected an object with \"values\", got null"))
-    expect(reason(wire({ values: {} }))).toEqual(Either.right("thread state: values.messages: expected a list of messages, got undefined"))
+    expect(reason(wire({ values: {} }))).toEqual(
+      Either.right("thread state: values.messages: expected a list of messages, got undefined")
+    )
     expect(reason(wire({ values: { messages: "Hello!" } }))).toEqual(
       Either.right("thread state: values.messages: expected a list of messages, got \"Hello!\"")
     )
     expect(reason(wire({ values: { messages: [{ type: "human", content: "Hello!" }, 7] } }))).toEqual(
       Either.right("thread state: values.messages[1]: expected a message object, got 7")
     )
-    expect(reason(wire({ values: { messages: [{ type: "human", content: "Hi" }, { type: "ai", content: "Hello" }] } }))).toEqual(
-      Either.right("thread state: values.messages: no human message asks \"Hello!\"")
-    )
+    expect(reason(wire({ values: { messages: [{ type: "human", content: "Hi" }, { type: "ai", content: "Hello" }] } })))
+      .toEqual(
+        Either.right("thread state: values.messages: no human message asks \"Hello!\"")
+      )
   })
 
   it("reads only the messages after the question's last asking, and falls back to the thread and question index for the turn id", () => {
@@ -463,7 +508,9 @@ describe("a LangGraph run's body", () => {
       assistant_id: "support",
       input: { q: "Hello {conversationId}!", about: "Asked in t-1: Hello {conversationId}! {other}", n: 3 }
     })
-    expect(fillTemplate(["{messageId}", { "{question}": "{messageId}" }], { messageId: "m-1" })).toEqual(["m-1", { "{question}": "m-1" }])
+    expect(fillTemplate(["{messageId}", { "{question}": "{messageId}" }], { messageId: "m-1" })).toEqual(["m-1", {
+      "{question}": "m-1"
+    }])
   })
 
   it("names the surface's assistant, else the surface, and finds the run id in a Content-Location", () => {

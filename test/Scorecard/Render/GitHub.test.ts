@@ -14,8 +14,10 @@ interface Command {
 }
 
 const unescape = (value: string): string =>
-  value.replace(/%(25|0D|0A|3A|2C)/g, (_, code: string) =>
-    ({ "25": "%", "0D": "\r", "0A": "\n", "3A": ":", "2C": "," })[code]!)
+  value.replace(
+    /%(25|0D|0A|3A|2C)/g,
+    (_, code: string) => ({ "25": "%", "0D": "\r", "0A": "\n", "3A": ":", "2C": "," })[code]!
+  )
 
 const parseCommands = (text: string): Array<Command> =>
   text === "" ? [] : text.split("\n").map((line) => {
@@ -30,7 +32,10 @@ const parseCommands = (text: string): Array<Command> =>
   })
 
 const casesFile = "cases/golden-cases.json"
-const lines = new Map([["docs.proration", 17], ["ops.no-turn", 42], ["docs.flaky", 7], ["docs.broken", 12], ["ops.down", 30]])
+const lines = new Map([["docs.proration", 17], ["ops.no-turn", 42], ["docs.flaky", 7], ["docs.broken", 12], [
+  "ops.down",
+  30
+]])
 
 describe("renderGitHubAnnotations", () => {
   it("annotates each failing case as an error on its line, with its facts", () => {
@@ -130,7 +135,11 @@ describe("caseLines", () => {
     ].join("\r\n")
     expect(Object.fromEntries(caseLines(text))).toEqual({ "docs.a": 5, b: 7, c: 9 })
     expect(Object.fromEntries(caseLines(text.replace(/\r\n/g, "\n")))).toEqual({ "docs.a": 5, b: 7, c: 9 })
-    expect(Object.fromEntries(caseLines(JSON.stringify(JSON.parse(text.slice(1)))))).toEqual({ "docs.a": 1, b: 1, c: 1 })
+    expect(Object.fromEntries(caseLines(JSON.stringify(JSON.parse(text.slice(1)))))).toEqual({
+      "docs.a": 1,
+      b: 1,
+      c: 1
+    })
   })
 
   it("gives what it could read of a broken file, and nothing of one that is not JSON", () => {

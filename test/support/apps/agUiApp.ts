@@ -196,11 +196,13 @@ async function* runAgent(input: RunAgentInput, options: AgUiAppOptions): AsyncGe
       yield { type: EventType.TOOL_CALL_ARGS, toolCallId, delta: rest }
       yield { type: EventType.TOOL_CALL_END, toolCallId }
     }
-    messages.push({
-      id: messageId,
-      role: "assistant",
-      toolCalls: [{ id: toolCallId, type: "function", function: { name: step.tool, arguments: args } }]
-    } satisfies AssistantMessage)
+    messages.push(
+      {
+        id: messageId,
+        role: "assistant",
+        toolCalls: [{ id: toolCallId, type: "function", function: { name: step.tool, arguments: args } }]
+      } satisfies AssistantMessage
+    )
 
     const tool = tools[step.tool]!
     if (tool.needsApproval(step.input)) {
@@ -224,7 +226,15 @@ async function* runAgent(input: RunAgentInput, options: AgUiAppOptions): AsyncGe
       error = thrown instanceof Error ? thrown.message : String(thrown)
       content = error
     }
-    messages.push({ id: resultId, role: "tool", toolCallId, content, ...(error === undefined ? {} : { error }) } satisfies ToolMessage)
+    messages.push(
+      {
+        id: resultId,
+        role: "tool",
+        toolCallId,
+        content,
+        ...(error === undefined ? {} : { error })
+      } satisfies ToolMessage
+    )
     yield { type: EventType.TOOL_CALL_RESULT, messageId: resultId, toolCallId, content, role: "tool" }
     yield { type: EventType.STEP_FINISHED, stepName }
   }
@@ -259,11 +269,15 @@ export const startAgUiApp = async (options: AgUiAppOptions = {}): Promise<AgUiAp
       if (options.auth !== undefined && request.headers[options.auth.header.toLowerCase()] !== options.auth.value) {
         return json(401, { error: "unauthorized" })
       }
-      if (new URL(request.url ?? "/", "http://127.0.0.1").pathname !== "/api/agent") return json(404, { error: "not found" })
+      if (new URL(request.url ?? "/", "http://127.0.0.1").pathname !== "/api/agent") {
+        return json(404, { error: "not found" })
+      }
       if (request.method !== "POST") return json(405, { error: "method not allowed" })
       const input = RunAgentInputSchema.safeParse(body)
       if (!input.success) return json(400, { error: "not a RunAgentInput", issues: input.error.issues })
-      const encoder = new EventEncoder(request.headers.accept === undefined ? undefined : { accept: request.headers.accept })
+      const encoder = new EventEncoder(
+        request.headers.accept === undefined ? undefined : { accept: request.headers.accept }
+      )
       response.writeHead(200, { "content-type": encoder.getContentType(), "cache-control": "no-cache" })
       for await (const event of runAgent(input.data as RunAgentInput, options)) {
         const stamped = options.clock === undefined ? event : { ...event, timestamp: options.clock() }
@@ -279,6 +293,7 @@ export const startAgUiApp = async (options: AgUiAppOptions = {}): Promise<AgUiAp
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => error === undefined ? resolve() : reject(error)))
+    close: () =>
+      new Promise<void>((resolve, reject) => server.close((error) => error === undefined ? resolve() : reject(error)))
   }
 }

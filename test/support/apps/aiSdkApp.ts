@@ -9,10 +9,6 @@
  * `usageMetadata` the app sends their total as its own message metadata, as the AI SDK's docs show.
  * Chats are kept by the body's `id` until `DELETE /api/chat?id=ID`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
-import { Readable } from "node:stream"
-import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import {
   convertToModelMessages,
   createUIMessageStreamResponse,
@@ -31,6 +27,10 @@ import {
 } from "ai-v6"
 import { MockLanguageModelV3 } from "ai-v6/test"
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test"
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import { Readable } from "node:stream"
+import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import { z } from "zod"
 import { type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
 import { modelCallUsage } from "./usage.js"
@@ -97,20 +97,26 @@ const execute = (call: ScenarioCall | undefined) => async (): Promise<unknown> =
 const callOf = (scenario: Scenario, name: ToolName) => scenario.calls.find((call) => call.tool === name)
 
 const tools7 = (scenario: Scenario) =>
-  Object.fromEntries(toolNames.map((name) => [name, tool({
-    description: `the ${name} tool`,
-    inputSchema: inputSchemas[name],
-    needsApproval: callOf(scenario, name)?.needsApproval === true,
-    execute: execute(callOf(scenario, name))
-  })]))
+  Object.fromEntries(toolNames.map((name) => [
+    name,
+    tool({
+      description: `the ${name} tool`,
+      inputSchema: inputSchemas[name],
+      needsApproval: callOf(scenario, name)?.needsApproval === true,
+      execute: execute(callOf(scenario, name))
+    })
+  ]))
 
 const tools6 = (scenario: Scenario) =>
-  Object.fromEntries(toolNames.map((name) => [name, tool6({
-    description: `the ${name} tool`,
-    inputSchema: inputSchemas[name],
-    needsApproval: callOf(scenario, name)?.needsApproval === true,
-    execute: execute(callOf(scenario, name))
-  })]))
+  Object.fromEntries(toolNames.map((name) => [
+    name,
+    tool6({
+      description: `the ${name} tool`,
+      inputSchema: inputSchemas[name],
+      needsApproval: callOf(scenario, name)?.needsApproval === true,
+      execute: execute(callOf(scenario, name))
+    })
+  ]))
 
 /** The tokens the turn's `n`-th model call reports, in the mock models' shape. */
 const usageOf = (n: number) => {
@@ -281,7 +287,9 @@ export const startAiSdkApp = async (options: AiSdkAppOptions): Promise<AiSdkApp>
     } catch {
       return send(response, 400, "the body is not JSON")
     }
-    if (typeof parsed.id !== "string" || !Array.isArray(parsed.messages)) return send(response, 400, "expected {id, messages}")
+    if (typeof parsed.id !== "string" || !Array.isArray(parsed.messages)) {
+      return send(response, 400, "expected {id, messages}")
+    }
     const messages = parsed.messages as Array<UIMessage>
     const scenario = scenarioFor(lastUserText(messages) ?? "")
     if (scenario === undefined) return send(response, 400, "no scenario for this question")

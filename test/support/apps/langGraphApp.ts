@@ -14,15 +14,21 @@
  * the request recorder made here. The server keeps its storage in module state, so one app runs in a
  * process at a time.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Document, type DocumentInput } from "@langchain/core/documents"
-import { AIMessage, type AIMessageFields, type BaseMessage, HumanMessage, type UsageMetadata } from "@langchain/core/messages"
+import {
+  AIMessage,
+  type AIMessageFields,
+  type BaseMessage,
+  HumanMessage,
+  type UsageMetadata
+} from "@langchain/core/messages"
 import { fakeModel } from "@langchain/core/testing"
 import { tool, type ToolRuntime } from "@langchain/core/tools"
 import { Hono } from "hono"
 import { type AgentMiddleware, createAgent, humanInTheLoopMiddleware, type InterruptOnConfig } from "langchain"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { z } from "zod"
 import { type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
 import { modelCallUsage } from "./usage.js"
@@ -57,7 +63,9 @@ export interface LangGraphAppOptions {
 const textOf = (message: BaseMessage): string => message.text
 
 /** The scenario a conversation is in: the one of its last human message, and the messages after it. */
-const scenarioOf = (messages: ReadonlyArray<BaseMessage>): { scenario: Scenario | undefined; after: ReadonlyArray<BaseMessage> } => {
+const scenarioOf = (
+  messages: ReadonlyArray<BaseMessage>
+): { scenario: Scenario | undefined; after: ReadonlyArray<BaseMessage> } => {
   const last = messages.map((m) => HumanMessage.isInstance(m)).lastIndexOf(true)
   return {
     scenario: last < 0 ? undefined : scenarioFor(textOf(messages[last]!)),
@@ -84,7 +92,9 @@ const aiMessage = (n: number, usage: boolean, fields: Pick<AIMessageFields, "con
 const nextStep = (usage: boolean) => (messages: ReadonlyArray<BaseMessage>): BaseMessage | Error => {
   const { after, scenario } = scenarioOf(messages)
   const step = after.filter((m) => AIMessage.isInstance(m)).length
-  if (scenario === undefined) return aiMessage(step + 1, usage, { content: "I can only answer the scripted questions." })
+  if (scenario === undefined) {
+    return aiMessage(step + 1, usage, { content: "I can only answer the scripted questions." })
+  }
   const call = scenario.calls[step]
   if (call !== undefined) {
     return aiMessage(step + 1, usage, {
@@ -124,7 +134,9 @@ const tools = () => [
       const found = scripted(callFor("search_kb", runtime.state)) as ReadonlyArray<DocumentInput>
       const documents = found.map((d) => new Document(d))
       // As LangChain's retrieval tutorial formats them for the model; the documents go in the artifact.
-      const text = documents.map((d) => `Source: ${String(d.metadata["source"])}\nContent: ${d.pageContent}`).join("\n\n")
+      const text = documents.map((d) => `Source: ${String(d.metadata["source"])}\nContent: ${d.pageContent}`).join(
+        "\n\n"
+      )
       return [text, documents]
     },
     {
@@ -135,11 +147,13 @@ const tools = () => [
     }
   ),
   tool(
-    (_input: { orderId: string }, runtime: ToolRuntime) => JSON.stringify(scripted(callFor("lookup_order", runtime.state))),
+    (_input: { orderId: string }, runtime: ToolRuntime) =>
+      JSON.stringify(scripted(callFor("lookup_order", runtime.state))),
     { name: "lookup_order", description: "Look up an order", schema: z.object({ orderId: z.string() }) }
   ),
   tool(
-    (_input: { orderId: string }, runtime: ToolRuntime) => JSON.stringify(scripted(callFor("issue_refund", runtime.state))),
+    (_input: { orderId: string }, runtime: ToolRuntime) =>
+      JSON.stringify(scripted(callFor("issue_refund", runtime.state))),
     { name: "issue_refund", description: "Refund an order", schema: z.object({ orderId: z.string() }) }
   )
 ]

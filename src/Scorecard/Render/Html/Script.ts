@@ -550,4 +550,18 @@ document.documentElement.setAttribute("data-ready", "true");
  * The script of the HTML report: its parts in order, in a block of their own so that none of its names
  * reaches the page's global scope.
  */
-export const pageScript = ["\"use strict\";", "{", dom, verdict, trend, surfaces, rows, detail, list, links, start, "}", ""].join("\n")
+export const pageScript = [
+  "\"use strict\";",
+  "{",
+  dom,
+  verdict,
+  trend,
+  surfaces,
+  rows,
+  detail,
+  list,
+  links,
+  start,
+  "}",
+  ""
+].join("\n")
