@@ -7,8 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck as fc } from "effect"
 import { inShard, parseShard, type Shard } from "../../src/Runner/Shard.js"
 
-const refused = (text: string) =>
-  Either.left(`--shard ${JSON.stringify(text)}: expected i/n with 1 ≤ i ≤ n, such as 2/4`)
+const refused = (text: string) => Either.left(`${JSON.stringify(text)}: expected i/n with 1 ≤ i ≤ n, such as 2/4`)
 
 /** The parts of `count` that take `key`. */
 const partsOf = (key: string, count: number): ReadonlyArray<number> =>
