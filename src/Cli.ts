@@ -80,37 +80,44 @@ const ratchetCommand = Command.make("ratchet", ratchetOptions, ratchetHandler).p
 
 const mergeCommand = Command.make("merge", mergeOptions, mergeHandler).pipe(
   Command.withDescription(
-    `Join the results of a sharded run into the results of the whole golden set, then hold the floor; refuses overlapping or missing shards. Example: ${programName} merge shard-*.json --check --reporter junit=report.xml`
+    `Join the results of a sharded run into the results of the whole golden set, then hold the floor; refuses ` +
+      `overlapping or missing shards. Example: ${programName} merge shard-*.json --check --reporter junit=report.xml`
   )
 )
 
 const reportCommand = Command.make("report", reportOptions, reportHandler).pipe(
   Command.withDescription(
-    `Write any report of a results file written earlier, running nothing: the same reporters as run (--reporter, repeatable), the changes since an earlier run (--compare) and the floor's history from the baseline. Example: ${programName} report results.json --reporter junit=reports/eval.xml --reporter markdown=reports/summary.md`
+    `Write any report of a results file written earlier, running nothing: the same reporters as run (--reporter, ` +
+      `repeatable), the changes since an earlier run (--compare) and the floor's history from the baseline. Example: ` +
+      `${programName} report results.json --reporter junit=reports/eval.xml --reporter markdown=reports/summary.md`
   )
 )
 
 const diffCommand = Command.make("diff", diffOptions, diffHandler).pipe(
   Command.withDescription(
-    `Show what changed between two runs: regressions with their facts, fixes, new and removed cases, the pass-rate change. Example: ${programName} diff main.json branch.json --check`
+    `Show what changed between two runs: regressions with their facts, fixes, new and removed cases, the pass-rate ` +
+      `change. Example: ${programName} diff main.json branch.json --check`
   )
 )
 
 const standInCommand = Command.make("standin", standInOptions, standInHandler).pipe(
   Command.withDescription(
-    `Serve the stand-in assistant (the catalog's surfaces, over the surface protocol) on loopback until stopped. Example: ${programName} standin --port 8787 --fault trace:503@0.2`
+    `Serve the stand-in assistant (the catalog's surfaces, over the surface protocol) on loopback until stopped. ` +
+      `Example: ${programName} standin --port 8787 --fault trace:503@0.2`
   )
 )
 
 const auditCommand = Command.make("audit", auditOptions, auditHandler).pipe(
   Command.withDescription(
-    `Grade every turn of JSON-lines exports against invariants, streaming; exit 1 on a violation. Example: ${programName} audit --surface docs --expect cites-only-surfaced --expect never-calls=deploy --traces turns.jsonl`
+    `Grade every turn of JSON-lines exports against invariants, streaming; exit 1 on a violation. Example: ` +
+      `${programName} audit --surface docs --expect cites-only-surfaced --expect never-calls=deploy --traces turns.jsonl`
   )
 )
 
 const importCommand = Command.make("import", importOptions, importHandler).pipe(
   Command.withDescription(
-    `Read OpenTelemetry traces (GenAI conventions, the AI SDK, OpenInference), link their turns to cases and write them as recorded turns; list the turns it could not link. Example: ${programName} import --otel traces.json --out cases/imported`
+    `Read OpenTelemetry traces (GenAI conventions, the AI SDK, OpenInference), link their turns to cases and write ` +
+      `them as recorded turns; list the turns it could not link. Example: ${programName} import --otel traces.json --out cases/imported`
   )
 )
 
@@ -134,13 +141,15 @@ const cleanupCommand = Command.make("cleanup", cleanupOptions, cleanupHandler).p
 
 const demoCommand = Command.make("demo", demoOptions, demoHandler).pipe(
   Command.withDescription(
-    `Start the stand-in on an ephemeral port and run the golden set live against it with --check; a folder with no golden set gets the package's own. Example: ${programName} demo`
+    `Start the stand-in on an ephemeral port and run the golden set live against it with --check; a folder with no ` +
+      `golden set gets the package's own. Example: ${programName} demo`
   )
 )
 
 const initCommand = Command.make("init", {}, initHandler).pipe(
   Command.withDescription(
-    `Write a starter golden set, catalog, baseline, two recorded turns (one failing) and a GitHub Actions workflow into this folder, never overwriting a file, and print the next commands. Example: ${programName} init`
+    `Write a starter golden set, catalog, baseline, two recorded turns (one failing) and a GitHub Actions workflow ` +
+      `into this folder, never overwriting a file, and print the next commands. Example: ${programName} init`
   )
 )
 
@@ -150,7 +159,8 @@ const rootCommand = (name: string) =>
     Effect.fail(
       new UsageError({
         message:
-          `name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, cleanup, standin or demo (${programName} --help lists them)`
+          `name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, ` +
+          `cleanup, standin or demo (${programName} --help lists them)`
       })
     )).pipe(
       Command.withDescription(

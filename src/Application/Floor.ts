@@ -66,7 +66,8 @@ export const noFloorText = (why: NoFloor): string => {
     case "NoBaseline":
       return noFloorYet
     case "OtherRepeat":
-      return `the floor in ${why.baselineFile} was set with --repeat ${why.set}; it is not applied to a run with --repeat ${why.ran} (compare like with like)`
+      return `the floor in ${why.baselineFile} was set with --repeat ${why.set}; it is not applied to a run with ` +
+        `--repeat ${why.ran} (compare like with like)`
     case "NotMeasured":
       return "no case obtained its turn: the run measured nothing"
     case "Stopped":

@@ -51,8 +51,8 @@ export const mergeShards = (
     for (const part of rest) {
       if (part.shard.count !== first.shard.count) {
         return yield* new UsageError({
-          message:
-            `${part.file} is shard ${part.shard.index}/${part.shard.count}, but ${first.file} is one of ${first.shard.count}: merge the shards of one run`
+          message: `${part.file} is shard ${part.shard.index}/${part.shard.count}, but ${first.file} is one of ` +
+            `${first.shard.count}: merge the shards of one run`
         })
       }
       if (part.shard.of !== first.shard.of) {

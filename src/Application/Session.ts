@@ -23,7 +23,8 @@ export const parseBaseUrl = (text: string): Effect.Effect<URL, UsageError> =>
       (url) =>
         new UsageError({
           message:
-            `--base-url ${url.protocol}//${url.host}${url.pathname}: expected an http(s) URL without credentials; the session goes in EVAL_COOKIE`
+            `--base-url ${url.protocol}//${url.host}${url.pathname}: expected an http(s) URL without credentials; the ` +
+            `session goes in EVAL_COOKIE`
         })
     )
   )

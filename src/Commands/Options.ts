@@ -50,7 +50,8 @@ const otelOption = Options.text("otel").pipe(
   Options.withPseudoName("FILE"),
   Options.repeated,
   Options.withDescription(
-    "Grade the turns in OpenTelemetry traces: an OTLP JSON file, or a folder of .json/.jsonl files; repeat --otel for each further file or folder (--otel a.json --otel b.json). See docs/otel.md."
+    "Grade the turns in OpenTelemetry traces: an OTLP JSON file, or a folder of .json/.jsonl files; repeat --otel for " +
+      "each further file or folder (--otel a.json --otel b.json). See docs/otel.md."
   )
 )
 const outOption = Options.text("out").pipe(
@@ -61,7 +62,8 @@ const cookieOption = Options.redacted("cookie").pipe(
   Options.withPseudoName("NAME=VALUE"),
   Options.optional,
   Options.withDescription(
-    "The session cookie of the app. Prefer the EVAL_COOKIE environment variable: arguments are visible to other users. An app signed in by a header instead takes EVAL_AUTH_HEADER='Authorization: Bearer …' (or 'x-api-key: …')."
+    "The session cookie of the app. Prefer the EVAL_COOKIE environment variable: arguments are visible to other " +
+      "users. An app signed in by a header instead takes EVAL_AUTH_HEADER='Authorization: Bearer …' (or 'x-api-key: …')."
   )
 )
 const keepOption = Options.boolean("keep").pipe(
@@ -76,7 +78,8 @@ const timeout = (seconds: number, description: string) =>
   )
 const timeoutOption = timeout(
   120,
-  "Bounds one live case's whole wall time: the ask (with its grace to name the conversation when cut short), the reads and every retry. Deleting the conversation afterwards has a bound of its own, the same at most 30 s."
+  "Bounds one live case's whole wall time: the ask (with its grace to name the conversation when cut short), the " +
+    "reads and every retry. Deleting the conversation afterwards has a bound of its own, the same at most 30 s."
 )
 const cleanupTimeoutOption = timeout(30, "Bounds each delete, retries included.")
 const recordOption = Options.text("record").pipe(
@@ -105,14 +108,16 @@ const repeatOption = Options.integer("repeat").pipe(
   Options.withPseudoName("K"),
   Options.withDefault(1),
   Options.withDescription(
-    "Ask every case K times, each in a conversation of its own; a case passes only if all K pass (pass^k), and cases that pass some attempts are listed as flaky. The floor holds only runs of the K it was set at."
+    "Ask every case K times, each in a conversation of its own; a case passes only if all K pass (pass^k), and cases " +
+      "that pass some attempts are listed as flaky. The floor holds only runs of the K it was set at."
   )
 )
 /** `--shard i/n`: part i of n of what the command goes through, so n machines share it. */
 const shard = (description: string) =>
   Options.text("shard").pipe(Options.withPseudoName("i/n"), Options.optional, Options.withDescription(description))
 const runShardOption = shard(
-  `Run only part i of n of the golden set (stable, by case id), so n machines share it; ${programName} merge joins the parts' --json results.`
+  `Run only part i of n of the golden set (stable, by case id), so n machines share it; ${programName} merge joins ` +
+    `the parts' --json results.`
 )
 const compareOption = Options.text("compare").pipe(
   Options.withPseudoName("OLD.json"),
@@ -130,12 +135,14 @@ const bailOption = Options.integer("bail").pipe(
   Options.withPseudoName("N"),
   Options.optional,
   Options.withDescription(
-    "Stop starting cases after N cases failed; the cases in flight finish and their conversations are deleted. The run is then partial: --check exits 1, --ratchet refuses, and the results say \"bailed\": true."
+    "Stop starting cases after N cases failed; the cases in flight finish and their conversations are deleted. The " +
+      "run is then partial: --check exits 1, --ratchet refuses, and the results say \"bailed\": true."
   )
 )
 const silentOption = Options.boolean("silent").pipe(
   Options.withDescription(
-    "Print nothing while the run goes: no line per case as it finishes (off a terminal) and no progress line (on one); the reports come at the end as usual."
+    "Print nothing while the run goes: no line per case as it finishes (off a terminal) and no progress line (on " +
+      "one); the reports come at the end as usual."
   )
 )
 /** `--check`: the gate, exit 1 when it fails. */
@@ -168,14 +175,16 @@ const expectOption = Options.text("expect").pipe(
   Options.withPseudoName("KIND[=ARG]"),
   Options.repeated,
   Options.withDescription(
-    "An invariant every turn must hold (repeatable): cites-only-surfaced, never-calls=deploy, answer-excludes=rm -rf, calls-at-most=3, calls-in-order=read_config,propose_change, …"
+    "An invariant every turn must hold (repeatable): cites-only-surfaced, never-calls=deploy, answer-excludes=rm -rf, " +
+      "calls-at-most=3, calls-in-order=read_config,propose_change, …"
   )
 )
 const expectJsonOption = Options.text("expect-json").pipe(
   Options.withPseudoName("JSON"),
   Options.repeated,
   Options.withDescription(
-    `An invariant of any kind, written as in a cases file (repeatable): '{"kind": "calls-tool", "tool": "catalog", "with": {"service": "payments-api"}}'.`
+    `An invariant of any kind, written as in a cases file (repeatable): '{"kind": "calls-tool", "tool": "catalog", ` +
+      `"with": {"service": "payments-api"}}'.`
   )
 )
 const tracesOption = Options.text("traces").pipe(
@@ -208,7 +217,8 @@ const flakyOption = Options.float("flaky").pipe(
   Options.withPseudoName("RATE"),
   Options.withDefault(0),
   Options.withDescription(
-    "The fraction of questions answered differently from one ask to the next (every second ask also cites a page from memory), to try --repeat on."
+    "The fraction of questions answered differently from one ask to the next (every second ask also cites a page from " +
+      "memory), to try --repeat on."
   )
 )
 const appUrlOption = baseUrl.pipe(
@@ -249,7 +259,12 @@ const protocolChoices: { readonly [P in ProtocolName]: null } = {
 const protocolOption = Options.choice("protocol", Object.keys(protocolChoices) as Array<ProtocolName>).pipe(
   Options.optional,
   Options.withDescription(
-    "The wire format to serve every surface over (default: each surface's own protocol in the catalog): turn-eval (this product's routes), ai-sdk (the AI SDK's UI message stream at the surface's endpoint, chats deleted by its delete route), langgraph (LangGraph Server's /threads routes, the surface's assistantId or name as the assistant) or ag-ui (AG-UI events at the surface's endpoint, nothing kept). Faults map onto each: ask is the request that asks (on langgraph the run, and for id= the thread's creation), conversation and trace langgraph's thread and state reads, delete the delete route; id= needs turn-eval or langgraph, opened= anything but ag-ui."
+    "The wire format to serve every surface over (default: each surface's own protocol in the catalog): turn-eval " +
+      "(this product's routes), ai-sdk (the AI SDK's UI message stream at the surface's endpoint, chats deleted by " +
+      "its delete route), langgraph (LangGraph Server's /threads routes, the surface's assistantId or name as the " +
+      "assistant) or ag-ui (AG-UI events at the surface's endpoint, nothing kept). Faults map onto each: ask is the " +
+      "request that asks (on langgraph the run, and for id= the thread's creation), conversation and trace " +
+      "langgraph's thread and state reads, delete the delete route; id= needs turn-eval or langgraph, opened= anything but ag-ui."
   )
 )
 
@@ -257,7 +272,9 @@ const faultOption = Options.text("fault").pipe(
   Options.withPseudoName("ROUTE:FAULT[@RATE]"),
   Options.repeated,
   Options.withDescription(
-    "Inject a fault (repeatable): ROUTE ask, conversation, trace, delete or ratings; FAULT an HTTP status (503, 503/2 with Retry-After), hang, reset, not-json, wrong-shape, huge, redirect=ORIGIN, or on the ask opened=STATUS (opens the conversation, then fails naming it) or id=ID (names it by another id, such as ..); RATE the fraction of questions hit."
+    "Inject a fault (repeatable): ROUTE ask, conversation, trace, delete or ratings; FAULT an HTTP status (503, 503/2 " +
+      "with Retry-After), hang, reset, not-json, wrong-shape, huge, redirect=ORIGIN, or on the ask opened=STATUS " +
+      "(opens the conversation, then fails naming it) or id=ID (names it by another id, such as ..); RATE the fraction of questions hit."
   )
 )
 

@@ -226,7 +226,8 @@ export const proposeHandler = (args: ProposeArgs) =>
     const violatedLines = draft.violated.map((f) => `  ✗ ${f.expectation.kind}  ${inert(f.fact ?? "")}`)
     const heldCount = testCase.expect.length - draft.violated.length
     const noViolation =
-      "note: the turn broke none of the drafted facts, so the case passes on it; add an expectation that catches what the rating objects to (answer-includes, answer-excludes, …)"
+      "note: the turn broke none of the drafted facts, so the case passes on it; add an expectation that catches what " +
+      "the rating objects to (answer-includes, answer-excludes, …)"
     const file = fixturePath(path, args.fixtures, testCase.id)
     // A second draft of the same question is most often the same rated turn proposed twice.
     const twin = set.cases.find((c) => c.surface === testCase.surface && c.question === testCase.question)

@@ -193,7 +193,9 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, CommandError, F
         Effect.ensuring(Effect.suspend(() => {
           const stats = standIn.stats()
           return Console.log(
-            `\nstand-in: ${stats.requests.ask} questions, ${stats.requests.conversation} conversation reads, ${stats.requests.trace} trace reads, ${stats.created} conversations opened, ${stats.deleted} deleted, ${standIn.conversations().length} left`
+            `\nstand-in: ${stats.requests.ask} questions, ${stats.requests.conversation} conversation reads, ` +
+              `${stats.requests.trace} trace reads, ${stats.created} conversations opened, ${stats.deleted} deleted, ` +
+              `${standIn.conversations().length} left`
           )
         }))
       )

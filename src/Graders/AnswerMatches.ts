@@ -110,9 +110,13 @@ export const answerMatchesKind = defineKind({
   doc: {
     fields: "`pattern`, `flags`?, `negate`?",
     passes:
-      "the answer matches `pattern` (with `negate: true`, does not), under RE2's semantics: matching takes time linear in the answer, so no pattern can hang on a hostile one. `flags` is a string of `i` (ignore case), `m` (`^` and `$` at line breaks) and `s` (`.` matches a line break). A pattern RE2 does not compile (lookaround, backreferences) is refused at its JSON path",
-    fact:
-      "`answer does not match /refund within \\d+ days/i`; negated, with the text it matched, clipped: `answer matches /rm -rf \\S+/: \"rm -rf /var/cache\"` (for an answer over 262,144 characters, where is not searched: `answer matches /rm -rf \\S+/ somewhere in its 10,485,760 characters`)",
+      "the answer matches `pattern` (with `negate: true`, does not), under RE2's semantics: matching takes time " +
+      "linear in the answer, so no pattern can hang on a hostile one. `flags` is a string of `i` (ignore case), `m` " +
+      "(`^` and `$` at line breaks) and `s` (`.` matches a line break). A pattern RE2 does not compile (lookaround, " +
+      "backreferences) is refused at its JSON path",
+    fact: "`answer does not match /refund within \\d+ days/i`; negated, with the text it matched, clipped: `answer " +
+      "matches /rm -rf \\S+/: \"rm -rf /var/cache\"` (for an answer over 262,144 characters, where is not searched: " +
+      "`answer matches /rm -rf \\S+/ somewhere in its 10,485,760 characters`)",
     brief: "the answer matches the pattern, or with `negate` does not (RE2 syntax, linear time)"
   },
   example: {

@@ -57,9 +57,11 @@ export const callsInOrderKind = defineKind({
   doc: {
     fields: "`tools` (2 or more), `exact`?",
     passes:
-      "the executions that did not error, in the trace's order, hold `tools` as a subsequence (other calls may come between; a name may repeat); with `exact: true`, they are exactly `tools`",
-    fact:
-      "`order: search_docs → catalog (expected catalog → search_docs)`, listing the successful executions of the named tools (`none` when none ran); with `exact`, of every tool: `order: read_config → search_docs → propose_change (expected exactly read_config → propose_change)`",
+      "the executions that did not error, in the trace's order, hold `tools` as a subsequence (other calls may come " +
+      "between; a name may repeat); with `exact: true`, they are exactly `tools`",
+    fact: "`order: search_docs → catalog (expected catalog → search_docs)`, listing the successful executions of the " +
+      "named tools (`none` when none ran); with `exact`, of every tool: `order: read_config → search_docs → " +
+      "propose_change (expected exactly read_config → propose_change)`",
     brief: "the tools ran without error in that order (others may come between; with `exact`, nothing else ran)"
   },
   example: {

@@ -54,9 +54,14 @@ export const callsToolKind = defineKind({
   doc: {
     fields: "`tool`, `with`?",
     passes:
-      "an execution of `tool` did not error; with `with` (any JSON value), one that did not error has an input that **contains** it: an object contains another when it has each of its keys with a value that contains that key's value, an array an array of the same length element by element, any other value only itself (strict equality: `1` is not `\"1\"`); an execution with no input has input `null`",
+      "an execution of `tool` did not error; with `with` (any JSON value), one that did not error has an input that " +
+      "**contains** it: an object contains another when it has each of its keys with a value that contains that key's " +
+      "value, an array an array of the same length element by element, any other value only itself (strict equality: " +
+      "`1` is not `\"1\"`); an execution with no input has input `null`",
     fact:
-      "`not called: catalog`, or each distinct error: `catalog errored: timeout`; with `with`, when a call succeeded: `not called with {\"service\":\"search-api\"}: catalog ran 2× with {\"service\":\"payments\"}; {}` (the successful calls counted, the inputs of the first 3 shown, each clipped)",
+      "`not called: catalog`, or each distinct error: `catalog errored: timeout`; with `with`, when a call succeeded: " +
+      "`not called with {\"service\":\"search-api\"}: catalog ran 2× with {\"service\":\"payments\"}; {}` (the " +
+      "successful calls counted, the inputs of the first 3 shown, each clipped)",
     brief: "the tool ran at least once without error (with an input containing `with`, when given)"
   },
   example: {

@@ -46,8 +46,9 @@ export const noRepeatedCallsKind = defineKind({
   argument: textArgument("tool", "TOOL"),
   doc: {
     fields: "`tool`?",
-    passes:
-      "no two executions of the same tool (of `tool`, when given) have equal inputs: deep equality, key order ignored, strict (`1` is not `\"1\"`); errored executions count, so a retry with the same input is a repeat (allow one with `calls-at-most` instead)",
+    passes: "no two executions of the same tool (of `tool`, when given) have equal inputs: deep equality, key order " +
+      "ignored, strict (`1` is not `\"1\"`); errored executions count, so a retry with the same input is a repeat " +
+      "(allow one with `calls-at-most` instead)",
     fact:
       "`repeated: search_docs {\"query\":\"refund\"} 3×`, the input as first recorded; several joined with `; ` in first-seen order",
     brief: "no tool ran twice with equal inputs"

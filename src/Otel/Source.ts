@@ -76,7 +76,8 @@ export const readOtelTurns = (
         problems: [{
           path: "",
           message:
-            "no agent run in these traces: expected a span with gen_ai.operation.name invoke_agent, ai.operationId ai.generateText or ai.streamText, or openinference.span.kind CHAIN or AGENT"
+            "no agent run in these traces: expected a span with gen_ai.operation.name invoke_agent, ai.operationId " +
+            "ai.generateText or ai.streamText, or openinference.span.kind CHAIN or AGENT"
         }]
       })
     }

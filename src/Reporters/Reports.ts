@@ -93,7 +93,8 @@ export const parseReporters = (
     if (annotator !== undefined && document !== undefined) {
       return yield* new UsageError({
         message:
-          `--reporter ${annotator.name} annotates through standard output, which would break the ${document.name} report there: send that one to a file`
+          `--reporter ${annotator.name} annotates through standard output, which would break the ${document.name} ` +
+          `report there: send that one to a file`
       })
     }
     if (reports.length > 1) {

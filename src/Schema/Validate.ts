@@ -85,8 +85,8 @@ const protocolProblems = (at: string, surface: Surface): ReadonlyArray<Problem> 
   if (protocol === "ai-sdk" && surface.routes?.delete === undefined) {
     problems.push({
       path: `${at}.routes.delete`,
-      message:
-        `missing: an "ai-sdk" surface must say how its chats are deleted, as a route such as "/api/chat?id={conversationId}", or null when the app keeps none`
+      message: `missing: an "ai-sdk" surface must say how its chats are deleted, as a route such as ` +
+        `"/api/chat?id={conversationId}", or null when the app keeps none`
     })
   }
   problems.push(...routeProblems(`${at}.routes`, surface.routes))

@@ -135,7 +135,8 @@ export const ratchet = (
       new Refused({
         reason: "ratchet",
         message:
-          `the results cover shard ${result.shard.index}/${result.shard.count} only: merge the shards (the merge command) and ratchet from the merged results`
+          `the results cover shard ${result.shard.index}/${result.shard.count} only: merge the shards (the merge ` +
+          `command) and ratchet from the merged results`
       })
     )
   }

@@ -51,9 +51,11 @@ const kindOf = (text: string): FaultKind | undefined => {
 /** Parses one fault spec, or says what is wrong with it. */
 export const parseFault = (spec: string): Either.Either<Fault, string> => {
   const match = /^([a-z]+):([^@]+)(?:@(.+))?$/.exec(spec)
-  const usage = `--fault ${JSON.stringify(spec)}: expected ROUTE:FAULT[@RATE], ROUTE one of ${
-    routes.join(", ")
-  }, FAULT an HTTP status (503 or 503/2 for a Retry-After), hang, reset, not-json, wrong-shape, huge, redirect=ORIGIN, or on the ask opened=STATUS or id=ID, RATE from 0 to 1`
+  const usage =
+    `--fault ${JSON.stringify(spec)}: expected ROUTE:FAULT[@RATE], ROUTE one of ${
+      routes.join(", ")
+    }, FAULT an HTTP status (503 or 503/2 for a Retry-After), hang, reset, not-json, wrong-shape, huge, ` +
+    `redirect=ORIGIN, or on the ask opened=STATUS or id=ID, RATE from 0 to 1`
   if (match === null) return Either.left(usage)
   const route = routes.find((r) => r === match[1])
   const kind = kindOf(match[2]!)

@@ -47,12 +47,16 @@ describe("GitHub annotations", () => {
     return [...new Set(files)]
   }
 
-  it("point at the cases file from the git top level when run from a subfolder; outside one, or without git, from the current folder", () => {
-    const repo = nested(true)
-    expect(annotate(repo.sub, {})).toEqual(["app/cases/golden-cases.json"])
-    expect(annotate(nested(false).sub, {})).toEqual(["../cases/golden-cases.json"])
-    expect(annotate(repo.sub, { PATH: resolve(repo.top, "no-bin") })).toEqual(["../cases/golden-cases.json"])
-  })
+  it(
+    "point at the cases file from the git top level when run from a subfolder; outside one, or without git, from the " +
+      "current folder",
+    () => {
+      const repo = nested(true)
+      expect(annotate(repo.sub, {})).toEqual(["app/cases/golden-cases.json"])
+      expect(annotate(nested(false).sub, {})).toEqual(["../cases/golden-cases.json"])
+      expect(annotate(repo.sub, { PATH: resolve(repo.top, "no-bin") })).toEqual(["../cases/golden-cases.json"])
+    }
+  )
 
   it("point at the cases file from $GITHUB_WORKSPACE when it is set", () => {
     const { app, sub } = nested(true)

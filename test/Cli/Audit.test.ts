@@ -107,7 +107,8 @@ describe("eval audit", () => {
     const run = evalCli(["audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", broken])
     expect(run.code).toBe(2)
     expect(run.stderr).toBe(
-      `${broken}:3: $.answer: expected string, got 3\n${broken}:4: not valid JSON: unexpected "n" at column 1\nerror: 2 unreadable lines (the first of them are listed above)\n`
+      `${broken}:3: $.answer: expected string, got 3\n${broken}:4: not valid JSON: unexpected "n" at column 1\nerror: ` +
+        `2 unreadable lines (the first of them are listed above)\n`
     )
     expect(run.stdout).toContain("2 unreadable lines")
   })

@@ -83,7 +83,8 @@ describe("a run stopped from outside", () => {
       s.setFaults([])
       const next = await evalCliAsync(["run", "--base-url", s.url, "--filter", "smoke"], { env })
       expect(next.stderr.split("\n")[0]).toBe(
-        `note: earlier runs left 6 conversations undeleted in this account at ${s.url}/; \`turn-eval cleanup --base-url ${s.url}/\` deletes them`
+        `note: earlier runs left 6 conversations undeleted in this account at ${s.url}/; \`turn-eval cleanup ` +
+          `--base-url ${s.url}/\` deletes them`
       )
 
       const cleanup = await evalCliAsync(["cleanup", "--base-url", s.url], { env })
@@ -120,7 +121,8 @@ describe("a run stopped from outside", () => {
       const run = await cli.done
       expect(run.code).toBe(130)
       expect(run.stderr).toContain(
-        `quitting at once: 6 conversations still open at ${s.url}/ are kept in the journal; \`turn-eval cleanup --base-url ${s.url}/\` deletes them`
+        `quitting at once: 6 conversations still open at ${s.url}/ are kept in the journal; \`turn-eval cleanup ` +
+          `--base-url ${s.url}/\` deletes them`
       )
       expect(s.conversations()).toHaveLength(6)
 

@@ -159,7 +159,8 @@ describe("eval run", () => {
     [["run", "--fixtures", "cases/fixtures", "--bogus"], "--bogus"],
     [
       [],
-      "error: name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, cleanup, standin or demo (turn-eval --help lists them)"
+      "error: name a command: init, run, validate, ratchet, merge, report, diff, audit, import, candidates, propose, " +
+      "cleanup, standin or demo (turn-eval --help lists them)"
     ]
   ])("treats %j as a usage error (exit 2)", (args, message) => {
     const run = evalCli(args)
@@ -261,7 +262,8 @@ describe("bad input", () => {
     const run = evalCli(["run", "--fixtures", "cases/fixtures"], { cwd: dir })
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(
-      "turn error  recorded turn cases/fixtures/docs.refund-window-cites-source.json: not valid JSON: unexpected end of input at line 1, column 12"
+      "turn error  recorded turn cases/fixtures/docs.refund-window-cites-source.json: not valid JSON: unexpected end " +
+        "of input at line 1, column 12"
     )
     expect(run.stdout).toContain(`${passingOnFixtures - 1}/${caseCount} passed`)
   })
@@ -347,7 +349,8 @@ describe("eval validate", () => {
     const run = evalCli(["validate"], { cwd: dir })
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(
-      "cases/surfaces.json: $.surfaces.docs.otel: suggestion: move citationPrefixes to the surface's \"evidence\" block: they serve live protocols and traces alike (read from \"otel\" until then)\n"
+      "cases/surfaces.json: $.surfaces.docs.otel: suggestion: move citationPrefixes to the surface's \"evidence\" " +
+        "block: they serve live protocols and traces alike (read from \"otel\" until then)\n"
     )
   })
 })

@@ -47,7 +47,8 @@ describe("init", () => {
     expect(run.stderr).not.toMatch(stackFrame)
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(
-      "✓ docs  docs.refund-window-cites-source\n✗ docs  docs.refund-proration-no-retired-page\n    cites-only-surfaced  unsurfaced: /docs/billing/refunds-2023"
+      "✓ docs  docs.refund-window-cites-source\n✗ docs  docs.refund-proration-no-retired-page\n    " +
+        "cites-only-surfaced  unsurfaced: /docs/billing/refunds-2023"
     )
     expect(run.stdout).toContain("1/2 passed · pass rate 0.5000 · floor 0.5000 · holds the floor")
   })

@@ -47,7 +47,8 @@ describe("a run that measured nothing", () => {
       })
       expect(run.code).toBe(2)
       const reason =
-        `the app answered a web page (HTTP 200 text/html from ${app.url}/api/ai/docs/ask), not the protocol — is the route right and the session signed in?`
+        `the app answered a web page (HTTP 200 text/html from ${app.url}/api/ai/docs/ask), not the protocol — is the ` +
+        `route right and the session signed in?`
       expect(run.stdout).toContain(`turn error  ask: ${reason}`)
       expect(run.stdout).toContain(
         `0/${total} passed · pass rate 0.0000 · no case obtained its turn: the run measured nothing`

@@ -233,7 +233,8 @@ describe("eval propose", () => {
       const again = await propose()
       expect([again.code, again.stderr.trim()]).toEqual([
         2,
-        `error: cases/golden-cases.json already asks this question on docs, in case docs.what-was-the-old-refund-policy-for-harbor-invoices: edit that case, or add another with --id`
+        `error: cases/golden-cases.json already asks this question on docs, in case ` +
+        `docs.what-was-the-old-refund-policy-for-harbor-invoices: edit that case, or add another with --id`
       ])
       const before = readFileSync(join(dir, "cases/golden-cases.json"), "utf8")
       for (const run of [taken, overwrite, bad, again]) expect(run.stdout).toBe("")
@@ -246,7 +247,8 @@ describe("eval propose", () => {
       const unknown = await evalCliAsync(["propose", "--turn", "turn_nope", "--base-url", s.url], { env: env(s) })
       expect([unknown.code, unknown.stderr.trim()]).toEqual([
         2,
-        `error: turn "turn_nope" is not among the 2 thumbs-down turns at ${s.url}/api/ai/ratings?rating=down (turn-eval candidates lists them)`
+        `error: turn "turn_nope" is not among the 2 thumbs-down turns at ${s.url}/api/ai/ratings?rating=down ` +
+        `(turn-eval candidates lists them)`
       ])
       const rejected = await evalCliAsync(["propose", "--turn", seeded(s, "docs"), "--base-url", s.url], {
         env: { EVAL_COOKIE: "standin_session=expired" }

@@ -79,53 +79,57 @@ describe("eval report", () => {
     expect(p.cli(["report", "r.json"]).stdout).toBe(run.stdout)
   })
 
-  it("shows the changes since --compare OLD.json as run --compare does, and refuses different case sets without --allow-different-sets", () => {
-    const p = project()
-    expect(p.cli(["run", "--fixtures", "cases/fixtures", "--json", "before.json"]).code).toBe(0)
-    const fixture = join(p.dir, "cases/fixtures/docs.refund-window-cites-source.json")
-    const turn = JSON.parse(readFileSync(fixture, "utf8"))
-    turn.trace.citations.push({ path: "/docs/billing/made-up", match: "unsurfaced" })
-    writeFileSync(fixture, JSON.stringify(turn))
-    const run = p.cli([
-      "run",
-      "--fixtures",
-      "cases/fixtures",
-      "--json",
-      "after.json",
-      "--compare",
-      "before.json",
-      "--reporter",
-      "pretty",
-      "--reporter",
-      "markdown=run.md"
-    ])
-    expect(run.code).toBe(0)
-    expect(run.stdout).toContain("regressed 1:")
-    const report = p.cli([
-      "report",
-      "after.json",
-      "--compare",
-      "before.json",
-      "--reporter",
-      "pretty",
-      "--reporter",
-      "markdown=report.md"
-    ])
-    expect(report.code).toBe(0)
-    expect(report.stdout).toBe(run.stdout)
-    expect(p.read("report.md")).toBe(p.read("run.md"))
-    expect(p.read("report.md")).toContain("**Regressions (1)**")
+  it(
+    "shows the changes since --compare OLD.json as run --compare does, and refuses different case sets without " +
+      "--allow-different-sets",
+    () => {
+      const p = project()
+      expect(p.cli(["run", "--fixtures", "cases/fixtures", "--json", "before.json"]).code).toBe(0)
+      const fixture = join(p.dir, "cases/fixtures/docs.refund-window-cites-source.json")
+      const turn = JSON.parse(readFileSync(fixture, "utf8"))
+      turn.trace.citations.push({ path: "/docs/billing/made-up", match: "unsurfaced" })
+      writeFileSync(fixture, JSON.stringify(turn))
+      const run = p.cli([
+        "run",
+        "--fixtures",
+        "cases/fixtures",
+        "--json",
+        "after.json",
+        "--compare",
+        "before.json",
+        "--reporter",
+        "pretty",
+        "--reporter",
+        "markdown=run.md"
+      ])
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain("regressed 1:")
+      const report = p.cli([
+        "report",
+        "after.json",
+        "--compare",
+        "before.json",
+        "--reporter",
+        "pretty",
+        "--reporter",
+        "markdown=report.md"
+      ])
+      expect(report.code).toBe(0)
+      expect(report.stdout).toBe(run.stdout)
+      expect(p.read("report.md")).toBe(p.read("run.md"))
+      expect(p.read("report.md")).toContain("**Regressions (1)**")
 
-    expect(p.cli(["run", "--fixtures", "cases/fixtures", "--filter", "smoke", "--json", "smoke.json"]).code).toBe(0)
-    const refused = p.cli(["report", "after.json", "--compare", "smoke.json"])
-    expect(refused.code).toBe(2)
-    expect(refused.stderr).toContain("smoke.json and after.json ran over different case sets")
-    expect(refused.stderr).toMatch(/between them; pass --allow-different-sets to compare them case by case\n$/)
-    expect(refused.stdout).toBe("")
-    const allowed = p.cli(["report", "after.json", "--compare", "smoke.json", "--allow-different-sets"])
-    expect(allowed.code).toBe(0)
-    expect(allowed.stdout).toMatch(new RegExp(`^new ${caseCount - selectedBy("smoke").length}:`, "m"))
-  })
+      expect(p.cli(["run", "--fixtures", "cases/fixtures", "--filter", "smoke", "--json", "smoke.json"]).code).toBe(0)
+      const refused = p.cli(["report", "after.json", "--compare", "smoke.json"])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain("smoke.json and after.json ran over different case sets")
+      expect(refused.stderr).toMatch(/between them; pass --allow-different-sets to compare them case by case\n$/)
+      expect(refused.stdout).toBe("")
+      const allowed = p.cli(["report", "after.json", "--compare", "smoke.json", "--allow-different-sets"])
+      expect(allowed.code).toBe(0)
+      expect(allowed.stdout).toMatch(new RegExp(`^new ${caseCount - selectedBy("smoke").length}:`, "m"))
+    }
+  )
 
   it("annotates the golden-set file in GitHub Actions as the run did, and at line 1 of it when the file is not there", () => {
     const p = project()

@@ -54,7 +54,8 @@ describe("parseExpectation", () => {
     )
     expect(left(parseExpectation("calls-in-order=read_config")))
       .toBe(
-        "--expect \"calls-in-order=read_config\": tools expected at least two tools, in the order they must run (write calls-in-order=TOOL,TOOL)"
+        "--expect \"calls-in-order=read_config\": tools expected at least two tools, in the order they must run " +
+          "(write calls-in-order=TOOL,TOOL)"
       )
     expect(left(parseExpectation("calls-in-order=read_config,"))).toMatch(
       /^--expect "calls-in-order=read_config,": tools\[1\] .* \(write calls-in-order=TOOL,TOOL\)$/

@@ -96,7 +96,8 @@ describe("reading spans", () => {
       doc([span({ n: 1, start: "1", attributes: [{ key: "gen_ai.tool.name", value: { intValue: "x" } }] })])
     )
     expect(Either.isLeft(attr) && attr.left.message).toBe(
-      "t.json: $.resourceSpans[0].scopeSpans[0].spans[0].attributes[0].value.intValue: attribute \"gen_ai.tool.name\": expected an integer (a number or a string of digits), got \"x\""
+      "t.json: $.resourceSpans[0].scopeSpans[0].spans[0].attributes[0].value.intValue: attribute " +
+        "\"gen_ai.tool.name\": expected an integer (a number or a string of digits), got \"x\""
     )
     const notJson = readSpans("t.json", "{\"resourceSpans\": [")
     expect(Either.isLeft(notJson) && notJson.left.message).toMatch(/^t\.json: not valid JSON/)

@@ -167,7 +167,8 @@ describe("turn-eval/vitest in a team's own suite", () => {
       const tolerated = [...alone.stdout.matchAll(/fails, tolerated by the floor: (\S+) failed:/g)].map((m) => m[1])
       expect(tolerated).toEqual([...failingOnFixtures])
       expect(alone.stdout).toContain(
-        "fails, tolerated by the floor: docs.refund-proration-no-retired-page failed:\n  cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023"
+        "fails, tolerated by the floor: docs.refund-proration-no-retired-page failed:\n  cites-only-surfaced: " +
+          "unsurfaced: /docs/billing/refunds-2023"
       )
       expect(file(readmeExample[1]!).status).toBe("passed")
     },
@@ -188,30 +189,36 @@ describe("turn-eval/vitest in a team's own suite", () => {
     )
   })
 
-  it("under strict, fails the cases the CLI does, with every failing fact, and has no floor test; by default the floor tolerates them", () => {
-    const results = byTitle("strict.test.ts")
-    expect(results.has("holds the floor")).toBe(false)
-    expect([...byTitle(readmeExample[1]!)].filter(([, r]) => r.status !== "passed")).toEqual([])
-    const failed = [...results].filter(([, r]) => r.status === "failed").map(([id]) => id)
-    expect(failed.sort()).toEqual([...failingOnFixtures].sort())
-    expect([...results.values()].filter((r) => r.status === "passed")).toHaveLength(
-      cases.length - failingOnFixtures.length
-    )
+  it(
+    "under strict, fails the cases the CLI does, with every failing fact, and has no floor test; by default the " +
+      "floor tolerates them",
+    () => {
+      const results = byTitle("strict.test.ts")
+      expect(results.has("holds the floor")).toBe(false)
+      expect([...byTitle(readmeExample[1]!)].filter(([, r]) => r.status !== "passed")).toEqual([])
+      const failed = [...results].filter(([, r]) => r.status === "failed").map(([id]) => id)
+      expect(failed.sort()).toEqual([...failingOnFixtures].sort())
+      expect([...results.values()].filter((r) => r.status === "passed")).toHaveLength(
+        cases.length - failingOnFixtures.length
+      )
 
-    const cli = evalCli(["run", "--fixtures", "cases/fixtures", "--json", "results.json"], { cwd: project })
-    expect(cli.code).toBe(0)
-    const fromCli = Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(join(project, "results.json"), "utf8")))
-    for (const c of fromCli.cases.filter((c) => !c.passed)) {
-      const [message] = results.get(c.id)!.failureMessages
-      expect(message).toContain(`${c.id} failed:`)
-      const facts = c.expectations.filter((e) => !e.passed)
-      expect(facts.length).toBeGreaterThan(0)
-      for (const e of facts) expect(message).toContain(`  ${e.kind}: ${e.fact}`)
+      const cli = evalCli(["run", "--fixtures", "cases/fixtures", "--json", "results.json"], { cwd: project })
+      expect(cli.code).toBe(0)
+      const fromCli = Schema.decodeUnknownSync(RunResult)(
+        JSON.parse(readFileSync(join(project, "results.json"), "utf8"))
+      )
+      for (const c of fromCli.cases.filter((c) => !c.passed)) {
+        const [message] = results.get(c.id)!.failureMessages
+        expect(message).toContain(`${c.id} failed:`)
+        const facts = c.expectations.filter((e) => !e.passed)
+        expect(facts.length).toBeGreaterThan(0)
+        for (const e of facts) expect(message).toContain(`  ${e.kind}: ${e.fact}`)
+      }
+      expect(results.get(failingOnFixtures[0]!)!.failureMessages[0]).toContain(
+        "cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023"
+      )
     }
-    expect(results.get(failingOnFixtures[0]!)!.failureMessages[0]).toContain(
-      "cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023"
-    )
-  })
+  )
 
   it("turns a cases file that cannot be used into one failing test naming the file, the JSON path and what was expected", () => {
     const results = file("broken.test.ts").assertionResults

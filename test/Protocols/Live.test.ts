@@ -120,52 +120,64 @@ describe("ag-ui, against an agent streaming through AG-UI's own encoder", () => 
 })
 
 describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on its mock model", (version) => {
-  it("grades the scenarios as every protocol does, records no usage, deletes every chat it opened, and the header appears nowhere", async () => {
-    const app = await startAiSdkApp({ version, auth, errorMessages: true })
-    try {
-      const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
-      const { dir, run, shown } = await runProtocol("ai-sdk", app.url, env, ["--record", rec])
-      expect(run.code).toBe(0)
-      expect(shown).toEqual(expected)
-      expect(run.notes).toBe("")
-      // The app's model reported every call's tokens; the UI message stream has no chunk that carries them.
-      expect(recordedUsage(rec)).toStrictEqual(Object.fromEntries(expected.map((c) => [c.id, undefined])))
-      // A chat per case, named by the suite, posted as useChat posts it, then deleted through routes.delete.
-      const posts = app.requests.filter((r) => r.method === "POST")
-      const deletes = app.requests.filter((r) => r.method === "DELETE")
-      expect(posts).toHaveLength(6)
-      expect(deletes.map((r) => r.url).sort()).toEqual(
-        posts.map((r) => `/api/chat?id=${(JSON.parse(r.body) as { id: string }).id}`).sort()
-      )
-      expect(app.chats.size).toBe(0)
-      expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
-      expect(written(run, dir) + written(run, rec)).not.toContain(key)
-    } finally {
-      await app.close()
+  it(
+    "grades the scenarios as every protocol does, records no usage, deletes every chat it opened, and the header " +
+      "appears nowhere",
+    async () => {
+      const app = await startAiSdkApp({ version, auth, errorMessages: true })
+      try {
+        const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
+        const { dir, run, shown } = await runProtocol("ai-sdk", app.url, env, ["--record", rec])
+        expect(run.code).toBe(0)
+        expect(shown).toEqual(expected)
+        expect(run.notes).toBe("")
+        // The app's model reported every call's tokens; the UI message stream has no chunk that carries them.
+        expect(recordedUsage(rec)).toStrictEqual(Object.fromEntries(expected.map((c) => [c.id, undefined])))
+        // A chat per case, named by the suite, posted as useChat posts it, then deleted through routes.delete.
+        const posts = app.requests.filter((r) => r.method === "POST")
+        const deletes = app.requests.filter((r) => r.method === "DELETE")
+        expect(posts).toHaveLength(6)
+        expect(deletes.map((r) => r.url).sort()).toEqual(
+          posts.map((r) => `/api/chat?id=${(JSON.parse(r.body) as { id: string }).id}`).sort()
+        )
+        expect(app.chats.size).toBe(0)
+        expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers.cookie === undefined)).toBe(true)
+        expect(written(run, dir) + written(run, rec)).not.toContain(key)
+      } finally {
+        await app.close()
+      }
     }
-  })
+  )
 })
 
 describe("langgraph, against the LangGraph JS server running a LangChain agent on its fake model", () => {
-  it("grades the scenarios as every protocol does, records the turns' usage, deletes every thread it opened, and the header appears nowhere", async () => {
-    const app = await startLangGraphApp({ auth, usage: true })
-    try {
-      const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
-      const { dir, run, shown } = await runProtocol("langgraph", app.url, env, ["--record", rec])
-      expect(run.code).toBe(0)
-      expect(shown).toEqual(expected)
-      expect(run.notes).toBe("")
-      expect(recordedUsage(rec)).toEqual(reportedUsage)
-      const threads = app.requests.filter((r) => r.method === "POST" && new URL(r.url, app.url).pathname === "/threads")
-      expect(threads).toHaveLength(6)
-      expect(app.requests.filter((r) => r.method === "DELETE")).toHaveLength(6)
-      expect(await app.threads()).toEqual([])
-      expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers["cookie"] === undefined)).toBe(true)
-      expect(written(run, dir) + written(run, rec)).not.toContain(key)
-    } finally {
-      await app.close()
+  it(
+    "grades the scenarios as every protocol does, records the turns' usage, deletes every thread it opened, and the " +
+      "header appears nowhere",
+    async () => {
+      const app = await startLangGraphApp({ auth, usage: true })
+      try {
+        const rec = mkdtempSync(join(tmpdir(), "eval-rec-"))
+        const { dir, run, shown } = await runProtocol("langgraph", app.url, env, ["--record", rec])
+        expect(run.code).toBe(0)
+        expect(shown).toEqual(expected)
+        expect(run.notes).toBe("")
+        expect(recordedUsage(rec)).toEqual(reportedUsage)
+        const threads = app.requests.filter((r) =>
+          r.method === "POST" && new URL(r.url, app.url).pathname === "/threads"
+        )
+        expect(threads).toHaveLength(6)
+        expect(app.requests.filter((r) => r.method === "DELETE")).toHaveLength(6)
+        expect(await app.threads()).toEqual([])
+        expect(app.requests.every((r) => r.headers["x-api-key"] === key && r.headers["cookie"] === undefined)).toBe(
+          true
+        )
+        expect(written(run, dir) + written(run, rec)).not.toContain(key)
+      } finally {
+        await app.close()
+      }
     }
-  })
+  )
 })
 
 describe("a live run works the same on every protocol", () => {
@@ -208,37 +220,41 @@ describe("a live run works the same on every protocol", () => {
     }
   })
 
-  it("--keep leaves each thread and chat and lists it; a rejected session stops the run (exit 2), the chat it was rejected in never opened", async () => {
-    const graph = await startLangGraphApp({ auth })
-    try {
-      const kept = await runProtocol("langgraph", graph.url, env, ["--keep"])
-      expect(kept.run.code).toBe(0)
-      const threads = await graph.threads()
-      expect(threads).toHaveLength(6)
-      expect(kept.run.stdout).toContain("kept 6 conversations for the turn inspector:")
-      for (const thread of threads) expect(kept.run.stdout).toContain(thread)
-    } finally {
-      await graph.close()
+  it(
+    "--keep leaves each thread and chat and lists it; a rejected session stops the run (exit 2), the chat it was " +
+      "rejected in never opened",
+    async () => {
+      const graph = await startLangGraphApp({ auth })
+      try {
+        const kept = await runProtocol("langgraph", graph.url, env, ["--keep"])
+        expect(kept.run.code).toBe(0)
+        const threads = await graph.threads()
+        expect(threads).toHaveLength(6)
+        expect(kept.run.stdout).toContain("kept 6 conversations for the turn inspector:")
+        for (const thread of threads) expect(kept.run.stdout).toContain(thread)
+      } finally {
+        await graph.close()
+      }
+      const chat = await startAiSdkApp({ version: 6, auth })
+      try {
+        const rejected = await runProtocol("ai-sdk", chat.url, { EVAL_AUTH_HEADER: "x-api-key: k-wrong-0000" })
+        expect(rejected.run.code).toBe(2)
+        expect(rejected.run.stderr.endsWith("error: session rejected: sign in again\n")).toBe(true)
+        expect(rejected.run.stdout + rejected.run.stderr).not.toContain("k-wrong-0000")
+        // The chat whose ask was answered 401 was never opened: it is neither deleted nor reported. The asks
+        // still in flight when the run stopped may have opened theirs: those are tried, and reported.
+        const reported = [
+          ...rejected.run.stderr.matchAll(/^ {2}(\S+) +support\.\S+: delete: HTTP 401 \(session rejected\)$/gm)
+        ].map((m) => m[1])
+        const deleted = chat.requests.filter((r) => r.method === "DELETE").map((r) =>
+          new URL(r.url, chat.url).searchParams.get("id")
+        )
+        expect(deleted.sort()).toEqual([...reported].sort())
+        expect(reported.length).toBeLessThan(4)
+        expect(chat.chats.size).toBe(0)
+      } finally {
+        await chat.close()
+      }
     }
-    const chat = await startAiSdkApp({ version: 6, auth })
-    try {
-      const rejected = await runProtocol("ai-sdk", chat.url, { EVAL_AUTH_HEADER: "x-api-key: k-wrong-0000" })
-      expect(rejected.run.code).toBe(2)
-      expect(rejected.run.stderr.endsWith("error: session rejected: sign in again\n")).toBe(true)
-      expect(rejected.run.stdout + rejected.run.stderr).not.toContain("k-wrong-0000")
-      // The chat whose ask was answered 401 was never opened: it is neither deleted nor reported. The asks
-      // still in flight when the run stopped may have opened theirs: those are tried, and reported.
-      const reported = [
-        ...rejected.run.stderr.matchAll(/^ {2}(\S+) +support\.\S+: delete: HTTP 401 \(session rejected\)$/gm)
-      ].map((m) => m[1])
-      const deleted = chat.requests.filter((r) => r.method === "DELETE").map((r) =>
-        new URL(r.url, chat.url).searchParams.get("id")
-      )
-      expect(deleted.sort()).toEqual([...reported].sort())
-      expect(reported.length).toBeLessThan(4)
-      expect(chat.chats.size).toBe(0)
-    } finally {
-      await chat.close()
-    }
-  })
+  )
 })

@@ -52,7 +52,10 @@ const hostileOneLine = (label: string): string => hostile(label).replace(/\r?\n/
 const lineBreak = /\r\n|[\n\r\u000b\u000c\u0085\u2028\u2029]/
 /** The lines of an output as a terminal or a log reader breaks them. */
 const linesOf = (text: string): ReadonlyArray<string> => text.split(lineBreak)
-/** Characters no output may hold raw: controls (LF aside, it ends the product's own lines), format characters, separators, halves of pairs. */
+/**
+ * Characters no output may hold raw: controls (LF aside, it ends the product's own lines), format characters,
+ * separators, halves of pairs.
+ */
 const raw = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u
 
 /** Lines that are a GitHub workflow command. */

@@ -67,7 +67,8 @@ describe.runIf(enabled)("interrupting a live run", () => {
         })
       }
       figures.push(
-        `| interrupt (SIGINT/SIGTERM/SIGHUP) at ${trials} seeded points, 50 cases in flight | ${duringAsks} of ${trials} signals arrived while asks were unanswered | conversations leaked: ${leaked}; results files written: 0 |`
+        `| interrupt (SIGINT/SIGTERM/SIGHUP) at ${trials} seeded points, 50 cases in flight | ${duringAsks} of ` +
+          `${trials} signals arrived while asks were unanswered | conversations leaked: ${leaked}; results files written: 0 |`
       )
     },
     180_000
@@ -108,9 +109,10 @@ describe.runIf(enabled)("1,000 cases at concurrency 32", () => {
         expect(stats.peakInFlight).toBeLessThanOrEqual(32)
         expect(s.conversations()).toEqual([])
         figures.push(
-          `| ${count} cases, concurrency 32, cap 32 | cap hits: ${stats.capHits}; peak requests in flight: ${stats.peakInFlight}; results in golden-set order | heap kept (after collection): ${
-            memory.heapMiB.toFixed(1)
-          } MiB; results file ${resultsMiB[count]!.toFixed(1)} MiB; peak resident: ${memory.rssMiB.toFixed(0)} MiB |`
+          `| ${count} cases, concurrency 32, cap 32 | cap hits: ${stats.capHits}; peak requests in flight: ` +
+            `${stats.peakInFlight}; results in golden-set order | heap kept (after collection): ${
+              memory.heapMiB.toFixed(1)
+            } MiB; results file ${resultsMiB[count]!.toFixed(1)} MiB; peak resident: ${memory.rssMiB.toFixed(0)} MiB |`
         )
       })
     }

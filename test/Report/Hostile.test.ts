@@ -159,7 +159,8 @@ describe("hostile text in the HTML report", () => {
     expect(widest).toBeLessThanOrEqual(viewport.width)
     // Each case row is no wider than the list it sits in.
     const overflowing = await page.evaluate(
-      "[...document.querySelectorAll('li.case, li.case *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).length"
+      "[...document.querySelectorAll('li.case, li.case *')].filter((e) => e.getBoundingClientRect().right > " +
+        "document.documentElement.clientWidth + 1).length"
     )
     expect(overflowing).toBe(0)
   })

@@ -377,7 +377,8 @@ describe("the HTML report of other runs", () => {
     )
     await row.getByRole("button", { name: first.id, exact: true }).click()
     expect(await row.locator(".detail").textContent()).toBe(
-      `QuestionThe question was not kept (results version 1).turn ${first.turnId}The turn was not kept: this results file was written before turns were (version 1).`
+      `QuestionThe question was not kept (results version 1).turn ${first.turnId}The turn was not kept: this results ` +
+        `file was written before turns were (version 1).`
     )
     expect(await page.locator(".stats").textContent()).toContain("Durationnot recorded")
   })

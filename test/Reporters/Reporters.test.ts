@@ -55,7 +55,8 @@ describe("what a reporter writes to standard output", () => {
         for (const annotator of annotators) {
           expect(yield* Effect.flip(parseReporters([annotator, name], Option.none()))).toMatchObject({
             message:
-              `--reporter ${annotator} annotates through standard output, which would break the ${name} report there: send that one to a file`
+              `--reporter ${annotator} annotates through standard output, which would break the ${name} report there: ` +
+              `send that one to a file`
           })
         }
       }

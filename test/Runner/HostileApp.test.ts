@@ -66,21 +66,25 @@ const unsafe: ReadonlyArray<readonly [string, string, ReadonlyArray<"headers" | 
 describe("ids the app answers with", () => {
   for (const [id, why, modes] of unsafe) {
     for (const mode of modes) {
-      it.live(`refuses the conversation id ${JSON.stringify(id.slice(0, 20))} in ${mode}: no request is made with it, and it is listed as not deleted`, () =>
-        Effect.gen(function*() {
-          const { app, left, result, testCase } = yield* runOne(() => ({ mode, conversationId: id }))
-          expect(result.passed).toBe(false)
-          expect(result.error).toContain(
-            `ask: refused the conversation id ${JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id)}`
-          )
-          expect(result.error).toContain(`it ${why}; no request is made with it`)
-          expect(afterAsk(app)).toEqual([])
-          expect(left.undeleted).toEqual([{
-            caseId: testCase.id,
-            conversationId: id,
-            reason: `the app named it, but the id ${why}: no request is made with it`
-          }])
-        }))
+      it.live(
+        `refuses the conversation id ${JSON.stringify(id.slice(0, 20))} in ${mode}: no request is made with it, ` +
+          `and it is listed as not deleted`,
+        () =>
+          Effect.gen(function*() {
+            const { app, left, result, testCase } = yield* runOne(() => ({ mode, conversationId: id }))
+            expect(result.passed).toBe(false)
+            expect(result.error).toContain(
+              `ask: refused the conversation id ${JSON.stringify(id.length > 200 ? `${id.slice(0, 200)}…` : id)}`
+            )
+            expect(result.error).toContain(`it ${why}; no request is made with it`)
+            expect(afterAsk(app)).toEqual([])
+            expect(left.undeleted).toEqual([{
+              caseId: testCase.id,
+              conversationId: id,
+              reason: `the app named it, but the id ${why}: no request is made with it`
+            }])
+          })
+      )
     }
   }
 

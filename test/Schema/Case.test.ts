@@ -46,7 +46,8 @@ describe("the cases file", () => {
       {
         path: "$.cases[1].id",
         message:
-          "expected a case id: lower-case letters, digits, \".\", \"_\" or \"-\", starting with a letter or digit, at most 128 characters; got \"Docs Refunds\""
+          "expected a case id: lower-case letters, digits, \".\", \"_\" or \"-\", starting with a letter or digit, at " +
+          "most 128 characters; got \"Docs Refunds\""
       },
       { path: "$.cases[1].expect[0].tool", message: "missing" },
       {

@@ -92,8 +92,8 @@ describe("a surface's protocol", () => {
   it("refuses an ai-sdk surface that does not say how its chats are deleted, naming the surface", () => {
     expect(catalogProblems({ surfaces: { support: { protocol: "ai-sdk", endpoint: "/api/chat", tools } } })).toEqual([{
       path: "$.surfaces.support.routes.delete",
-      message:
-        "missing: an \"ai-sdk\" surface must say how its chats are deleted, as a route such as \"/api/chat?id={conversationId}\", or null when the app keeps none"
+      message: "missing: an \"ai-sdk\" surface must say how its chats are deleted, as a route such as " +
+        "\"/api/chat?id={conversationId}\", or null when the app keeps none"
     }])
   })
 
@@ -155,7 +155,8 @@ describe("a surface's protocol", () => {
     expect(catalogSuggestions({ surfaces })).toEqual([{
       path: "$.surfaces.docs.otel",
       message:
-        "move citationPrefixes, proposalTools to the surface's \"evidence\" block: they serve live protocols and traces alike (read from \"otel\" until then)"
+        "move citationPrefixes, proposalTools to the surface's \"evidence\" block: they serve live protocols and " +
+        "traces alike (read from \"otel\" until then)"
     }])
   })
 })

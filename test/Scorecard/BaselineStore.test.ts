@@ -134,7 +134,8 @@ describe("the baseline store", () => {
     ],
     [
       "an unknown key in a history entry",
-      "{\"floor\": 0.5, \"history\": [{\"date\": \"2026-01-01\", \"from\": null, \"to\": 0.5, \"passed\": 1, \"total\": 2, \"by\": \"ci\"}]}",
+      "{\"floor\": 0.5, \"history\": [{\"date\": \"2026-01-01\", \"from\": null, \"to\": 0.5, \"passed\": 1, " +
+      "\"total\": 2, \"by\": \"ci\"}]}",
       "baseline.json: $.history[0].by: unknown key; expected one of \"date\" | \"from\" | \"to\" | \"passed\" | \"total\""
     ]
   ]

@@ -312,8 +312,8 @@ export const refundTurn = (caseId?: string): ScriptedTurn => ({
     },
     { tool: "catalog", input: { service: "billing-api" }, error: "catalog unavailable" }
   ],
-  answer:
-    "Customers have 30 days from the invoice date; see [Refunds](docs/billing/refunds.md). The 2023 terms in docs/billing/refunds-2023.md no longer apply."
+  answer: "Customers have 30 days from the invoice date; see [Refunds](docs/billing/refunds.md). The 2023 terms in " +
+    "docs/billing/refunds-2023.md no longer apply."
 })
 
 /** The scripted agent turn: it reads the config, then proposes a change and stops for approval. */

@@ -156,7 +156,8 @@ describe("renderMarkdown", () => {
       [
         "docs.broken",
         "docs",
-        "attempt 1: answer-includes: answer lacks: \"Refund\"\nattempt 2: answer-includes: answer lacks: \"Refund\"\nattempt 3: turn error: timeout after 30s"
+        "attempt 1: answer-includes: answer lacks: \"Refund\"\nattempt 2: answer-includes: answer lacks: " +
+        "\"Refund\"\nattempt 3: turn error: timeout after 30s"
       ],
       [
         "ops.down",
