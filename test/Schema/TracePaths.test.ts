@@ -55,7 +55,7 @@ const variants = (value: unknown): Array<unknown> =>
   paths(value).flatMap((path) => [remove, ...edge].map((replacement) => replaced(value, path, replacement)))
 
 /** The fast decoder accepts exactly what the schema accepts, as the value itself. */
-const agrees = <A>(fast: (value: unknown) => A | undefined, schema: Schema.Schema<A, any>) => {
+const agrees = <A, I>(fast: (value: unknown) => A | undefined, schema: Schema.Schema<A, I>) => {
   const decode = Schema.decodeUnknownEither(schema, { onExcessProperty: "preserve" })
   return (value: unknown): void => {
     const decoded = fast(value)
