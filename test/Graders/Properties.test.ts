@@ -13,17 +13,9 @@ import { Expectation, type ExpectationKind } from "../../src/Schema/Case.js"
 import { Surface } from "../../src/Schema/Surface.js"
 import { type Citation, type ToolExecution, type Turn, TurnTrace } from "../../src/Schema/Trace.js"
 import { reordered } from "../support/json.js"
-import { docsSurface, trace } from "../support/turns.js"
+import { docsSurface, trace, trajectoryKinds } from "../support/turns.js"
 
-const newKinds: ReadonlyArray<ExpectationKind> = [
-  "calls-tool",
-  "calls-in-order",
-  "calls-at-most",
-  "no-repeated-calls",
-  "answer-matches",
-  "cites-all",
-  "within-budget"
-]
+const newKinds: ReadonlyArray<ExpectationKind> = trajectoryKinds
 
 describe("grading is deterministic", () => {
   const answers = fc.string({ unit: "grapheme", maxLength: 200 })

@@ -9,6 +9,7 @@ import { Either } from "effect"
 import { kindNamed } from "../../src/Graders/Kinds.js"
 import { CasesFile, fastCasesFile } from "../../src/Schema/Case.js"
 import { decodeJson, decodeValue } from "../../src/Schema/Decode.js"
+import { trajectoryKinds } from "../support/turns.js"
 
 const fileWith = (...expectations: ReadonlyArray<unknown>) => ({
   version: 1,
@@ -40,15 +41,7 @@ const refused = (expectation: unknown, expected: ReadonlyArray<{ path: string; m
 
 const at = (field: string) => `$.cases[0].expect[0].${field}`
 
-const newKinds = [
-  "calls-tool",
-  "calls-in-order",
-  "calls-at-most",
-  "no-repeated-calls",
-  "answer-matches",
-  "cites-all",
-  "within-budget"
-] as const
+const newKinds = trajectoryKinds
 
 describe("the new kinds decode", () => {
   const valid = [

@@ -33,3 +33,14 @@ export const call = (tool: string, error?: string | null): ToolExecution =>
 /** An execution of `tool` with `input`; it errored when `error` is given. */
 export const callWith = (tool: string, input: unknown, error?: string): ToolExecution =>
   error === undefined ? { tool, input, output: { ok: true } } : { tool, input, error }
+
+/** The trajectory kinds, added after the first six: the tests that cover each of them list them once, here. */
+export const trajectoryKinds = [
+  "calls-tool",
+  "calls-in-order",
+  "calls-at-most",
+  "no-repeated-calls",
+  "answer-matches",
+  "cites-all",
+  "within-budget"
+] as const
