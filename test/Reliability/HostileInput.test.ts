@@ -199,6 +199,9 @@ const casesKind: Kind = {
 
 const runs = { numRuns: 150 }
 
+/** The keys a trace requires, in a recording and in a results file's kept turn alike. */
+const traceKeys = ["outcome", "citations", "toolExecutions", "proposal", "path", "match", "tool"]
+
 describe("malformed files the suite owns end in exit 2 with the file and the JSON path", () => {
   it("cases files", async () => {
     const golden = read("cases/golden-cases.json")
@@ -290,13 +293,7 @@ describe("malformed files the suite owns end in exit 2 with the file and the JSO
         // The kept turn's.
         "answer",
         "trace",
-        "outcome",
-        "citations",
-        "toolExecutions",
-        "proposal",
-        "path",
-        "match",
-        "tool"
+        ...traceKeys
       ]),
       strict: true,
       alsoAccepts: (p) => {
@@ -337,13 +334,7 @@ describe("malformed recordings fail their own case, naming the file and the JSON
         "trace",
         "turnId",
         "surface",
-        "outcome",
-        "citations",
-        "toolExecutions",
-        "proposal",
-        "path",
-        "match",
-        "tool"
+        ...traceKeys
       ]),
       strict: false,
       alsoAccepts: (p) => {
