@@ -7,7 +7,7 @@
  */
 import { FileSystem, type Path } from "@effect/platform"
 import { Console, Duration, Effect, Either, Exit, Layer, Option } from "effect"
-import { flagUsage, withAllowDifferentSets } from "../Commands/Hints.js"
+import { flagUsage, flagWords, withAllowDifferentSets } from "../Commands/Hints.js"
 import type { RunArgs } from "../Commands/Options.js"
 import { programName } from "../ProgramName.js"
 import type { ReportContext } from "../Reporters/Reporter.js"
@@ -107,7 +107,7 @@ const refusePart = (part: Part, plan: Pick<RunPlan, "check" | "ratchet">): Effec
   const flag = plan.check ? "--check" : "--ratchet"
   const shard = part._tag === "Shard"
   return fail(
-    `${flag} holds the floor of the whole golden set; ${shard ? "a shard" : "a --filter'ed run"} cannot ${
+    `${flag} holds the floor of the whole golden set; ${shard ? "a shard" : flagWords.filteredRun} cannot ${
       plan.check ? "be checked against it" : "move it"
     }${shard ? ` (merge the shards: ${programName} merge … --check)` : ""}`
   )
