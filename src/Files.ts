@@ -240,6 +240,75 @@ export const requireRegularFile = (file: string): Effect.Effect<void, BadInput, 
     )
   )
 
+/** A splitter of bytes into lines: `lineSplitter`. */
+export interface LineSplitter<A> {
+  /** What the lines `chunk` ends give, in order; or, when one of them is too long, what its number gives. */
+  readonly push: (chunk: Uint8Array) => A
+  /** The last line, when the bytes did not end with a line break. */
+  readonly end: () => string | undefined
+}
+
+/**
+ * Splits bytes, given a chunk at a time, into lines (ended by LF, CRLF or CR), decoded as UTF-8, none
+ * longer than `maxBytes`: a longer one is refused (`tooLong`, given its number from 1) before it is held
+ * whole. Synchronous, so a reader that is no Stream (the live client's event streams) splits exactly as
+ * `boundedLines` does.
+ */
+export const lineSplitter = <A>(
+  maxBytes: number,
+  lines: (lines: Array<string>) => A,
+  tooLong: (line: number) => A
+): LineSplitter<A> => {
+  const decoder = new TextDecoder("utf-8")
+  let pending: Array<Uint8Array> = []
+  let pendingBytes = 0
+  let taken = 0
+  // A CR that ended the last chunk: an LF starting the next one ends no line of its own.
+  let afterCr = false
+  const take = (last: Uint8Array): string => {
+    let bytes = last
+    if (pending.length > 0) {
+      bytes = new Uint8Array(pendingBytes + last.length)
+      let at = 0
+      for (const piece of [...pending, last]) {
+        bytes.set(piece, at)
+        at += piece.length
+      }
+      pending = []
+      pendingBytes = 0
+    }
+    taken++
+    return decoder.decode(bytes)
+  }
+  const push = (chunk: Uint8Array): A => {
+    const ended: Array<string> = []
+    let start = afterCr && chunk[0] === 10 ? 1 : 0
+    afterCr = false
+    // The next CR is looked for again only once passed, so a chunk is scanned once for each byte.
+    let cr = chunk.indexOf(13, start)
+    for (;;) {
+      if (cr !== -1 && cr < start) cr = chunk.indexOf(13, start)
+      const lf = chunk.indexOf(10, start)
+      const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
+      if (end === -1) break
+      if (pendingBytes + end - start > maxBytes) return tooLong(taken + 1)
+      ended.push(take(chunk.subarray(start, end)))
+      start = end + 1
+      if (end === cr) {
+        if (start === chunk.length) afterCr = true
+        else if (chunk[start] === 10) start++
+      }
+    }
+    if (start < chunk.length) {
+      pendingBytes += chunk.length - start
+      if (pendingBytes > maxBytes) return tooLong(taken + 1)
+      pending.push(chunk.slice(start))
+    }
+    return lines(ended)
+  }
+  return { push, end: () => pendingBytes > 0 ? take(new Uint8Array(0)) : undefined }
+}
+
 /**
  * Splits bytes into lines (ended by LF, CRLF or CR), decoded as UTF-8, none longer than `maxBytes`: a
  * longer one ends the stream with `tooLong(n)` (n the line's number, from 1) before it is held whole.
@@ -249,56 +318,17 @@ export const boundedLines =
   <F>(maxBytes: number, tooLong: (line: number) => F) =>
   <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<string, E | F, R> =>
     Stream.suspend(() => {
-      const decoder = new TextDecoder("utf-8")
-      let pending: Array<Uint8Array> = []
-      let pendingBytes = 0
-      let taken = 0
-      // A CR that ended the last chunk: an LF starting the next one ends no line of its own.
-      let afterCr = false
-      const take = (last: Uint8Array): string => {
-        let bytes = last
-        if (pending.length > 0) {
-          bytes = new Uint8Array(pendingBytes + last.length)
-          let at = 0
-          for (const piece of [...pending, last]) {
-            bytes.set(piece, at)
-            at += piece.length
-          }
-          pending = []
-          pendingBytes = 0
-        }
-        taken++
-        return decoder.decode(bytes)
-      }
-      const split = (chunk: Uint8Array): Effect.Effect<Chunk.Chunk<string>, F> => {
-        const lines: Array<string> = []
-        let start = afterCr && chunk[0] === 10 ? 1 : 0
-        afterCr = false
-        // The next CR is looked for again only once passed, so a chunk is scanned once for each byte.
-        let cr = chunk.indexOf(13, start)
-        for (;;) {
-          if (cr !== -1 && cr < start) cr = chunk.indexOf(13, start)
-          const lf = chunk.indexOf(10, start)
-          const end = cr === -1 ? lf : lf === -1 ? cr : Math.min(cr, lf)
-          if (end === -1) break
-          if (pendingBytes + end - start > maxBytes) return Effect.fail(tooLong(taken + 1))
-          lines.push(take(chunk.subarray(start, end)))
-          start = end + 1
-          if (end === cr) {
-            if (start === chunk.length) afterCr = true
-            else if (chunk[start] === 10) start++
-          }
-        }
-        if (start < chunk.length) {
-          pendingBytes += chunk.length - start
-          if (pendingBytes > maxBytes) return Effect.fail(tooLong(taken + 1))
-          pending.push(chunk.slice(start))
-        }
-        return Effect.succeed(Chunk.unsafeFromArray(lines))
-      }
+      const splitter = lineSplitter<Effect.Effect<Chunk.Chunk<string>, F>>(
+        maxBytes,
+        (lines) => Effect.succeed(Chunk.unsafeFromArray(lines)),
+        (line) => Effect.fail(tooLong(line))
+      )
       return bytes.pipe(
-        Stream.mapConcatChunkEffect(split),
-        Stream.concat(Stream.suspend(() => pendingBytes > 0 ? Stream.make(take(new Uint8Array(0))) : Stream.empty))
+        Stream.mapConcatChunkEffect(splitter.push),
+        Stream.concat(Stream.suspend(() => {
+          const last = splitter.end()
+          return last === undefined ? Stream.empty : Stream.make(last)
+        }))
       )
     })
 
