@@ -4,10 +4,11 @@
  * what undici does per request — its response builds its headers anew at every read and reads a body
  * through a cached effect run on a fiber of its own — and a live run makes four requests a case, so the
  * garbage of a long run grew the process's peak memory with the number of cases. This one answers with
- * a response that makes its headers once and reads a body straight from undici's. Redirects are never
- * followed here (the transport follows the same-origin ones itself), nothing is timed out here (the
- * run's own timeouts are), and an interrupted request is aborted at once (by `HttpClient.make`). Its
- * own module, so that commands that never go on the network do not load it.
+ * a response that makes its headers once and reads a body straight from undici's — for the transport,
+ * a chunk at a time without a Stream (`Body.ts`). Redirects are never followed here (the transport
+ * follows the same-origin ones itself), nothing is timed out here (the run's own timeouts are), and an
+ * interrupted request or read is aborted at once. Its own module, so that commands that never go on
+ * the network do not load it.
  */
 import {
   Cookies,
@@ -19,12 +20,14 @@ import {
   HttpIncomingMessage,
   UrlParams
 } from "@effect/platform"
-import type { HttpBody } from "@effect/platform/HttpBody"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import type { Dispatcher } from "@effect/platform-node/Undici"
-import { Effect, Inspectable, Layer, Option, type Stream } from "effect"
+import type { HttpBody } from "@effect/platform/HttpBody"
+import { Effect, Either, Inspectable, Layer, Option, type Stream } from "effect"
+import { EventEmitter } from "node:events"
 import type { Readable } from "node:stream"
+import { type Chunks, ChunksTypeId, type HasChunks, readableChunks } from "./Body.js"
 
 /** What undici sends as a request's body. */
 type UndiciBody = Exclude<Dispatcher.DispatchOptions["body"], undefined>
@@ -49,7 +52,7 @@ const bodyOf = (body: HttpBody): Effect.Effect<UndiciBody> => {
 const ignoreError = (): void => {}
 
 /** undici's answer as an `HttpClientResponse`: headers made once, the body read from undici's. */
-class UndiciResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+class UndiciResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse, HasChunks {
   readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
   readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
   readonly status: number
@@ -85,7 +88,12 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
   private body<A>(read: () => Promise<A>): Effect.Effect<A, HttpClientError.ResponseError> {
     return Effect.async((resume) => {
       read().then((value) => resume(Effect.succeed(value)), (cause) => resume(Effect.fail(this.decodeError(cause))))
+      return Effect.sync(() => this.source.body.destroy())
     })
+  }
+
+  [ChunksTypeId](): Chunks {
+    return readableChunks(this.source.body)
   }
 
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
@@ -129,17 +137,30 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
   }
 }
 
-/** An `HttpClient` sending through `dispatcher`. */
-export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
-  HttpClient.make((request, url, signal) =>
-    Effect.flatMap(bodyOf(request.body), (body) =>
+/**
+ * One request through `dispatcher`. Interrupted before its answer, it is aborted at once: its abort
+ * signal is an `EventEmitter`, which undici takes as well as an `AbortSignal` and which costs far less.
+ */
+const send = (
+  dispatcher: Dispatcher,
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError> => {
+  const url = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
+  if (Either.isLeft(url)) {
+    return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: url.left }))
+  }
+  const { hash, origin, pathname, search } = url.right
+  return Effect.flatMap(
+    bodyOf(request.body),
+    (body) =>
       Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
+        const signal = new EventEmitter()
         dispatcher.request({
           signal,
           method: request.method,
           headers: request.headers,
-          origin: url.origin,
-          path: url.pathname + url.search + url.hash,
+          origin,
+          path: pathname + search + hash,
           body,
           // The run's own timeouts bound a request; undici's would cut a slow stream short.
           headersTimeout: 60 * 60 * 1000,
@@ -150,7 +171,21 @@ export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
               ? Effect.succeed(new UndiciResponse(request, data))
               : Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause }))
           ))
-      })))
+        return Effect.sync(() => signal.emit("abort"))
+      })
+  )
+}
+
+/**
+ * An `HttpClient` sending through `dispatcher`. Built with `makeWith` rather than `make`, which would
+ * wrap every response (so that the transport could not read its body a chunk at a time), make an
+ * `AbortController` per request and register each response for finalization.
+ */
+export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
+  HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+    (request) => Effect.flatMap(request, (r) => send(dispatcher, r)),
+    Effect.succeed
+  )
 
 /** The live runs' HTTP client, on an undici agent of its own that is closed with the layer. */
 export const HttpLive: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(

@@ -5,8 +5,8 @@
  * protocol (`Protocols/*.ts`) says what to send and reads what comes back.
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import type { HttpClientError } from "@effect/platform/HttpClientError"
 import {
+  Chunk,
   Data,
   Deferred,
   Duration,
@@ -22,11 +22,12 @@ import {
   type Schema,
   Stream
 } from "effect"
-import { boundedLines } from "../Files.js"
+import { lineSplitter } from "../Files.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
 import type { Route } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
+import { ChunksTypeId, hasChunks } from "./Body.js"
 
 /**
  * The name a request goes by in failures: a route of this product's protocol, or `thread` and `state`
@@ -143,9 +144,9 @@ const isTls = (code: string): boolean =>
   /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$|HOSTNAME_MISMATCH)/
     .test(code)
 
-/** A transport failure in a few words, never with request details. */
-const describeTransport = (error: HttpClientError): string => {
-  const code = codeOf(error.cause)
+/** A transport failure (an `HttpClientError`, or what broke a body off) in a few words, never with request details. */
+const describeTransport = (error: unknown): string => {
+  const code = codeOf(error)
   if (code !== undefined && isTls(code)) return `TLS failed (${code})`
   switch (code) {
     case "ECONNREFUSED":
@@ -235,7 +236,7 @@ export const webPage = (route: RouteName, status: number, url: string): TurnErro
   )
 
 /** A body that broke off, in the words a case's error uses. */
-const brokeOff = (error: HttpClientError) =>
+const brokeOff = (error: unknown) =>
   new TransportFailure({ reason: `${describeTransport(error)} while reading the answer`, reached: true })
 
 /** A timeout names what was being retried when time ran out, or that nothing answered. */
@@ -275,20 +276,44 @@ export const makeTransport = (config: TransportConfig) =>
     /** The URL of a path (which may carry a query), under the base URL's path. */
     const urlOf = (path: string): URL => new URL(`${prefix}${path.startsWith("/") ? path : `/${path}`}`, origin)
 
-    /** The body's bytes, failing past `limit` bytes. */
-    const bodyBytes = (
+    /**
+     * Reads a body a chunk at a time, failing past `limit` bytes: `each` sees every chunk in order, and
+     * the effect it may give runs before the next chunk is read. A body offered a chunk at a time (the
+     * live client's) is read with no Stream; any other through its `stream`. A body given up part-way
+     * has its connection closed.
+     */
+    const forEachChunk = <E>(
       route: RouteName,
       response: HttpClientResponse.HttpClientResponse,
-      limit = maxBody
-    ): Stream.Stream<Uint8Array, TurnError | TransportFailure> => {
+      limit: number,
+      each: (chunk: Uint8Array) => Effect.Effect<void, E> | undefined
+    ): Effect.Effect<void, E | TurnError | TransportFailure> => {
       let bytes = 0
-      return response.stream.pipe(
-        Stream.mapError(brokeOff),
-        Stream.tap((chunk) => {
-          bytes += chunk.byteLength
-          return bytes > limit ? Effect.fail(tooLarge(route, limit)) : Effect.void
+      const take = (chunk: Uint8Array): Effect.Effect<void, E | TurnError> | undefined => {
+        bytes += chunk.byteLength
+        return bytes > limit ? Effect.fail(tooLarge(route, limit)) : each(chunk)
+      }
+      if (!hasChunks(response)) {
+        return Stream.runForEachChunk(Stream.mapError(response.stream, brokeOff), (chunks) => {
+          const all = Chunk.toReadonlyArray(chunks)
+          const from = (at: number): Effect.Effect<void, E | TurnError> => {
+            for (let i = at; i < all.length; i++) {
+              const after = take(all[i]!)
+              if (after !== undefined) return Effect.zipRight(after, Effect.suspend(() => from(i + 1)))
+            }
+            return Effect.void
+          }
+          return from(0)
         })
-      )
+      }
+      const chunks = response[ChunksTypeId]()
+      const next = Effect.mapError(chunks.next, brokeOff)
+      const loop: Effect.Effect<void, E | TurnError | TransportFailure> = Effect.flatMap(next, (chunk) => {
+        if (chunk === undefined) return Effect.void
+        const after = take(chunk)
+        return after === undefined ? loop : Effect.zipRight(after, loop)
+      })
+      return Effect.onExit(loop, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(chunks.cancel))
     }
 
     /** The body as text, at most `limit` bytes. */
@@ -298,11 +323,17 @@ export const makeTransport = (config: TransportConfig) =>
       limit = maxBody
     ): Effect.Effect<string, TurnError | TransportFailure> => {
       // A declared length is checked up front and the body read in one piece; only a body of unknown
-      // length is read as a stream, counting its bytes.
+      // length is read a chunk at a time, counting its bytes.
       const declared = Number(response.headers["content-length"])
-      if (!Number.isInteger(declared)) return Stream.mkString(Stream.decodeText(bodyBytes(route, response, limit)))
-      if (declared > limit) return Effect.fail(tooLarge(route, limit))
-      return Effect.mapError(response.text, brokeOff)
+      if (Number.isInteger(declared)) {
+        return declared > limit ? Effect.fail(tooLarge(route, limit)) : Effect.mapError(response.text, brokeOff)
+      }
+      const pieces: Array<Uint8Array> = []
+      const read = forEachChunk<never>(route, response, limit, (chunk) => {
+        pieces.push(chunk)
+        return undefined
+      })
+      return Effect.map(read, () => Buffer.concat(pieces).toString("utf8"))
     }
 
     /** Reads a body nobody needs to its end, so its connection can serve the next request. */
@@ -310,42 +341,40 @@ export const makeTransport = (config: TransportConfig) =>
       Effect.ignore(readText(route, response))
 
     /**
-     * The `data:` payloads of an event stream, in order, each trimmed (a multi-line event's lines come
-     * one by one), every line bounded.
+     * Reads the `data:` payloads of an event stream, in order, each trimmed (a multi-line event's lines
+     * come one by one), every line bounded: `each` sees every payload, and the effect it may give runs
+     * before the next payload is seen.
      */
-    const eventData = (
+    const forEachEventData = <E>(
       route: RouteName,
-      response: HttpClientResponse.HttpClientResponse
-    ): Stream.Stream<string, TurnError | TransportFailure> =>
-      bodyBytes(route, response).pipe(
-        boundedLines(maxLine, () => failure(route, `an event-stream line over ${mib(maxLine)}`)),
-        Stream.filterMap((line) => line.startsWith("data:") ? Option.some(line.slice(5).trim()) : Option.none())
-      )
-
-    /**
-     * The lines of an event stream as `{event, data}` pairs (an event's `data:` lines joined by a line
-     * break), for streams whose event names carry meaning.
-     */
-    const events = (
-      route: RouteName,
-      response: HttpClientResponse.HttpClientResponse
-    ): Stream.Stream<{ readonly event: string; readonly data: string }, TurnError | TransportFailure> => {
-      let event = "message"
-      let data: Array<string> = []
-      return bodyBytes(route, response).pipe(
-        boundedLines(maxLine, () => failure(route, `an event-stream line over ${mib(maxLine)}`)),
-        Stream.concat(Stream.make("")),
-        Stream.filterMap((line) => {
-          if (line === "") {
-            if (data.length === 0) return Option.none()
-            const done = { event, data: data.join("\n") }
-            event = "message"
-            data = []
-            return Option.some(done)
+      response: HttpClientResponse.HttpClientResponse,
+      each: (data: string) => Effect.Effect<void, E> | undefined
+    ): Effect.Effect<void, E | TurnError | TransportFailure> => {
+      const from = (lines: ReadonlyArray<string>, at: number): Effect.Effect<void, E> | undefined => {
+        for (let i = at; i < lines.length; i++) {
+          const line = lines[i]!
+          if (!line.startsWith("data:")) continue
+          const after = each(line.slice(5).trim())
+          if (after !== undefined) {
+            return Effect.zipRight(
+              after,
+              Effect.suspend(() => from(lines, i + 1) ?? Effect.void)
+            )
           }
-          if (line.startsWith("event:")) event = line.slice(6).trim()
-          else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""))
-          return Option.none()
+        }
+        return undefined
+      }
+      const splitter = lineSplitter<Effect.Effect<void, E | TurnError> | undefined>(
+        maxLine,
+        (lines) => from(lines, 0),
+        () => Effect.fail(failure(route, `an event-stream line over ${mib(maxLine)}`))
+      )
+      const read = forEachChunk<E | TurnError>(route, response, maxBody, splitter.push)
+      return Effect.zipRight(
+        read,
+        Effect.suspend(() => {
+          const last = splitter.end()
+          return (last === undefined ? undefined : from([last], 0)) ?? Effect.void
         })
       )
     }
@@ -526,10 +555,13 @@ export const makeTransport = (config: TransportConfig) =>
       retrying: Ref.Ref<Option.Option<string>>,
       fast?: FastDecoder<A>
     ): Effect.Effect<A, Failure> =>
-      Effect.flatMap(readBody(route, path, retrying), ({ headers, status, text }) =>
-        isWebPage(headers["content-type"] ?? "") && !text.trimStart().startsWith("{")
-          ? Effect.fail(webPage(route, status, urlOf(path).href))
-          : decodeBody(route, text, schema, fast))
+      Effect.flatMap(
+        readBody(route, path, retrying),
+        ({ headers, status, text }) =>
+          isWebPage(headers["content-type"] ?? "") && !text.trimStart().startsWith("{")
+            ? Effect.fail(webPage(route, status, urlOf(path).href))
+            : decodeBody(route, text, schema, fast)
+      )
 
     /**
      * Reads a route's body as text, as a case's reads do (same-origin redirects only, retries, the
@@ -538,9 +570,7 @@ export const makeTransport = (config: TransportConfig) =>
     const get = (route: RouteName, path: string, timeout: Duration.Duration): Effect.Effect<string, Failure> =>
       Effect.flatMap(Ref.make<Option.Option<string>>(Option.none()), (retrying) =>
         readBody(route, path, retrying).pipe(
-          Effect.map(({ text }) =>
-            text
-          ),
+          Effect.map(({ text }) => text),
           Effect.timeout(timeout),
           Effect.catchTag(
             "TimeoutException",
@@ -583,11 +613,9 @@ export const makeTransport = (config: TransportConfig) =>
       connected: (): boolean => connected,
       send,
       withRetries,
-      bodyBytes,
       readText,
       discard,
-      eventData,
-      events,
+      forEachEventData,
       decodeBody,
       requireOk,
       readBody,

@@ -1,11 +1,15 @@
 /**
  * The transport over an `HttpClient` that answers from a table: redirects, retries and `Retry-After`,
  * the session header and the body limit, each a unit test with no socket. The loopback tests
- * (test/Runner/HostileApp.test.ts, test/Reliability/FaultMatrix.test.ts) run the same paths over HTTP.
+ * (test/Runner/HostileApp.test.ts, test/Reliability/FaultMatrix.test.ts) run the same paths over HTTP,
+ * and the event-stream tests read the same stream from each.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Duration, Effect, Either, Fiber, Redacted, TestClock } from "effect"
-import { cookieAuth, makeTransport, type TransportConfig } from "../../src/Runner/Transport.js"
+import { createServer } from "node:http"
+import { HttpLive } from "../../src/Runner/Http.js"
+import { cookieAuth, makeTransport, type Transport, type TransportConfig } from "../../src/Runner/Transport.js"
+import { listenOnLoopback } from "../support/loopback.js"
 import { type Answer, tableClient } from "../support/tableClient.js"
 
 const app = "https://app.test"
@@ -180,4 +184,62 @@ describe("the transport's delete", () => {
       const refused = `delete: HTTP 403 — DELETE ${app}/base/c/3`
       expect(yield* transport.deleteAt("/c/3", limit)).toEqual(Either.left(refused))
     }))
+})
+
+describe("the transport's event streams", () => {
+  // Lines ended by LF, CRLF and CR; a multi-line event; a comment; a last line with no break.
+  const stream = "data: 1\n\ndata: {\"a\":2}\r\n\r\n: a comment\rdata: three\ndata:  four \n\ndata: 5"
+  const payloads = ["1", "{\"a\":2}", "three", "four", "5"]
+
+  /** Every payload of the answer to GET /events, and how many effects the reader ran before each. */
+  const readEvents = (transport: Transport) =>
+    Effect.gen(function*() {
+      const sent = yield* transport.send("ask", "GET", "/events")
+      const seen: Array<string> = []
+      let effects = 0
+      yield* transport.forEachEventData("ask", sent.response!, (data) => {
+        seen.push(`${data}@${effects}`)
+        return data === "three" ? Effect.sync(() => effects++) : undefined
+      })
+      return seen
+    })
+  const expected = payloads.map((p, i) => `${p}@${i > 2 ? 1 : 0}`)
+
+  it.effect("give every data payload in order, running the effect one gives before the next is seen", () =>
+    Effect.gen(function*() {
+      const { transport } = yield* transportOver({ [`GET ${app}/base/events`]: { body: stream } })
+      expect(yield* readEvents(transport)).toEqual(expected)
+    }))
+
+  it.live("read the same from the live client a byte at a time, and hang up on a line over the limit", () =>
+    Effect.gen(function*() {
+      let abandoned = false
+      const server = createServer((request, response) => {
+        response.on("close", () => (abandoned ||= !response.writableEnded))
+        response.writeHead(200, { "content-type": "text/event-stream" })
+        if (request.url === "/events") {
+          const bytes = Buffer.from(stream)
+          let at = 0
+          const next = () => at === bytes.length ? response.end() : response.write(bytes.subarray(at, ++at), next)
+          next()
+        } else {
+          response.write(`data: ${"x".repeat(200 * 1024)}`)
+        }
+      })
+      const listening = yield* Effect.acquireRelease(
+        Effect.promise(() => listenOnLoopback(server)),
+        (l) => Effect.promise(l.close)
+      )
+      const transport = yield* makeTransport({
+        baseUrl: new URL(listening.url),
+        auth: cookieAuth(Redacted.make("session=s3cret")),
+        maxLineBytes: 100 * 1024
+      })
+      expect(yield* readEvents(transport)).toEqual(expected)
+      const long = yield* transport.send("ask", "GET", "/long")
+      const refused = yield* Effect.flip(transport.forEachEventData("ask", long.response!, () => undefined))
+      expect(refused).toMatchObject({ reason: "ask: an event-stream line over 0.1 MiB" })
+      for (let i = 0; i < 100 && !abandoned; i++) yield* Effect.sleep("10 millis")
+      expect(abandoned).toBe(true)
+    }).pipe(Effect.provide(HttpLive), Effect.scoped))
 })

@@ -3,7 +3,7 @@
  * answer's event stream to its end, each `data:` frame parsed as JSON. The conversation id is the
  * run's own, named before asking, so an ask cut short never leaves a conversation the run cannot name.
  */
-import { Effect, Option, Ref, Stream } from "effect"
+import { Effect, Option, Ref } from "effect"
 import { type Failure, failure, isEventStream, isWebPage, webPage } from "../Transport.js"
 import { type Asking, postQuestion } from "./Protocol.js"
 
@@ -36,18 +36,15 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
         )
     }
     const frames: Array<unknown> = []
-    yield* transport.eventData("ask", response).pipe(
-      Stream.runForEach((data) => {
-        if (data === "" || data === done) return Effect.void
-        try {
-          frames.push(JSON.parse(data))
-          return Effect.void
-        } catch {
-          return Effect.fail(failure("ask", `event ${frames.length} is not JSON`))
-        }
-      }),
-      Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))
-    )
+    yield* transport.forEachEventData("ask", response, (data) => {
+      if (data === "" || data === done) return undefined
+      try {
+        frames.push(JSON.parse(data))
+        return undefined
+      } catch {
+        return Effect.fail(failure("ask", `event ${frames.length} is not JSON`))
+      }
+    }).pipe(Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason))))
     return frames as ReadonlyArray<unknown>
   }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
 

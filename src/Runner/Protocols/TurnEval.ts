@@ -4,7 +4,7 @@
  * headers, a JSON body or any event of a stream), read the conversation and the turn's trace, delete
  * the conversation. Route templates come from the catalog (docs/contract.md).
  */
-import { Effect, Either, Option, Ref, Stream } from "effect"
+import { Effect, Either, Option, Ref } from "effect"
 import { decodeValue, isRecord, tooDeep } from "../../Schema/Decode.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
@@ -99,20 +99,15 @@ const ask = (asking: Asking) =>
       return ids.conversationId === undefined ? Effect.void : learnConversation(ids.conversationId, where)
     }
     // The question is not re-asked when its answer breaks off: that would open a second conversation.
-    // A stream's events are read a chunk at a time; only an event that names the conversation costs an
-    // effect (the journal is written before the next event is read).
+    // Only an event that names the conversation costs an effect, and the journal is written before the
+    // next event is read.
     const body = isEventStream(sent)
-      ? transport.eventData("ask", response).pipe(
-        Stream.runForEachChunk((chunk) => {
-          let learnt: Effect.Effect<void, TurnError> = Effect.void
-          for (const data of chunk) {
-            const ids = idsIn(data)
-            const noting = ids === undefined ? Effect.void : learn(ids, "the event stream")
-            if (noting !== Effect.void) learnt = learnt === Effect.void ? noting : Effect.zipRight(learnt, noting)
-          }
-          return learnt
-        })
-      )
+      ? transport.forEachEventData("ask", response, (data) => {
+        const ids = idsIn(data)
+        if (ids === undefined) return undefined
+        const noting = learn(ids, "the event stream")
+        return noting === Effect.void ? undefined : noting
+      })
       : Effect.flatMap(transport.readText("ask", response), (text) => {
         const ids = idsIn(text)
         if (ids !== undefined) return learn(ids, "the body")
