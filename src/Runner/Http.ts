@@ -2,13 +2,12 @@
  * The HTTP client of live runs: an `HttpClient` on undici's own `request`, which keeps connections
  * alive. `@effect/platform-node`'s undici client (`NodeHttpClient.layerUndici`) allocates several times
  * what undici does per request — its response builds its headers anew at every read and reads a body
- * through a cached effect run on a fiber of its own — and a live run makes four requests a case, so the
- * garbage of a long run grew the process's peak memory with the number of cases. This one answers with
- * a response that makes its headers once and reads a body straight from undici's — for the transport,
- * a chunk at a time without a Stream (`Body.ts`). Redirects are never followed here (the transport
- * follows the same-origin ones itself), nothing is timed out here (the run's own timeouts are), and an
- * interrupted request or read is aborted at once. Its own module, so that commands that never go on
- * the network do not load it.
+ * through a cached effect run on a fiber of its own — and a live run makes four requests a case. This
+ * one answers with a response that makes its headers once and reads a body straight from undici's —
+ * for the transport, a chunk at a time without a Stream (`Body.ts`). Redirects are never followed here
+ * (the transport follows the same-origin ones itself), nothing is timed out here (the run's own
+ * timeouts are), and an interrupted request or read is aborted at once. Its own module, so that
+ * commands that never go on the network do not load it.
  */
 import {
   Cookies,
