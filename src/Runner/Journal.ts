@@ -310,19 +310,38 @@ export const openJournal = (options: {
         fail(error)
         return undefined
       })
-    const append = (entry: object, sync: boolean) =>
-      Effect.promise(async () => {
-        if (broken) return
+    // Lines are written in batches: every line that comes while a batch is being written and flushed
+    // goes in the next, with one write and at most one flush. A line's append ends once the batch
+    // holding it is on the disk, so concurrent cases share a flush instead of queueing for one each.
+    let queued: Array<{ readonly line: string; readonly sync: boolean; readonly written: () => void }> = []
+    let writing = false
+    const drain = async () => {
+      writing = true
+      while (queued.length > 0) {
+        const batch = queued
+        queued = []
         const target = await file()
-        if (target === undefined) return
-        try {
-          // One write of a whole line, on a file opened for appending: lines never interleave.
-          await target.handle.write(`${JSON.stringify(entry)}\n`)
-          if (sync) await target.handle.datasync()
-        } catch (error) {
-          fail(error)
+        if (target !== undefined && !broken) {
+          try {
+            // One write of whole lines, on a file opened for appending: lines never interleave.
+            await target.handle.write(batch.map((entry) => entry.line).join(""))
+            if (batch.some((entry) => entry.sync)) await target.handle.datasync()
+          } catch (error) {
+            fail(error)
+          }
         }
-      })
+        for (const entry of batch) entry.written()
+      }
+      writing = false
+    }
+    const append = (entry: object, sync: boolean) =>
+      Effect.promise(() =>
+        new Promise<void>((written) => {
+          if (broken) return written()
+          queued.push({ line: `${JSON.stringify(entry)}\n`, sync, written })
+          if (!writing) void drain()
+        })
+      )
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
         if (open.size === 0) openNow.delete(shownUrl)

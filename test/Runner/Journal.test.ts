@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { spawnSync } from "node:child_process"
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { open } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { markGone, openJournal, readJournal, stateFolder } from "../../src/Runner/Journal.js"
@@ -32,6 +33,45 @@ const leaveAsDeadRun = (dir: string, ids: ReadonlyArray<string>) =>
   })
 
 describe("the journal", () => {
+  it.live("writes lines that come together in one batch and one flush, each open on the disk once its call ends", () =>
+    Effect.gen(function*() {
+      const dir = folder()
+      // Flushes counted on FileHandle's prototype, for the journal's handle alike.
+      const handle = yield* Effect.promise(() => open(join(dir, "probe"), "w"))
+      const proto = Object.getPrototypeOf(handle) as { datasync: () => Promise<void> }
+      yield* Effect.promise(() => handle.close())
+      const datasync = proto.datasync
+      let flushes = 0
+      proto.datasync = function(this: unknown) {
+        flushes++
+        return datasync.call(this)
+      }
+      yield* Effect.addFinalizer(() => Effect.sync(() => (proto.datasync = datasync)))
+      const journal = yield* openJournal({
+        baseUrl,
+        session: cookie,
+        deleteRoute: "/c/{conversationId}",
+        folder: dir,
+        warn: () => {}
+      })
+      const ids = Array.from({ length: 16 }, (_, i) => `conv_${i}`)
+      const onDisk = (id: string) => {
+        const [file] = files(dir)
+        return readFileSync(join(file!.parentPath, file!.name), "utf8").includes(`"open":"${id}"`)
+      }
+      const seen = yield* Effect.forEach(
+        ids,
+        (id) => Effect.map(journal.opened("docs.case", id), () => onDisk(id)),
+        { concurrency: "unbounded" }
+      )
+      expect(seen.every((written) => written)).toBe(true)
+      expect(flushes).toBeGreaterThan(0)
+      expect(flushes).toBeLessThan(ids.length)
+      const [file] = files(dir)
+      const lines = readFileSync(join(file!.parentPath, file!.name), "utf8").trim().split("\n").slice(1)
+      expect(lines.map((line) => JSON.parse(line).open)).toEqual(ids)
+    }).pipe(Effect.scoped))
+
   it("lives in $XDG_STATE_HOME/turn-eval, else ~/.local/state/turn-eval (a relative XDG_STATE_HOME is ignored)", () => {
     expect(stateFolder({ XDG_STATE_HOME: "/var/state" })).toBe("/var/state/turn-eval")
     expect(stateFolder({ XDG_STATE_HOME: "rel" })).toMatch(/\/\.local\/state\/turn-eval$/)
