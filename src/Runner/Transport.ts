@@ -246,6 +246,27 @@ export const timedOut = (route: RouteName, limit: Duration.Duration, retrying: O
     onSome: (why) => failure(route, `${why} (retried until the ${showDuration(limit)} timeout)`)
   })
 
+/**
+ * Gives `f` each item in order, running the effect it may give before the next item is seen; what is
+ * left to run, if anything. Items that cost no effect cost none here either.
+ */
+const eachInOrder = <A, E>(
+  items: ReadonlyArray<A>,
+  f: (item: A) => Effect.Effect<void, E> | undefined,
+  from = 0
+): Effect.Effect<void, E> | undefined => {
+  for (let i = from; i < items.length; i++) {
+    const after = f(items[i]!)
+    if (after !== undefined) {
+      return Effect.zipRight(
+        after,
+        Effect.suspend(() => eachInOrder(items, f, i + 1) ?? Effect.void)
+      )
+    }
+  }
+  return undefined
+}
+
 /** Whether a response is an event stream. */
 export const isEventStream = (response: Answered): boolean =>
   (response.headers["content-type"] ?? "").startsWith("text/event-stream")
@@ -294,17 +315,10 @@ export const makeTransport = (config: TransportConfig) =>
         return bytes > limit ? Effect.fail(tooLarge(route, limit)) : each(chunk)
       }
       if (!hasChunks(response)) {
-        return Stream.runForEachChunk(Stream.mapError(response.stream, brokeOff), (chunks) => {
-          const all = Chunk.toReadonlyArray(chunks)
-          const from = (at: number): Effect.Effect<void, E | TurnError> => {
-            for (let i = at; i < all.length; i++) {
-              const after = take(all[i]!)
-              if (after !== undefined) return Effect.zipRight(after, Effect.suspend(() => from(i + 1)))
-            }
-            return Effect.void
-          }
-          return from(0)
-        })
+        return Stream.runForEachChunk(
+          Stream.mapError(response.stream, brokeOff),
+          (chunks) => eachInOrder(Chunk.toReadonlyArray(chunks), take) ?? Effect.void
+        )
       }
       const chunks = response[ChunksTypeId]()
       const next = Effect.mapError(chunks.next, brokeOff)
@@ -350,23 +364,10 @@ export const makeTransport = (config: TransportConfig) =>
       response: HttpClientResponse.HttpClientResponse,
       each: (data: string) => Effect.Effect<void, E> | undefined
     ): Effect.Effect<void, E | TurnError | TransportFailure> => {
-      const from = (lines: ReadonlyArray<string>, at: number): Effect.Effect<void, E> | undefined => {
-        for (let i = at; i < lines.length; i++) {
-          const line = lines[i]!
-          if (!line.startsWith("data:")) continue
-          const after = each(line.slice(5).trim())
-          if (after !== undefined) {
-            return Effect.zipRight(
-              after,
-              Effect.suspend(() => from(lines, i + 1) ?? Effect.void)
-            )
-          }
-        }
-        return undefined
-      }
+      const data = (line: string) => line.startsWith("data:") ? each(line.slice(5).trim()) : undefined
       const splitter = lineSplitter<Effect.Effect<void, E | TurnError> | undefined>(
         maxLine,
-        (lines) => from(lines, 0),
+        (lines) => eachInOrder(lines, data),
         () => Effect.fail(failure(route, `an event-stream line over ${mib(maxLine)}`))
       )
       const read = forEachChunk<E | TurnError>(route, response, maxBody, splitter.push)
@@ -374,7 +375,7 @@ export const makeTransport = (config: TransportConfig) =>
         read,
         Effect.suspend(() => {
           const last = splitter.end()
-          return (last === undefined ? undefined : from([last], 0)) ?? Effect.void
+          return (last === undefined ? undefined : data(last)) ?? Effect.void
         })
       )
     }
