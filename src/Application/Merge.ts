@@ -116,7 +116,8 @@ export const mergeShards = (
         }: the shards do not cover the golden set`
       })
     }
-    const extra = [...byId.keys()].filter((id) => !whole.ids.includes(id))
+    const inWhole = new Set(whole.ids)
+    const extra = [...byId.keys()].filter((id) => !inWhole.has(id))
     if (extra.length > 0) {
       return yield* new UsageError({
         message: `case ${quoted(extra[0]!)} (${byId.get(extra[0]!)!.file}) is not in the golden set`
