@@ -13,7 +13,7 @@ import { idProblem } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
 
 /** The `eval cleanup` command line for a base URL. */
-export const cleanupCommand = (baseUrl: URL): string => `${programName} cleanup --base-url ${inert(baseUrl.href)}`
+const cleanupCommand = (baseUrl: URL): string => `${programName} cleanup --base-url ${inert(baseUrl.href)}`
 
 /**
  * Says which conversations a live run left in the account: kept on request, not deleted (with why;

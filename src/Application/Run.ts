@@ -205,7 +205,7 @@ const sourceOf = (
   })
 
 /** The SurfaceClient for recorded turns or a live app; a live one uses the catalog's routes. */
-export const clientFor = (
+const clientFor = (
   source: Exclude<Source, { readonly _tag: "Otel" }>,
   set: GoldenSet,
   plan: Pick<RunPlan, "keep" | "timeout" | "concurrency">
@@ -306,7 +306,7 @@ const hints: ReadonlyArray<readonly [RegExp, string]> = [
  * Why a run measured nothing — no case obtained its turn — naming the most common reason, or
  * `undefined` when some case was graded.
  */
-export const measuredNothing = (results: ReadonlyArray<CaseResult>): string | undefined => {
+const measuredNothing = (results: ReadonlyArray<CaseResult>): string | undefined => {
   if (!obtainedNoTurn(results)) return undefined
   const errors = results.flatMap((c) => attemptsOf(c).map((a) => ({ id: c.id, error: a.error })))
   // Reasons are grouped as they would read without the case's own id or the URL it went to.
@@ -325,7 +325,7 @@ export const measuredNothing = (results: ReadonlyArray<CaseResult>): string | un
 }
 
 /** Where notes for people go: standard error when standard output carries a document a program reads. */
-export const sayFor = (reporters: ReadonlyArray<ReporterSpec>) => (text: string): Effect.Effect<void> =>
+const sayFor = (reporters: ReadonlyArray<ReporterSpec>) => (text: string): Effect.Effect<void> =>
   stdoutIsDocument(reporters) ? Console.error(text) : Console.log(text)
 
 /** How a run ends, once it is summarised. */
