@@ -58,7 +58,7 @@ export const stoppedWords = ({ bail, notRun, of }: Stop): string =>
 export const noFloorText = (why: NoFloor): string => {
   switch (why._tag) {
     case "Filtered":
-      return `the floor is not applied to a --filter'ed run (${why.cases} of ${why.of} cases)`
+      return `the floor is not applied to ${flagWords.filteredRun} (${why.cases} of ${why.of} cases)`
     case "Shard":
       return `shard ${why.index}/${why.count} (${
         why.of === undefined ? why.cases : `${why.cases} of ${why.of}`
@@ -66,16 +66,16 @@ export const noFloorText = (why: NoFloor): string => {
     case "NoBaseline":
       return noFloorYet
     case "OtherRepeat":
-      return `the floor in ${why.baselineFile} was set with --repeat ${why.set}; it is not applied to a run with ` +
-        `--repeat ${why.ran} (compare like with like)`
+      return `the floor in ${why.baselineFile} was set with ${flagWords.repeated(why.set)}; it is not applied to a ` +
+        `run with ${flagWords.repeated(why.ran)} (compare like with like)`
     case "NotMeasured":
       return "no case obtained its turn: the run measured nothing"
     case "Stopped":
       return `${
-        why.stop === undefined ? "the run stopped early (--bail)" : stoppedWords(why.stop)
+        why.stop === undefined ? `the run ${flagWords.stoppedEarly}` : stoppedWords(why.stop)
       }; a partial run is held to no floor`
     case "Untold":
-      return "held to no floor when it ran: a --filter'ed run, or one from before the floor was committed"
+      return `held to no floor when it ran: ${flagWords.filteredRun}, or one from before the floor was committed`
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { FileSystem } from "@effect/platform"
 import { Effect } from "effect"
+import { flagWords } from "../Commands/Hints.js"
 import type { MergeArgs } from "../Commands/Options.js"
 import { programName } from "../ProgramName.js"
 import { parseReporters, refuseOverwritingInputs } from "../Reporters/Reports.js"
@@ -41,7 +42,7 @@ export const mergeShards = (
       if (result.bailed === true) {
         return yield* new BadInput({
           file,
-          problems: [{ path: "$.bailed", message: "the shard stopped early (--bail): run it in full to merge it" }]
+          problems: [{ path: "$.bailed", message: `the shard ${flagWords.stoppedEarly}: run it in full to merge it` }]
         })
       }
       parts.push({ file, result, shard: result.shard })
