@@ -2,11 +2,5 @@
 import { renderHtml } from "../Scorecard/Render/Html.js"
 import { renderedReport } from "./Reporter.js"
 
-export const writer = renderedReport(({ context, result }) =>
-  renderHtml(result, {
-    ...(context.noFloor === undefined ? {} : { noFloor: context.noFloor }),
-    ...(context.diff === undefined ? {} : { diff: context.diff }),
-    ...(context.history === undefined ? {} : { history: context.history }),
-    ...(context.durationMs === undefined ? {} : { durationMs: context.durationMs })
-  })
-)
+// The report context carries the page's options (noFloor, diff, history, durationMs) under their names.
+export const writer = renderedReport(({ context, result }) => renderHtml(result, context))

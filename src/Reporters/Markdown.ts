@@ -6,9 +6,8 @@ import { renderedReport, type ReportInput } from "./Reporter.js"
 /** The summary, with what changed since the older run and a pointer to the HTML report when there are. */
 export const renderSummary = ({ context, result }: Pick<ReportInput, "context" | "result">): string =>
   renderMarkdown(result, {
-    ...(context.noFloor === undefined ? {} : { noFloor: context.noFloor }),
-    extraSections: context.diff === undefined ? [] : [renderDiffMarkdown(context.diff.diff, context.diff.against)],
-    ...(context.htmlReport === undefined ? {} : { htmlReport: context.htmlReport })
+    ...context,
+    extraSections: context.diff === undefined ? [] : [renderDiffMarkdown(context.diff.diff, context.diff.against)]
   })
 
 export const writer = renderedReport(renderSummary)

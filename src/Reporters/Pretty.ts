@@ -4,7 +4,7 @@ import { renderPretty } from "../Scorecard/Render/Pretty.js"
 import { renderedReport } from "./Reporter.js"
 
 export const writer = renderedReport(({ color, context, result }) => {
-  const card = renderPretty(result, { color, ...(context.noFloor === undefined ? {} : { noFloor: context.noFloor }) })
+  const card = renderPretty(result, { ...context, color })
   return context.diff === undefined
     ? card
     : `${card}\n\n${renderDiffPretty(context.diff.diff, { color, against: context.diff.against })}`
