@@ -28,6 +28,14 @@ export interface HasChunks {
 export const hasChunks = (response: unknown): response is HasChunks =>
   typeof response === "object" && response !== null && ChunksTypeId in response
 
+/**
+ * Gives up a response's body unread: its connection is closed, where otherwise it would be held until
+ * the run ends. Nothing for a response that does not offer its body a chunk at a time.
+ */
+export const giveUp = (response: unknown): void => {
+  if (hasChunks(response)) response[ChunksTypeId]().cancel()
+}
+
 const end = Effect.succeed(undefined)
 
 /** The chunks of a Node readable stream; an interrupted read destroys it. */

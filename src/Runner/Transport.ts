@@ -27,7 +27,7 @@ import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
 import type { Route } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
-import { ChunksTypeId, hasChunks } from "./Body.js"
+import { ChunksTypeId, giveUp, hasChunks } from "./Body.js"
 
 /**
  * The name a request goes by in failures: a route of this product's protocol, or `thread` and `state`
@@ -340,7 +340,9 @@ export const makeTransport = (config: TransportConfig) =>
       // length is read a chunk at a time, counting its bytes.
       const declared = Number(response.headers["content-length"])
       if (Number.isInteger(declared)) {
-        return declared > limit ? Effect.fail(tooLarge(route, limit)) : Effect.mapError(response.text, brokeOff)
+        return declared > limit
+          ? Effect.zipRight(Effect.sync(() => giveUp(response)), Effect.fail(tooLarge(route, limit)))
+          : Effect.mapError(response.text, brokeOff)
       }
       const pieces: Array<Uint8Array> = []
       const read = forEachChunk<never>(route, response, limit, (chunk) => {

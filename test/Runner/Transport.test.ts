@@ -211,11 +211,17 @@ describe("the transport's event streams", () => {
       expect(yield* readEvents(transport)).toEqual(expected)
     }))
 
-  it.live("read the same from the live client a byte at a time, and hang up on a line over the limit", () =>
+  it.live("read the same from the live client a byte at a time, and hang up on a line or a declared body over the limit", () =>
     Effect.gen(function*() {
-      let abandoned = false
+      const abandoned = new Set<string>()
       const server = createServer((request, response) => {
-        response.on("close", () => (abandoned ||= !response.writableEnded))
+        response.on("close", () => response.writableEnded || abandoned.add(request.url!))
+        if (request.url === "/large") {
+          // A declared length over the limit: refused unread, and its connection closed.
+          response.writeHead(200, { "content-type": "application/json", "content-length": String(8 * 1024 * 1024) })
+          response.write("{")
+          return
+        }
         response.writeHead(200, { "content-type": "text/event-stream" })
         if (request.url === "/events") {
           const bytes = Buffer.from(stream)
@@ -233,13 +239,16 @@ describe("the transport's event streams", () => {
       const transport = yield* makeTransport({
         baseUrl: new URL(listening.url),
         auth: cookieAuth(Redacted.make("session=s3cret")),
-        maxLineBytes: 100 * 1024
+        maxLineBytes: 100 * 1024,
+        maxBodyBytes: 1024 * 1024
       })
       expect(yield* readEvents(transport)).toEqual(expected)
       const long = yield* transport.send("ask", "GET", "/long")
       const refused = yield* Effect.flip(transport.forEachEventData("ask", long.response!, () => undefined))
       expect(refused).toMatchObject({ reason: "ask: an event-stream line over 0.1 MiB" })
-      for (let i = 0; i < 100 && !abandoned; i++) yield* Effect.sleep("10 millis")
-      expect(abandoned).toBe(true)
+      const large = yield* Effect.flip(transport.get("trace", "/large", Duration.seconds(5)))
+      expect(large).toMatchObject({ reason: "trace: body over 1 MiB" })
+      for (let i = 0; i < 100 && abandoned.size < 2; i++) yield* Effect.sleep("10 millis")
+      expect([...abandoned].sort()).toEqual(["/large", "/long"])
     }).pipe(Effect.provide(HttpLive), Effect.scoped))
 })

@@ -9,6 +9,7 @@ import { decodeValue, isRecord, tooDeep } from "../../Schema/Decode.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
 import { fastTurnTrace, TurnTrace } from "../../Schema/Trace.js"
+import { giveUp } from "../Body.js"
 import { failure, headerText, isEventStream, isWebPage, quoteId, webPage } from "../Transport.js"
 import { type Asking, type LiveProtocol, postQuestion } from "./Protocol.js"
 
@@ -92,7 +93,13 @@ const ask = (asking: Asking) =>
     const learnConversation = (id: string, where: string) =>
       Effect.zipRight(named(id, where), Effect.sync(() => answerIds.includes(id) || answerIds.push(id)))
     const headerId = headerText(headers["x-conversation-id"])
-    if (headerId !== undefined) yield* learnConversation(headerId, "x-conversation-id")
+    // A conversation id refused here fails the ask before its body is read: the body is given up.
+    if (headerId !== undefined) {
+      yield* Effect.tapError(
+        learnConversation(headerId, "x-conversation-id"),
+        () => Effect.sync(() => giveUp(response))
+      )
+    }
     /** Takes the turn id at once, and gives the effect that notes the conversation, if the ids name one. */
     const learn = (ids: typeof AskIds.Type, where: string): Effect.Effect<void, TurnError> => {
       if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
