@@ -181,7 +181,7 @@ const send = (
  * wrap every response (so that the transport could not read its body a chunk at a time), make an
  * `AbortController` per request and register each response for finalization.
  */
-export const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
+const make = (dispatcher: Dispatcher): HttpClient.HttpClient =>
   HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
     (request) => Effect.flatMap(request, (r) => send(dispatcher, r)),
     Effect.succeed
