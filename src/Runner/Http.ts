@@ -6,7 +6,7 @@
  * one answers with a response that makes its headers once and reads a body straight from undici's —
  * for the transport, a chunk at a time without a Stream (`Body.ts`). Redirects are never followed here
  * (the transport follows the same-origin ones itself), nothing is timed out here (the run's own
- * timeouts are), no span is made (the transport turns tracing off for its requests), and an interrupted
+ * timeouts are), no span is made (`makeWith` makes none, unlike `make`), and an interrupted
  * request or read is aborted at once. Its own module, so that commands that never go on the network do
  * not load it.
  */
