@@ -16,13 +16,8 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
 import { afterAll, assert, describe, it, type TestContext } from "vitest"
 import { committedFloor } from "./Application/Floor.js"
-import {
-  defaultCasesFile,
-  defaultSurfacesFile,
-  type GoldenSet,
-  loadGoldenSet,
-  selectCases
-} from "./Runner/GoldenSet.js"
+import { defaultBaselineFile, defaultCasesFile, defaultSurfacesFile } from "./ProjectFiles.js"
+import { type GoldenSet, loadGoldenSet, selectCases } from "./Runner/GoldenSet.js"
 import { Runner } from "./Runner/Runner.js"
 import { SurfaceClient } from "./Runner/SurfaceClient.js"
 import type { Case } from "./Schema/Case.js"
@@ -64,7 +59,7 @@ export interface GoldenSetOptions {
 }
 
 /** The default baseline the helper holds the golden set to. */
-export const defaultBaselineFile = "baseline.json"
+export { defaultBaselineFile } from "./ProjectFiles.js"
 
 /** A test's title: the case id and what the case guards against. */
 export const caseTitle = (testCase: Case): string => `${testCase.id} — ${testCase.guards}`

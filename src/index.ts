@@ -19,8 +19,9 @@ export { caseProblems, catalogProblems } from "./Schema/Validate.js"
 export { grade, gradeExpectation, type Grader, graders, type Verdict } from "./Graders/index.js"
 
 // ── Scorecard: pass rate, floor and ratchet (pure), and the baseline file ─────────────────────────
+export { defaultBaselineFile, defaultCasesFile, defaultSurfacesFile } from "./ProjectFiles.js"
 export { attemptsOf, type Fact, failingFacts, type Flakiness, flakiness, showFact } from "./Scorecard/Attempts.js"
-export { defaultBaselineFile, encodeBaseline, readBaseline, writeBaseline } from "./Scorecard/BaselineStore.js"
+export { encodeBaseline, readBaseline, writeBaseline } from "./Scorecard/BaselineStore.js"
 export { caseSetFingerprint } from "./Scorecard/CaseSet.js"
 export {
   baselineHeader,
@@ -34,13 +35,7 @@ export { readResults } from "./Scorecard/ResultsStore.js"
 export { floorFor, noFloorYet, resultInconsistencies, showRate, summarize } from "./Scorecard/Scorecard.js"
 
 // ── Golden set: the cases file and the catalog, loaded and checked against each other ─────────────
-export {
-  defaultCasesFile,
-  defaultSurfacesFile,
-  type GoldenSet,
-  loadGoldenSet,
-  selectCases
-} from "./Runner/GoldenSet.js"
+export { type GoldenSet, loadGoldenSet, selectCases } from "./Runner/GoldenSet.js"
 
 // ── Runner: the run, and the SurfaceClient service with its layers (Fixture, Live, recording, fromTable)
 export { type EvidenceRules, type ResolvedEvidence, resolveEvidence } from "./Evidence/Rules.js"

@@ -10,8 +10,6 @@ import { BadInput, UsageError } from "../Schema/Errors.js"
 import { Catalog } from "../Schema/Surface.js"
 import { caseProblems, catalogProblems } from "../Schema/Validate.js"
 
-export { defaultCasesFile, defaultSurfacesFile } from "../ProjectFiles.js"
-
 /** A validated golden set and where it came from. */
 export interface GoldenSet {
   readonly casesFile: string

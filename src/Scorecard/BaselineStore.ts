@@ -10,8 +10,6 @@ import { Baseline } from "../Schema/Baseline.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { BadInput } from "../Schema/Errors.js"
 
-export { defaultBaselineFile } from "../ProjectFiles.js"
-
 /** Reads the baseline; `None` when the file does not exist, bad input when it cannot be decoded. */
 export const readBaseline = (
   file: string

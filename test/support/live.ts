@@ -1,7 +1,8 @@
 /** A stand-in on loopback and the live SurfaceClient pointed at it, for tests over real HTTP. */
 import { NodeContext } from "@effect/platform-node"
 import { Duration, Effect, Exit, Layer, Scope } from "effect"
-import { defaultCasesFile, defaultSurfacesFile, type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
+import { defaultCasesFile, defaultSurfacesFile } from "../../src/ProjectFiles.js"
+import { type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import { HttpLive } from "../../src/Runner/Http.js"
 import type { LiveConfig } from "../../src/Runner/LiveClient.js"
 import { Runner } from "../../src/Runner/Runner.js"
