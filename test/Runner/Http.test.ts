@@ -7,11 +7,10 @@ import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Stream } from "effect"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { HttpLive } from "../../src/Runner/Http.js"
+import { type Listening, listenOnLoopback } from "../support/loopback.js"
 
-interface Server {
-  readonly url: string
+interface Server extends Listening {
   /** Resolves when a request's connection has closed before its answer was sent. */
   readonly abandoned: Promise<void>
 }
@@ -19,7 +18,7 @@ interface Server {
 /** A loopback server answering by `handle`, closed with the scope. */
 const serve = (handle: (request: IncomingMessage, response: ServerResponse, body: string) => void) =>
   Effect.acquireRelease(
-    Effect.async<Server & { readonly close: () => void }>((resume) => {
+    Effect.promise(async (): Promise<Server> => {
       let onAbandoned: () => void = () => {}
       const abandoned = new Promise<void>((done) => (onAbandoned = done))
       const server = createServer((request, response) => {
@@ -30,19 +29,9 @@ const serve = (handle: (request: IncomingMessage, response: ServerResponse, body
           if (!response.writableEnded) onAbandoned()
         })
       })
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server.address() as AddressInfo
-        resume(Effect.succeed({
-          url: `http://127.0.0.1:${port}`,
-          abandoned,
-          close: () => {
-            server.closeAllConnections()
-            server.close()
-          }
-        }))
-      })
+      return { ...(await listenOnLoopback(server)), abandoned }
     }),
-    (server) => Effect.sync(server.close)
+    (server) => Effect.promise(server.close)
   )
 
 describe("HttpLive", () => {
@@ -107,7 +96,7 @@ describe("HttpLive", () => {
   it.scopedLive("fails a refused connection as a transport error carrying the code", () =>
     Effect.gen(function*() {
       const server = yield* serve(() => {})
-      yield* Effect.sync(server.close)
+      yield* Effect.promise(server.close)
       const client = yield* HttpClient.HttpClient
       const error = yield* Effect.flip(client.get(server.url))
       expect(error._tag).toBe("RequestError")
