@@ -2,7 +2,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { CasesFile } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { caseSetFingerprint } from "../../src/Scorecard/CaseSet.js"
 import { showRate } from "../../src/Scorecard/Scorecard.js"
@@ -11,6 +10,7 @@ import {
   caseCount,
   committedFloor,
   floorOf,
+  goldenCases,
   offlineHolds,
   passingOnFixtures,
   standInHolds,
@@ -30,7 +30,6 @@ const failing = [
 ] as const
 
 const readResults = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
-const goldenSet = () => Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync("cases/golden-cases.json", "utf8")))
 
 describe("the README's commands", () => {
   const readme = readFileSync("README.md", "utf8")
@@ -89,15 +88,15 @@ describe("eval run", () => {
       passed: true
     })
     expect(result.passRate).toBe(passingOnFixtures / caseCount)
-    expect(result.cases.map((c) => c.id)).toEqual(goldenSet().cases.map((c) => c.id))
-    expect(result.caseSet).toBe(caseSetFingerprint(goldenSet().cases))
+    expect(result.cases.map((c) => c.id)).toEqual(goldenCases.map((c) => c.id))
+    expect(result.caseSet).toBe(caseSetFingerprint(goldenCases))
     const proration = result.cases.find((c) => c.id === failing[0][0])
     expect(proration?.expectations).toEqual([
       { kind: "cites", passed: true },
       { kind: "cites-only-surfaced", passed: false, fact: "unsurfaced: /docs/billing/refunds-2023" }
     ])
     // Each case keeps its question, what it guards and its tags, and the turn it was graded on.
-    const committed = goldenSet().cases.find((c) => c.id === failing[0][0])!
+    const committed = goldenCases.find((c) => c.id === failing[0][0])!
     expect(proration).toMatchObject({ question: committed.question, guards: committed.guards, tags: committed.tags })
     const recorded = JSON.parse(readFileSync(`cases/fixtures/${failing[0][0]}.json`, "utf8"))
     expect(proration?.turn?.answer).toBe(recorded.answer)
@@ -123,7 +122,7 @@ describe("eval run", () => {
     expect(result.passed).toBe(false)
     // Each case keeps its wall time, the rest of its result as before.
     expect(result.cases.every((c) => typeof c.durationMs === "number" && c.durationMs >= 0)).toBe(true)
-    const committed = goldenSet().cases[0]!
+    const committed = goldenCases[0]!
     expect(untimed(result.cases[0])).toEqual({
       id: "docs.refund-window-cites-source",
       surface: "docs",
@@ -139,7 +138,7 @@ describe("eval run", () => {
   it("runs a --filter by id or tag, without applying the floor, and refuses --check on it", () => {
     const byTag = evalCli(["run", "--fixtures", "cases/fixtures", "--filter", "smoke", "--filter", failing[1][0]])
     expect(byTag.code).toBe(0)
-    const ids = goldenSet().cases.filter((c) => c.tags?.includes("smoke") || c.id === failing[1][0]).map((c) => c.id)
+    const ids = goldenCases.filter((c) => c.tags?.includes("smoke") || c.id === failing[1][0]).map((c) => c.id)
     expect(byTag.stdout.match(/^[✓✗] /gm)).toHaveLength(ids.length)
     const notApplied = `the floor is not applied to a --filter'ed run (${ids.length} of ${caseCount} cases)`
     expect(byTag.stdout).toContain(notApplied)

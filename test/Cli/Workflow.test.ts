@@ -25,6 +25,7 @@ import {
   caseCount,
   failingOnFixtures,
   floorOf,
+  goldenCases,
   offlineHolds,
   offlineScore,
   offlineTally,
@@ -39,11 +40,7 @@ import { withStandIn } from "../support/live.js"
 import { untimed } from "../support/untimed.js"
 
 const results = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
-const questionOf = (id: string): string =>
-  Schema.decodeUnknownSync(CasesFile)(JSON.parse(readFileSync("cases/golden-cases.json", "utf8"))).cases.find((c) =>
-    c.id === id
-  )!
-    .question
+const questionOf = (id: string): string => goldenCases.find((c) => c.id === id)!.question
 
 /** Runs the CLI in a scratch project; bad input never shows a stack trace. */
 const inProject = (dir: string) => (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
