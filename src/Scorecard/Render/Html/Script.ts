@@ -102,8 +102,7 @@ const verdictSection = () => {
   if (run.bailed) notes.push(el("p", { class: "note" }, "The run stopped early (--bail): its results are partial."));
   if (run.version < 2) {
     notes.push(el("p", { class: "note" },
-      "This results file (version " + run.version + ") was written before turns were kept: each case shows its verdict and ` +
-  String.raw`facts, not its question, answer or trace."));
+      "This results file (version " + run.version + ") was written before turns were kept: each case shows its verdict and facts, not its question, answer or trace."));
   }
   if (data.compare) {
     const c = data.compare;
@@ -188,14 +187,12 @@ const trendSection = () => {
   chart.append(svg("text", { x: x(slots - 1), y: height - bottom + 34, "text-anchor": "end" }, "this run " + run.passRateShown));
   const legend = el("ul", { class: "legend" },
     el("li", null, el("span", { class: "swatch floor", "aria-hidden": "true" }), "the floor"),
-    data.compare ? el("li", null, el("span", { class: "swatch then", "aria-hidden": "true" }), "previous run: " + ` +
-  String.raw`data.compare.passRateShown) : null,
+    data.compare ? el("li", null, el("span", { class: "swatch then", "aria-hidden": "true" }), "previous run: " + data.compare.passRateShown) : null,
     el("li", null, el("span", { class: "swatch " + nowClass, "aria-hidden": "true" }), "this run: " + run.passRateShown));
   const table = history.length === 0 ? null : el("details", null,
     el("summary", null, "The floor's moves as a table"),
     el("table", null,
-      el("thead", null, el("tr", null, el("th", { scope: "col" }, "date"), el("th", { scope: "col" }, "floor"), el("th", { ` +
-  String.raw`scope: "col" }, "set by"))),
+      el("thead", null, el("tr", null, el("th", { scope: "col" }, "date"), el("th", { scope: "col" }, "floor"), el("th", { scope: "col" }, "set by"))),
       el("tbody", null, history.map((h) => el("tr", null,
         el("td", null, h.date),
         el("td", null, (h.from === null ? "set to " : rate(h.from) + " \u2192 ") + rate(h.to)),
@@ -289,8 +286,7 @@ const usageText = (u) => u === undefined
   : number(u.inputTokens) + " in \u00b7 " + number(u.outputTokens) + " out \u00b7 " + number(u.inputTokens + u.outputTokens) + " total";
 
 const timeline = (t, level) => {
-  const parts = [heading(level, null, "Tool executions (" + number(t.executions.length + ((t.omitted && ` +
-  String.raw`t.omitted.toolExecutions) || 0)) + ")")];
+  const parts = [heading(level, null, "Tool executions (" + number(t.executions.length + ((t.omitted && t.omitted.toolExecutions) || 0)) + ")")];
   if (t.executions.length === 0) parts.push(el("p", { class: "muted" }, "No tool ran."));
   else {
     parts.push(el("ol", { class: "timeline" }, t.executions.map((e, i) => el("li", { class: e.error === undefined ? "ran" : "errored" },
@@ -305,8 +301,7 @@ const timeline = (t, level) => {
       e.output === undefined ? null : folded("output", e.output)))));
   }
   if (t.omitted && t.omitted.toolExecutions) {
-    parts.push(el("p", { class: "muted" }, "\u2026 and " + plural(t.omitted.toolExecutions, "more execution", "more ` +
-  String.raw`executions") + ", not kept."));
+    parts.push(el("p", { class: "muted" }, "\u2026 and " + plural(t.omitted.toolExecutions, "more execution", "more executions") + ", not kept."));
   }
   return parts;
 };
@@ -538,8 +533,7 @@ if ("IntersectionObserver" in window) {
 }
 document.addEventListener("keydown", (event) => {
   const target = event.target;
-  if (event.key === "/" && !(target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof ` +
-  String.raw`HTMLTextAreaElement)) {
+  if (event.key === "/" && !(target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement)) {
     event.preventDefault();
     search.focus();
   }

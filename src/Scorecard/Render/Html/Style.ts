@@ -184,8 +184,7 @@ th, td { text-align: left; padding: 3px 12px 3px 0; border-bottom: 1px solid var
 .expectations .fact { font-family: var(--mono); font-size: 0.86em; }
 .change { margin: 6px 0 0; padding: 4px 10px; border-radius: 6px; background: var(--panel); }
 .permalink { font-size: 0.85em; }
-.more { font: inherit; margin: 6px 0 20px; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--line); background: ` +
-  String.raw`var(--panel); color: inherit; cursor: pointer; }
+.more { font: inherit; margin: 6px 0 20px; padding: 6px 14px; border-radius: 6px; border: 1px solid var(--line); background: var(--panel); color: inherit; cursor: pointer; }
 
 /* A case opened */
 .detail { margin-top: 10px; border-top: 1px dashed var(--line); padding-top: 4px; }
