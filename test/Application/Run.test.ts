@@ -5,7 +5,7 @@
  */
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
-import { ConfigProvider, Console, Effect, Exit, Option, Redacted } from "effect"
+import { ConfigProvider, Effect, Exit, Option, Redacted } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -16,6 +16,7 @@ import { loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import { caseSetFingerprint } from "../../src/Scorecard/CaseSet.js"
 import { floorFor } from "../../src/Scorecard/Scorecard.js"
+import { withCapturedConsole } from "../support/console.js"
 import { failingOnFixtures } from "../support/golden.js"
 
 const fixtures = "cases/fixtures"
@@ -25,20 +26,8 @@ const committed = loadGoldenSet(defaultCasesFile, defaultSurfacesFile)
 const withEnv = (vars: Record<string, string> = {}) =>
   Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(vars))))
 
-/** What the run printed, and how it ended. */
-const captured = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const stdout: Array<string> = []
-    const stderr: Array<string> = []
-    const exit = yield* Console.consoleWith((base) =>
-      Console.withConsole(effect, {
-        ...base,
-        log: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void stdout.push(parts.join(" "))),
-        error: (...parts: ReadonlyArray<unknown>) => Effect.sync(() => void stderr.push(parts.join(" ")))
-      })
-    ).pipe(Effect.exit)
-    return { exit, stdout: stdout.join("\n"), stderr: stderr.join("\n") }
-  })
+/** The message a run fails with. */
+const message = (request: RunRequest) => runGoldenSet(request).pipe(Effect.flip, Effect.map((e) => e.message))
 
 /** The message a refused request fails with. */
 const refusal = (request: RunRequest, env: Record<string, string> = {}) =>
@@ -290,13 +279,15 @@ layer(NodeContext.layer)("the application's run", (it) => {
         const passed = set.cases.length - failingOnFixtures.length
         const exactly = passed / set.cases.length
 
-        const at = yield* captured(runGoldenSet(offline({ baseline: baselineAt(exactly), check: true })))
+        const at = yield* withCapturedConsole(runGoldenSet(offline({ baseline: baselineAt(exactly), check: true })))
         expect(at.exit).toEqual(Exit.void)
         expect(verdictLine(at.stdout)).toMatch(
           new RegExp(`^${passed}/${set.cases.length} passed · .* · holds the floor$`)
         )
 
-        const above = yield* captured(runGoldenSet(offline({ baseline: baselineAt(exactly + 1e-9), check: true })))
+        const above = yield* withCapturedConsole(
+          runGoldenSet(offline({ baseline: baselineAt(exactly + 1e-9), check: true }))
+        )
         expect(Exit.isFailure(above.exit) && Exit.causeOption(above.exit)).toMatchObject(
           Option.some({ _tag: "Fail", error: { _tag: "GateFailed", reason: "below-floor" } })
         )
@@ -306,7 +297,6 @@ layer(NodeContext.layer)("the application's run", (it) => {
     it.effect("refuses --check with no floor committed, and --check or --ratchet of a floor set at another K", () =>
       Effect.gen(function*() {
         const absent = join(mkdtempSync(join(tmpdir(), "eval-app-")), "baseline.json")
-        const message = (request: RunRequest) => runGoldenSet(request).pipe(Effect.flip, Effect.map((e) => e.message))
         expect(yield* message(offline({ baseline: absent, check: true }))).toBe(`${absent}: ${noFloorYet}`)
         const other = baselineAt(0.5, 3)
         const words =
@@ -314,7 +304,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
         expect(yield* message(offline({ baseline: other, check: true }))).toBe(`--check: ${words}`)
         expect(yield* message(offline({ baseline: other, ratchet: true }))).toBe(`--ratchet: ${words}, nor moved by it`)
         // Without either, the run is held to no floor, and says why.
-        const held = yield* captured(runGoldenSet(offline({ baseline: other })))
+        const held = yield* withCapturedConsole(runGoldenSet(offline({ baseline: other })))
         expect(held.exit).toEqual(Exit.void)
         expect(verdictLine(held.stdout)).toContain(` · ${words}`)
       }))
@@ -323,12 +313,13 @@ layer(NodeContext.layer)("the application's run", (it) => {
       Effect.gen(function*() {
         const set = yield* committed
         const smoke = set.cases.filter((c) => c.tags?.includes("smoke") === true).length
-        const filtered = yield* captured(runGoldenSet(offline({ baseline: baselineAt(1), filter: ["smoke"] })))
+        const filtered = yield* withCapturedConsole(
+          runGoldenSet(offline({ baseline: baselineAt(1), filter: ["smoke"] }))
+        )
         expect(filtered.exit).toEqual(Exit.void)
         expect(verdictLine(filtered.stdout))
           .toContain(` · the floor is not applied to a --filter'ed run (${smoke} of ${set.cases.length} cases)`)
 
-        const message = (request: RunRequest) => runGoldenSet(request).pipe(Effect.flip, Effect.map((e) => e.message))
         expect(yield* message(offline({ filter: ["smoke"], check: true })))
           .toBe("--check holds the floor of the whole golden set; a --filter'ed run cannot be checked against it")
         expect(yield* message(offline({ shard: Option.some("1/2"), ratchet: true })))
@@ -336,7 +327,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
             `--ratchet holds the floor of the whole golden set; a shard cannot move it (merge the shards: ${programName} merge … --check)`
           )
 
-        const shard = yield* captured(runGoldenSet(offline({ shard: Option.some("2/3") })))
+        const shard = yield* withCapturedConsole(runGoldenSet(offline({ shard: Option.some("2/3") })))
         const cases = (yield* selectRun(set, { filter: [], shard: { index: 2, count: 3 } })).cases.length
         expect(verdictLine(shard.stdout))
           .toContain(
@@ -346,7 +337,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
 
     it.effect("is none for a run that stopped early, which fails --check and cannot move it", () =>
       Effect.gen(function*() {
-        const stopped = yield* captured(
+        const stopped = yield* withCapturedConsole(
           runGoldenSet(offline({ baseline: baselineAt(0), bail: Option.some(1), check: true }))
         )
         expect(Exit.isFailure(stopped.exit) && Exit.causeOption(stopped.exit)).toMatchObject(
@@ -355,7 +346,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
         expect(verdictLine(stopped.stdout)).toMatch(
           / · stopped after 1 failed case \(--bail 1\): \d+ of \d+ cases not run; a partial run is held to no floor$/
         )
-        const ratchet = yield* captured(
+        const ratchet = yield* withCapturedConsole(
           runGoldenSet(offline({ baseline: baselineAt(0), bail: Option.some(1), ratchet: true })).pipe(Effect.flip)
         )
         expect(Exit.isSuccess(ratchet.exit) && ratchet.exit.value).toMatchObject({ _tag: "Refused", reason: "ratchet" })
@@ -369,7 +360,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
       Effect.gen(function*() {
         const set = yield* committed
         const plan = yield* checkRun(offline({ baseline: baselineAt(0), check: true }))
-        const run = yield* captured(gradeRun(plan, set, SurfaceClient.fromTable(new Map())))
+        const run = yield* withCapturedConsole(gradeRun(plan, set, SurfaceClient.fromTable(new Map())))
         expect(Exit.isFailure(run.exit) && Exit.causeOption(run.exit)).toMatchObject(
           Option.some({ _tag: "Fail", error: { _tag: "Refused", reason: "not-a-measurement" } })
         )
@@ -381,7 +372,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
         const set = yield* committed
         const passed = set.cases.length - failingOnFixtures.length
         const file = baselineAt(0.5)
-        const raised = yield* captured(runGoldenSet(offline({ baseline: file, ratchet: true })))
+        const raised = yield* withCapturedConsole(runGoldenSet(offline({ baseline: file, ratchet: true })))
         expect(raised.exit).toEqual(Exit.void)
         const floor = floorFor(passed, set.cases.length)
         expect((JSON.parse(readFileSync(file, "utf8")) as { floor: number }).floor).toBe(floor)
@@ -390,7 +381,9 @@ layer(NodeContext.layer)("the application's run", (it) => {
         )
 
         const high = baselineAt(1)
-        const kept = yield* captured(runGoldenSet(offline({ baseline: high, ratchet: true, reporter: ["json"] })))
+        const kept = yield* withCapturedConsole(
+          runGoldenSet(offline({ baseline: high, ratchet: true, reporter: ["json"] }))
+        )
         expect(kept.exit).toEqual(Exit.void)
         // With a document on standard output, what the ratchet did goes to standard error.
         expect(kept.stderr).toContain(`floor stays at 1.0000: this run achieved only ${floor.toFixed(4)}`)
