@@ -6,15 +6,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { decodeJson, decodeValue, duplicateKeys, jsonPath, tooDeep } from "../../src/Schema/Decode.js"
+import { nested } from "../support/json.js"
 
 const Numbered = Schema.Struct({ a: Schema.Number })
-
-/** `{"a": {"a": … leaf}}`, `levels` objects deep. */
-const nested = (levels: number, leaf: unknown): unknown => {
-  let value = leaf
-  for (let i = 0; i < levels; i++) value = { a: value }
-  return value
-}
 
 const problems = (outcome: Either.Either<unknown, { readonly problems: ReadonlyArray<unknown> }>) =>
   Either.match(outcome, { onLeft: (e) => e.problems, onRight: () => [] })
@@ -28,9 +22,9 @@ describe("jsonPath", () => {
 
 describe("tooDeep", () => {
   it("finds an object at the limit's depth, and nothing in one whose deepest object is above it", () => {
-    expect(tooDeep(nested(3, {}), 3)).toBe("$.a.a.a")
-    expect(tooDeep(nested(3, 1), 3)).toBeUndefined()
-    expect(tooDeep(nested(3, [null, "x"]), 3)).toBe("$.a.a.a")
+    expect(tooDeep(nested(3, false, {}), 3)).toBe("$.a.a.a")
+    expect(tooDeep(nested(3, false, 1), 3)).toBeUndefined()
+    expect(tooDeep(nested(3, false, [null, "x"]), 3)).toBe("$.a.a.a")
   })
 
   it("finds nothing in null or a scalar", () => {
@@ -41,7 +35,7 @@ describe("tooDeep", () => {
 
 describe("decodeValue", () => {
   it("names the path to nesting too deep, clipped to 80 characters", () => {
-    expect(problems(decodeValue(Numbered, "f.json", nested(300, 1)))).toEqual([
+    expect(problems(decodeValue(Numbered, "f.json", nested(300, false, 1)))).toEqual([
       { path: `$${".a".repeat(39)}.…`, message: "nested more than 256 levels deep" }
     ])
   })

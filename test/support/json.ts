@@ -19,9 +19,9 @@ export const reordered = (value: unknown): unknown => {
   return value
 }
 
-/** A value nested `depth` levels deep, built in a loop: `{"a":{"a":…"leaf"}}`, or `[[…"leaf"]]`. */
-export const nested = (depth: number, array = false): unknown => {
-  let value: unknown = "leaf"
+/** A value nested `depth` levels deep, built in a loop: `{"a":{"a":…"leaf"}}`, or `[[…"leaf"]]`; `leaf` innermost. */
+export const nested = (depth: number, array = false, leaf: unknown = "leaf"): unknown => {
+  let value: unknown = leaf
   for (let i = 0; i < depth; i++) value = array ? [value] : { a: value }
   return value
 }
