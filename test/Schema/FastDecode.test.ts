@@ -9,29 +9,7 @@ import { readFileSync } from "node:fs"
 import { kinds } from "../../src/Graders/Kinds.js"
 import { CasesFile, fastCasesFile } from "../../src/Schema/Case.js"
 import { fastRecordedTurn, fastTurnTrace, RecordedTurn, TurnTrace } from "../../src/Schema/Trace.js"
-
-type Path = ReadonlyArray<string | number>
-
-const paths = (value: unknown, at: Path = []): Array<Path> => {
-  if (value === null || typeof value !== "object") return []
-  return Object.entries(value).flatMap(([key, child]) => {
-    const here = [...at, Array.isArray(value) ? Number(key) : key]
-    return [here, ...paths(child, here)]
-  })
-}
-
-const replaced = (value: unknown, path: Path, replacement: unknown, remove: boolean): unknown => {
-  if (path.length === 0) return replacement
-  const [key, ...rest] = path
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<string | number, unknown>
-  if (rest.length === 0 && remove) {
-    if (Array.isArray(copy)) (copy as Array<unknown>).splice(key as number, 1)
-    else delete copy[key!]
-  } else {
-    copy[key!] = replaced(copy[key!], rest, replacement, remove)
-  }
-  return copy
-}
+import { type Path, paths, removed, replaced } from "../support/json.js"
 
 /** The value at a path. */
 const at = (value: unknown, path: Path): unknown =>
@@ -50,7 +28,7 @@ const oneReplaced = (
   const chosen = pathsWhere(value, keep)
   return chosen.length === 0
     ? fc.constant(value)
-    : fc.tuple(fc.constantFrom(...chosen), by).map(([path, other]) => replaced(value, path, other, false))
+    : fc.tuple(fc.constantFrom(...chosen), by).map(([path, other]) => replaced(value, path, other))
 }
 
 const isObject = (here: unknown): boolean => here !== null && typeof here === "object" && !Array.isArray(here)
@@ -60,7 +38,7 @@ const withUnknownKey = (value: unknown): fc.Arbitrary<unknown> => {
   const objects = pathsWhere(value, isObject)
   if (objects.length === 0) return fc.constant(value)
   return fc.tuple(fc.constantFrom(...objects), fc.constantFrom("note", "Kind", "extra"), fc.jsonValue({ maxDepth: 1 }))
-    .map(([path, key, extra]) => replaced(value, path, { ...(at(value, path) as object), [key]: extra }, false))
+    .map(([path, key, extra]) => replaced(value, path, { ...(at(value, path) as object), [key]: extra }))
 }
 
 /**
@@ -75,7 +53,7 @@ const nearValid = (valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>
         const all = paths(value)
         if (all.length === 0) return fc.constant(value)
         return fc.tuple(fc.constantFrom(...all), fc.anything({ maxDepth: 2 }), fc.boolean())
-          .map(([path, other, remove]) => replaced(value, path, other, remove))
+          .map(([path, other, remove]) => replaced(value, path, remove ? removed : other))
       }),
       weight: 2
     },

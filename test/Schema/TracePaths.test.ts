@@ -6,8 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { fastRecordedTurn, fastTurnTrace, RecordedTurn, TurnTrace } from "../../src/Schema/Trace.js"
-
-type Path = ReadonlyArray<string | number>
+import { paths, removed, replaced } from "../support/json.js"
 
 /** A recording with every optional field of every part present. */
 const full = {
@@ -31,28 +30,9 @@ const full = {
 /** The values a hand edit, a proxy or a buggy recorder most often leaves in a field. */
 const edge: ReadonlyArray<unknown> = ["", "x", "path", [], {}, null, 0, -1, 1.5, 2 ** 53, true]
 
-const paths = (value: unknown, at: Path = []): Array<Path> =>
-  value === null || typeof value !== "object"
-    ? []
-    : Object.entries(value).flatMap(([key, child]) => {
-      const here = [...at, Array.isArray(value) ? Number(key) : key]
-      return [here, ...paths(child, here)]
-    })
-
-/** The value with the part at `path` replaced, or removed when `replacement` is `remove`. */
-const remove = Symbol("remove")
-const replaced = (value: unknown, [key, ...rest]: Path, replacement: unknown): unknown => {
-  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<string | number, unknown>
-  if (rest.length > 0) copy[key!] = replaced(copy[key!], rest, replacement)
-  else if (replacement !== remove) copy[key!] = replacement
-  else if (Array.isArray(copy)) (copy as Array<unknown>).splice(key as number, 1)
-  else delete copy[key!]
-  return copy
-}
-
 /** Every variant of `value`: each part set to each edge value, or removed. */
 const variants = (value: unknown): Array<unknown> =>
-  paths(value).flatMap((path) => [remove, ...edge].map((replacement) => replaced(value, path, replacement)))
+  paths(value).flatMap((path) => [removed, ...edge].map((replacement) => replaced(value, path, replacement)))
 
 /** The fast decoder accepts exactly what the schema accepts, as the value itself. */
 const agrees = <A, I>(fast: (value: unknown) => A | undefined, schema: Schema.Schema<A, I>) => {

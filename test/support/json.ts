@@ -25,3 +25,30 @@ export const nested = (depth: number, array = false, leaf: unknown = "leaf"): un
   for (let i = 0; i < depth; i++) value = array ? [value] : { a: value }
   return value
 }
+
+/** A path into a JSON value: its keys and indexes. */
+export type Path = ReadonlyArray<string | number>
+
+/** Every path into a value's parts, each part before its own. */
+export const paths = (value: unknown, at: Path = []): Array<Path> =>
+  value === null || typeof value !== "object"
+    ? []
+    : Object.entries(value).flatMap(([key, child]) => {
+      const here = [...at, Array.isArray(value) ? Number(key) : key]
+      return [here, ...paths(child, here)]
+    })
+
+/** What `replaced` is given to remove a part rather than replace it. */
+export const removed: unique symbol = Symbol("removed")
+
+/** A copy of `value` with the part at `path` replaced (the whole, for no path), or removed for `removed`. */
+export const replaced = (value: unknown, path: Path, replacement: unknown): unknown => {
+  if (path.length === 0) return replacement
+  const [key, ...rest] = path
+  const copy = (Array.isArray(value) ? [...value] : { ...(value as object) }) as Record<string | number, unknown>
+  if (rest.length > 0) copy[key!] = replaced(copy[key!], rest, replacement)
+  else if (replacement !== removed) copy[key!] = replacement
+  else if (Array.isArray(copy)) (copy as Array<unknown>).splice(key as number, 1)
+  else delete copy[key!]
+  return copy
+}
