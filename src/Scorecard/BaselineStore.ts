@@ -87,13 +87,17 @@ export const withBaselineLock = <A, E, R>(
           Effect.mapError((error) => cannot(`cannot lock: ${describeFileError(error)}`))
         )
         if (taken) return
-        const held = yield* readTextIfPresent(lock).pipe(
-          Effect.orElseSucceed(() => Option.none<string>()),
+        const readLock = readTextIfPresent(lock).pipe(
+          Effect.map(Option.getOrElse(() => "")),
+          Effect.orElseSucceed(() => ""),
           Effect.provideService(FileSystem.FileSystem, fs)
         )
-        const owner = Number(Option.getOrElse(held, () => "").trim())
+        const held = yield* readLock
+        const owner = Number(held.trim())
         if (Number.isInteger(owner) && owner > 0 && !isAlive(owner)) {
-          yield* fs.remove(lock).pipe(Effect.ignore)
+          // The owner may have released the lock and ended since it was read, and another ratchet taken
+          // it: only a lock that still names the ended owner is removed.
+          if ((yield* readLock) === held) yield* fs.remove(lock).pipe(Effect.ignore)
           continue
         }
         if ((yield* Clock.currentTimeMillis) > deadline) {
