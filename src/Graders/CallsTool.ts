@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { drafted, isNonBlank, NonBlankString } from "../Schema/Fields.js"
+import { listed } from "../Schema/Shown.js"
 import { errored } from "../Schema/Trace.js"
 import { distinct, fail, joinFacts, pass, shown } from "./Grader.js"
 import { contains, shownJson } from "./Json.js"
@@ -17,16 +18,30 @@ export const CallsTool = Schema.Struct({
 const maxInputs = 3
 
 /**
- * The tool ran at least once without error; calls that errored do not count and are named. With
+ * What ran instead of a tool that never ran, when some of it is outside the surface's catalog: a tool the
+ * catalog does not list is a renamed or unlisted tool the expectation cannot name, and the fact says so
+ * (`; ran instead: search_kb (not in the catalog)`). Tools the catalog lists add nothing.
+ */
+const ranInstead = (ran: ReadonlyArray<string>, catalog: ReadonlyArray<string>): string => {
+  const inCatalog = new Set(catalog)
+  const outside = distinct(ran.filter((tool) => !inCatalog.has(tool)))
+  return outside.length === 0 ? "" : `; ran instead: ${listed(outside.map(shown), ", ")} (not in the catalog)`
+}
+
+/**
+ * The tool ran at least once without error; calls that errored do not count and are named, and a tool
+ * that never ran is reported with the tools outside the catalog that ran instead. With
  * `with`, a successful call must have an input that contains it; the fact then counts the successful
  * calls and shows their inputs: `not called with {"service":"search-api"}: catalog ran 2× with {"service":"payments"}; {}`.
  */
-export const callsTool: Grade<typeof CallsTool.Type> = (expectation, { trace }) => {
+export const callsTool: Grade<typeof CallsTool.Type> = (expectation, { trace }, surface) => {
   const { tool } = expectation
   const calls = trace.toolExecutions.filter((e) => e.tool === tool)
   const succeeded = calls.filter((e) => !errored(e))
   if (succeeded.length === 0) {
-    if (calls.length === 0) return fail(`not called: ${shown(tool)}`)
+    if (calls.length === 0) {
+      return fail(`not called: ${shown(tool)}${ranInstead(trace.toolExecutions.map((e) => e.tool), surface.tools)}`)
+    }
     return fail(joinFacts(distinct(calls.map((e) => `${shown(tool)} errored: ${shown(e.error ?? "")}`))))
   }
   if (!("with" in expectation)) return pass
@@ -58,8 +73,9 @@ export const callsToolKind = defineKind({
       "**contains** it: an object contains another when it has each of its keys with a value that contains that key's " +
       "value, an array an array of the same length element by element, any other value only itself (strict equality: " +
       "`1` is not `\"1\"`); an execution with no input has input `null`",
-    fact:
-      "`not called: catalog`, or each distinct error: `catalog errored: timeout`; with `with`, when a call succeeded: " +
+    fact: "`not called: catalog` — and when tools the surface's `tools` do not list ran, " +
+      "`not called: search_docs; ran instead: search_kb (not in the catalog)` — or each distinct error: " +
+      "`catalog errored: timeout`; with `with`, when a call succeeded: " +
       "`not called with {\"service\":\"search-api\"}: catalog ran 2× with {\"service\":\"payments\"}; {}` (the " +
       "successful calls counted, the inputs of the first 3 shown, each clipped)",
     brief: "the tool ran at least once without error (with an input containing `with`, when given)"

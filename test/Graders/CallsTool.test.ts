@@ -194,3 +194,34 @@ describe("callsTool with an input", () => {
     })
   })
 })
+
+describe("callsTool when another tool ran", () => {
+  const expectation = { kind: "calls-tool", tool: "search_docs" } as const
+
+  it("names the tools that ran instead when the surface's catalog does not list them", () => {
+    const t = turn({ toolExecutions: [call("search_kb"), call("catalog"), call("search_kb", "timeout"), call("web")] })
+    expect(callsTool(expectation, t, docsSurface)).toEqual({
+      passed: false,
+      fact: "not called: search_docs; ran instead: search_kb, web (not in the catalog)"
+    })
+  })
+
+  it("keeps the plain fact when every tool that ran is in the catalog", () => {
+    expect(callsTool(expectation, turn({ toolExecutions: [call("catalog")] }), docsSurface)).toEqual({
+      passed: false,
+      fact: "not called: search_docs"
+    })
+  })
+
+  it("does not name other tools when the tool ran and errored", () => {
+    const t = turn({ toolExecutions: [call("search_docs", "timeout"), call("search_kb")] })
+    expect(callsTool(expectation, t, docsSurface)).toEqual({ passed: false, fact: "search_docs errored: timeout" })
+  })
+
+  it("lists at most 20 tools outside the catalog, each clipped", () => {
+    const calls = Array.from({ length: 25 }, (_, i) => call(`${i}${"t".repeat(300)}`))
+    const fact = callsTool(expectation, turn({ toolExecutions: calls }), docsSurface).fact!
+    expect(fact.startsWith(`not called: search_docs; ran instead: 0${"t".repeat(199)}…, 1`)).toBe(true)
+    expect(fact.endsWith(", … and 5 more (not in the catalog)")).toBe(true)
+  })
+})
