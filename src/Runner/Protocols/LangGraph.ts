@@ -231,19 +231,52 @@ const interruptsOf = (wire: LangGraphWire): ReadonlyArray<Interrupt> => {
   return found
 }
 
+/** The tool an action of an interrupt names: an `ActionRequest`'s `action`, or a tool call's `name`. */
+const actionName = (action: unknown): string | undefined =>
+  !isRecord(action)
+    ? undefined
+    : typeof action["name"] === "string"
+    ? action["name"]
+    : typeof action["action"] === "string"
+    ? action["action"]
+    : undefined
+
 /**
- * The proposal an interrupt leaves: its id; for LangChain's human-in-the-loop middleware
- * (`{"actionRequests": [{name, args, description}]}`) the actions' names as the summary and the actions;
- * for an interrupt whose value is text, that text.
+ * The actions one interrupt value asks a person to approve, in the shapes LangGraph's own code and
+ * guides interrupt with: LangChain's human-in-the-loop middleware (`{"actionRequests": [{name, args}]}`);
+ * LangGraph's `HumanInterrupt`, which Agent Inbox reads (`{"action_request": {action, args}}`); the
+ * review-tool-calls guide's `{"tool_call": {name, args}}`; and a bare `ActionRequest` (`{action, args}`).
+ */
+const actionsIn = (value: Record<string, unknown>): ReadonlyArray<unknown> => {
+  const requests = value["actionRequests"]
+  if (Array.isArray(requests)) return requests
+  for (const key of ["action_request", "tool_call"]) {
+    if (actionName(value[key]) !== undefined) return [value[key]]
+  }
+  return typeof value["action"] === "string" && "args" in value ? [value] : []
+}
+
+/** The text an interrupt value shows the person it waits for: its `description`, `question` or `query`. */
+const promptOf = (value: Record<string, unknown>): string | undefined =>
+  ["description", "question", "query"].map((key) => value[key]).find((text): text is string =>
+    typeof text === "string" && text.trim() !== ""
+  )
+
+/**
+ * The proposal an interrupt leaves: its id; the actions its value asks to approve (`actionsIn`; a list
+ * of values, as Agent Inbox's `interrupt([request])`, gives each one's), their tools' names as the
+ * summary; with no action, the value's text, or its `description`, `question` or `query` (never blank).
  */
 const proposalOf = (interrupt: Interrupt | undefined, turnId: string): Proposal => {
   const id = interrupt?.id ?? `${turnId}:interrupt`
   const value = interrupt?.value
-  if (typeof value === "string") return { id, summary: value }
-  const requests = isRecord(value) ? value["actionRequests"] : undefined
-  if (!Array.isArray(requests)) return { id }
-  const names = requests.flatMap((r) => isRecord(r) && typeof r["name"] === "string" ? [r["name"]] : [])
-  return { id, ...(names.length > 0 ? { summary: names.join(", ") } : {}), actions: requests }
+  if (typeof value === "string") return value.trim() === "" ? { id } : { id, summary: value }
+  const values = (Array.isArray(value) ? value : [value]).filter(isRecord)
+  const actions = values.flatMap(actionsIn)
+  const names = actions.flatMap((action) => actionName(action) ?? [])
+  const prompt = values.map(promptOf).find((text) => text !== undefined)
+  const summary = names.length > 0 ? names.join(", ") : prompt
+  return { id, ...(summary === undefined ? {} : { summary }), ...(actions.length > 0 ? { actions } : {}) }
 }
 
 /** A thread's or run's `status`. */

@@ -24,6 +24,7 @@ import {
 } from "@langchain/core/messages"
 import { fakeModel } from "@langchain/core/testing"
 import { tool, type ToolRuntime } from "@langchain/core/tools"
+import { END, interrupt, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph"
 import { Hono } from "hono"
 import { type AgentMiddleware, createAgent, humanInTheLoopMiddleware, type InterruptOnConfig } from "langchain"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
@@ -57,6 +58,8 @@ export interface LangGraphAppOptions {
   readonly auth?: { readonly header: string; readonly value: string }
   /** The model reports the tokens of each call (`usage_metadata` on its AI messages). */
   readonly usage?: boolean
+  /** Values the `interrupts` graph interrupts with, by the question that asks for each. */
+  readonly interrupts?: Readonly<Record<string, unknown>>
 }
 
 /** The text of a message's content, whichever form it has. */
@@ -184,9 +187,24 @@ const supportGraph = (usage: boolean) => () => {
   })
 }
 
+/**
+ * The `interrupts` graph: one node that calls LangGraph's `interrupt` with the value its question names,
+ * as a graph of an app's own interrupts for a person's review.
+ */
+const interruptsGraph = (values: Readonly<Record<string, unknown>>) => () =>
+  new StateGraph(MessagesAnnotation)
+    .addNode("review", (state) => {
+      interrupt(values[state.messages.at(-1)?.text ?? ""] ?? null)
+      return {}
+    })
+    .addEdge(START, "review")
+    .addEdge("review", END)
+    .compile()
+
 /** What each start hands the modules it writes. */
 interface Handoff {
   readonly support: ReturnType<typeof supportGraph>
+  readonly interrupts: ReturnType<typeof interruptsGraph>
   readonly app: Hono
 }
 
@@ -228,15 +246,20 @@ export const startLangGraphApp = async (options: LangGraphAppOptions = {}): Prom
   const dir = await mkdtemp(join(tmpdir(), "turn-eval-langgraph-"))
   const requests: Array<RecordedRequest> = []
   const handoffs = (globalThis.turnEvalLangGraphApps ??= new Map())
-  handoffs.set(key, { support: supportGraph(options.usage === true), app: frontApp(requests, options.auth) })
+  handoffs.set(key, {
+    support: supportGraph(options.usage === true),
+    interrupts: interruptsGraph(options.interrupts ?? {}),
+    app: frontApp(requests, options.auth)
+  })
   await writeFile(join(dir, "graph.mjs"), handoffModule(key, "support"))
+  await writeFile(join(dir, "interrupts.mjs"), handoffModule(key, "interrupts"))
   await writeFile(join(dir, "app.mjs"), handoffModule(key, "app"))
   const { cleanup, host } = await startServer({
     port: 0,
     nWorkers: 4,
     host: "127.0.0.1",
     cwd: dir,
-    graphs: { support: "./graph.mjs:support" },
+    graphs: { support: "./graph.mjs:support", interrupts: "./interrupts.mjs:interrupts" },
     http: {
       app: "./app.mjs:app",
       disable_assistants: false,
