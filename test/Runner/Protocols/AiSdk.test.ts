@@ -467,6 +467,16 @@ describe("reading what the scenarios do not reach", () => {
       ]])
     })
 
+    it(`v${version}: a call waiting for approval is no execution, though the surface does not gate its tool`, async () => {
+      const chunks = await libraryStream(version, [calls(call("c1", "issue_refund", { orderId: "42" }))], {
+        refundNeedsApproval: true
+      })
+      const { trace } = Either.getOrThrow(readAiSdkStream(chunks, { ...context("chat"), gatedTools: [] }))
+      expect(trace.outcome).toBe("awaiting-approval")
+      expect(trace.proposal?.summary).toBe("issue_refund")
+      expect(trace.toolExecutions).toEqual([])
+    })
+
     it(`v${version}: every call waiting for approval is an action of the one proposal`, async () => {
       const chunks = await libraryStream(version, [
         calls(call("c1", "issue_refund", { orderId: "42" }), call("c2", "issue_refund", { orderId: "43" }))
@@ -679,6 +689,16 @@ describe("reading what the scenarios do not reach", () => {
       { path: "https://example.com/kb/refunds", quote: "within 30 days", match: "path" },
       { path: "terms-2023", match: "unsurfaced" }
     ])
+  })
+
+  it("v7: a citation the text states with a blank source id is dropped", async () => {
+    const chunks = await libraryStream(7, [[
+      ...text("30 days.", [{
+        source: { type: "source", sourceType: "document", id: "   ", mediaType: "text/plain", title: "Terms" }
+      }])
+    ]])
+    expect(chunkOf(chunks, "text-end")["citations"]).toEqual([{ source: expect.objectContaining({ id: "   " }) }])
+    expect(read(chunks, "chat").trace.citations).toEqual([])
   })
 
   it("v7: chunk types the reader does not read are ignored", async () => {
