@@ -90,13 +90,16 @@ const [refundWindow, orderLookup, refundApproval, shipping, greeting, invoice] =
 
 describe("the AG-UI app and reader, scenario by scenario", () => {
   let app: AgUiApp
-  const turns = new Map<string, Turn>()
   beforeAll(async () => {
     app = await startAgUiApp()
   })
   afterAll(() => app.close())
 
-  it.each(scenarios.map((s) => s.question))("%s: the app streams real AG-UI and the turn reads", async (question) => {
+  /**
+   * Asks a scenario's question and reads its turn, checking that the app streamed real AG-UI. Each test
+   * reads the turns it asserts, so what it proves is what it ran.
+   */
+  const turnFor = async (question: string): Promise<Turn> => {
     const asked = await ask(app, question)
     expect(asked.status).toBe(200)
     expect(asked.contentType).toBe("text/event-stream")
@@ -105,11 +108,11 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
     const turn = turnOf(asked)
     expect(turn.trace.turnId).toBe(asked.ids.runId)
     expect(turn.trace.surface).toBe("support")
-    turns.set(question, turn)
-  })
+    return turn
+  }
 
-  it("refund window: the retriever's documents are surfaced and the cited page matches", () => {
-    expect(turns.get(refundWindow)).toEqual({
+  it("refund window: the retriever's documents are surfaced and the cited page matches", async () => {
+    expect(await turnFor(refundWindow)).toEqual({
       answer: scenario(refundWindow).answer,
       trace: expect.objectContaining({
         outcome: "answered",
@@ -125,8 +128,8 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
     })
   })
 
-  it("order lookup: the error text is the result, and the closing snapshot's tool message says it errored", () => {
-    expect(turns.get(orderLookup)).toEqual({
+  it("order lookup: the error text is the result, and the closing snapshot's tool message says it errored", async () => {
+    expect(await turnFor(orderLookup)).toEqual({
       answer: scenario(orderLookup).answer,
       trace: expect.objectContaining({
         outcome: "answered",
@@ -142,8 +145,8 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
     })
   })
 
-  it("refund: the run stops at the gated call, which is no execution, and the interrupt is the proposal", () => {
-    const turn = turns.get(refundApproval)!
+  it("refund: the run stops at the gated call, which is no execution, and the interrupt is the proposal", async () => {
+    const turn = await turnFor(refundApproval)
     const callId = `${turn.trace.turnId}-call-2`
     expect(turn).toEqual({
       answer: "",
@@ -174,8 +177,8 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
     })
   })
 
-  it("shipping: the page cited from memory is unsurfaced", () => {
-    expect(turns.get(shipping)).toEqual({
+  it("shipping: the page cited from memory is unsurfaced", async () => {
+    expect(await turnFor(shipping)).toEqual({
       answer: scenario(shipping).answer,
       trace: expect.objectContaining({
         outcome: "answered",
@@ -190,15 +193,15 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
     })
   })
 
-  it("greeting: an answer and nothing else", () => {
-    expect(turns.get(greeting)).toEqual({
+  it("greeting: an answer and nothing else", async () => {
+    expect(await turnFor(greeting)).toEqual({
       answer: scenario(greeting).answer,
       trace: expect.objectContaining({ outcome: "answered", toolExecutions: [], citations: [], proposal: null })
     })
   })
 
-  it("invoice: RUN_ERROR makes the outcome error; the tool that ran is kept, with no word on its error", () => {
-    expect(turns.get(invoice)).toEqual({
+  it("invoice: RUN_ERROR makes the outcome error; the tool that ran is kept, with no word on its error", async () => {
+    expect(await turnFor(invoice)).toEqual({
       answer: "",
       trace: expect.objectContaining({
         outcome: "error",
@@ -209,7 +212,9 @@ describe("the AG-UI app and reader, scenario by scenario", () => {
     })
   })
 
-  it("the golden set grades the turns as expected", () => {
+  it("the golden set grades the turns as expected", async () => {
+    const turns = new Map<string, Turn>()
+    for (const { question } of scenarios) turns.set(question, await turnFor(question))
     const results = golden.cases.map((c) => grade(c, turns.get(c.question)!, surface))
     expect(results.map((r) => [r.id, r.passed, r.expectations.flatMap((e) => e.fact === undefined ? [] : [e.fact])]))
       .toEqual([
