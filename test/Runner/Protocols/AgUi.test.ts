@@ -453,6 +453,27 @@ describe("what the stream carries beyond the basics", () => {
     }
   })
 
+  it("a call that streamed no arguments has no input, in its execution and in the proposal's action", async () => {
+    const app = await startAgUiApp()
+    try {
+      const withoutArgs = async (question: string) => {
+        const asked = await ask(app, question)
+        const events = asked.events.filter((e) => (e as { type: string }).type !== "TOOL_CALL_ARGS")
+        expect(events.length).toBeLessThan(asked.events.length)
+        expect(offProtocol(events)).toEqual([])
+        return turnOf({ ...asked, events }).trace
+      }
+      const searched = await withoutArgs(refundWindow)
+      expect(searched.toolExecutions).toEqual([{ tool: "search_kb", output: outputOf(refundWindow, 0), error: null }])
+      const waiting = await withoutArgs(refundApproval)
+      expect(waiting.toolExecutions.map((e) => "input" in e)).toEqual([false])
+      const actions = (waiting.proposal?.actions ?? []) as ReadonlyArray<{ tool?: string }>
+      expect(actions.map((action) => [action.tool, "input" in action])).toEqual([["issue_refund", false]])
+    } finally {
+      await app.close()
+    }
+  })
+
   it("a run that ends on a surface's proposal tool is awaiting approval, its result the proposal", async () => {
     const app = await startAgUiApp()
     try {
