@@ -13,9 +13,9 @@
  */
 import type { FileSystem, Path } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, assert, describe, it, type TestContext } from "vitest"
-import { committedFloor } from "./Application/Floor.js"
+import { committedFloor, otherSet, otherSetWords } from "./Application/Floor.js"
 import { defaultBaselineFile, defaultCasesFile, defaultSurfacesFile } from "./ProjectFiles.js"
 import { type GoldenSet, loadGoldenSet, selectCases } from "./Runner/GoldenSet.js"
 import { Runner } from "./Runner/Runner.js"
@@ -140,7 +140,12 @@ export const goldenSet = (options: GoldenSetOptions = {}): void => {
     const baselineFile = options.baseline ?? defaultBaselineFile
     const outcome = await runtime.runPromiseExit(
       Effect.all({
-        baseline: readBaseline(baselineFile).pipe(Effect.provide(NodeContext.layer)),
+        baseline: Effect.gen(function*() {
+          const read = yield* readBaseline(baselineFile)
+          // A floor of another golden set is not this set's, as `run --check` refuses it.
+          const other = Option.isSome(read) ? yield* otherSet(baselineFile, read.value, casesFile) : undefined
+          return { read, other }
+        }).pipe(Effect.provide(NodeContext.layer)),
         results: Effect.flatMap(
           Runner,
           (runner) => runner.run(set.catalog, cases, { concurrency: options.concurrent === true ? 4 : 1 })
@@ -148,11 +153,13 @@ export const goldenSet = (options: GoldenSetOptions = {}): void => {
       })
     )
     if (Exit.isFailure(outcome)) return failsWith("runs the golden set", outcome.cause)
-    const { baseline, results } = outcome.value
+    const { baseline: { other, read: baseline }, results } = outcome.value
     // The floor `run --check` holds a whole run of one attempt per case to, or why there is none.
     const committed = committedFloor(baseline, baselineFile, 1)
-    const { floor } = committed
-    const problem = committed.floor !== null
+    const floor = other === undefined ? committed.floor : null
+    const problem = other !== undefined
+      ? `${otherSetWords(other)}: give the helper's \`baseline\` the file of ${other.casesFile}'s own floor`
+      : committed.floor !== null
       ? undefined
       : committed.why._tag === "NoBaseline"
       ? `${baselineFile}: ${noFloorYet}`

@@ -21,6 +21,7 @@ export { grade, gradeExpectation, type Grader, graders, type Verdict } from "./G
 // ── Scorecard: pass rate, floor and ratchet (pure), and the baseline file ─────────────────────────
 export { defaultBaselineFile, defaultCasesFile, defaultSurfacesFile } from "./ProjectFiles.js"
 export { attemptsOf, type Fact, failingFacts, type Flakiness, flakiness, showFact } from "./Scorecard/Attempts.js"
+export { belongsTo, casesEntry, casesOfBaseline } from "./Scorecard/BaselineCases.js"
 export { encodeBaseline, readBaseline, writeBaseline } from "./Scorecard/BaselineStore.js"
 export { caseSetFingerprint } from "./Scorecard/CaseSet.js"
 export {

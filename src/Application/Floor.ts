@@ -7,11 +7,13 @@ import type { FileSystem } from "@effect/platform"
 import { Clock, Console, Effect, Option } from "effect"
 import { flagWords } from "../Commands/Hints.js"
 import { noFloorYet, programName } from "../ProgramName.js"
+import { defaultCasesFile } from "../ProjectFiles.js"
 import type { GoldenSet } from "../Runner/GoldenSet.js"
 import type { Baseline, FloorChange } from "../Schema/Baseline.js"
 import { type BadInput, UsageError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
 import { obtainedNoTurn } from "../Scorecard/Attempts.js"
+import { belongsTo, casesEntry, casesOfBaseline, shownPath } from "../Scorecard/BaselineCases.js"
 import { readBaseline, withBaselineLock, writeBaseline } from "../Scorecard/BaselineStore.js"
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { floorHistory, ratchet } from "../Scorecard/Ratchet.js"
@@ -43,6 +45,8 @@ export type NoFloor =
   | { readonly _tag: "NoBaseline" }
   /** The floor was set by runs of another K (`--repeat`). */
   | { readonly _tag: "OtherRepeat"; readonly baselineFile: string; readonly set: number; readonly ran: number }
+  /** The floor belongs to another golden set (`belongsTo`) than the one run (`casesFile`). */
+  | { readonly _tag: "OtherSet"; readonly baselineFile: string; readonly belongsTo: string; readonly casesFile: string }
   /** No case obtained its turn. */
   | { readonly _tag: "NotMeasured" }
   /** The run stopped early (`--bail`); how, where it is known (not from a results file). */
@@ -68,6 +72,8 @@ export const noFloorText = (why: NoFloor): string => {
     case "OtherRepeat":
       return `the floor in ${why.baselineFile} was set with ${flagWords.repeated(why.set)}; it is not applied to a ` +
         `run with ${flagWords.repeated(why.ran)} (compare like with like)`
+    case "OtherSet":
+      return `${otherSetWords(why)}: it is not applied (${forOwnFloor(why)})`
     case "NotMeasured":
       return "no case obtained its turn: the run measured nothing"
     case "Stopped":
@@ -78,6 +84,43 @@ export const noFloorText = (why: NoFloor): string => {
       return `held to no floor when it ran: ${flagWords.filteredRun}, or one from before the floor was committed`
   }
 }
+
+type OtherSet = Extract<NoFloor, { readonly _tag: "OtherSet" }>
+
+/** The floor in one baseline, of one golden set, named beside the golden set it is not the floor of. */
+export const otherSetWords = (why: OtherSet): string =>
+  `the floor in ${why.baselineFile} belongs to ${why.belongsTo}, not to ${why.casesFile}`
+
+const forOwnFloor = (why: OtherSet): string => `pass --baseline FILE for ${why.casesFile}'s own floor`
+
+/**
+ * Why a floor of another golden set can neither be checked nor moved, for `flag` (`--check`,
+ * `--ratchet`; none for the ratchet command): both files named, and how to name the set's own floor.
+ */
+export const otherSetRefusal = (why: OtherSet, flag?: "--check" | "--ratchet"): string =>
+  `${flag === undefined ? "" : `${flag}: `}${otherSetWords(why)}: ${
+    flag === "--check" ? "it cannot be checked against it" : "its runs cannot move it"
+  }; ${forOwnFloor(why)} (a ratchet into a FILE that does not exist yet sets one)`
+
+/**
+ * Why the floor in `baselineFile` does not apply to the golden set read from `casesFile`, or undefined
+ * when it belongs to that set.
+ */
+export const otherSet = (
+  baselineFile: string,
+  baseline: Baseline,
+  casesFile: string
+): Effect.Effect<OtherSet | undefined, never, FileSystem.FileSystem> =>
+  Effect.map(belongsTo(baselineFile, baseline, casesFile), (belongs) =>
+    belongs ? undefined : {
+      _tag: "OtherSet",
+      baselineFile,
+      // One that names no set is named by the default, as the run that set it found it.
+      belongsTo: baseline.cases === undefined
+        ? shownPath(defaultCasesFile)
+        : shownPath(casesOfBaseline(baselineFile, baseline)),
+      casesFile
+    })
 
 /**
  * The committed floor that a whole run of `repeat` attempts per case is held to, or why none is: no
@@ -107,12 +150,18 @@ export type HeldTo =
   | { readonly floor: null; readonly noFloor: NoFloor; readonly history: ReadonlyArray<FloorChange> }
 
 /**
- * The floor a run of `repeat` attempts per case is held to: the committed one, unless the run covers a
- * `part` of the golden set or the floor was set at another K. `--check` without a floor that applies,
- * or `--ratchet` of a floor set at another K, is a usage error, told before anything runs.
+ * The floor a run of `repeat` attempts per case over the golden set read from `args.cases` is held to:
+ * the committed one, unless it belongs to another golden set, the run covers a `part` of the set, or
+ * the floor was set at another K. `--check` without a floor that applies, or `--ratchet` of a floor of
+ * another set or set at another K, is a usage error, told before anything runs.
  */
 export const floorToHold = (
-  args: { readonly baseline: string; readonly check: boolean; readonly ratchet: boolean },
+  args: {
+    readonly baseline: string
+    readonly cases: string
+    readonly check: boolean
+    readonly ratchet: boolean
+  },
   repeat: number,
   part: Part | undefined
 ): Effect.Effect<HeldTo, BadInput | UsageError, FileSystem.FileSystem> =>
@@ -120,6 +169,14 @@ export const floorToHold = (
     const baseline = yield* readBaseline(args.baseline)
     if (Option.isNone(baseline) && args.check) {
       return yield* new UsageError({ message: `${args.baseline}: ${noFloorYet}` })
+    }
+    const other = Option.isSome(baseline) ? yield* otherSet(args.baseline, baseline.value, args.cases) : undefined
+    if (other !== undefined) {
+      if (args.check || args.ratchet) {
+        return yield* new UsageError({ message: otherSetRefusal(other, args.check ? "--check" : "--ratchet") })
+      }
+      // The moves of another set's floor are no history of this one.
+      return { floor: null, noFloor: other, history: [] }
     }
     const history = Option.match(baseline, { onNone: () => [], onSome: floorHistory })
     if (part !== undefined) return { floor: null, noFloor: part, history }
@@ -154,8 +211,9 @@ export const noFloorOf = (result: RunResult, baseline: Option.Option<Baseline>, 
 const today = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString().slice(0, 10))
 
 /**
- * Applies the ratchet for a run over `set`, writing the baseline when the floor rises; `say` prints
- * what happened (to stderr when stdout carries a report a program reads).
+ * Applies the ratchet for a run over `set`, writing the baseline when the floor rises, with the golden
+ * set it belongs to; a floor of another set is refused. `say` prints what happened (to stderr when
+ * stdout carries a report a program reads).
  */
 export const applyRatchet = (
   set: GoldenSet,
@@ -173,13 +231,17 @@ const ratchetLocked = (
 ) =>
   Effect.gen(function*() {
     const current = yield* readBaseline(baselineFile)
+    const other = Option.isSome(current) ? yield* otherSet(baselineFile, current.value, set.casesFile) : undefined
+    if (other !== undefined) return yield* new UsageError({ message: otherSetRefusal(other) })
     const decision = yield* ratchet(current, result, caseSetFingerprint(set.cases), yield* today, flagWords)
     const tally = `${result.passedCount}/${result.total} passed`
     if (decision._tag === "Kept") {
       const how = decision.achieved === decision.floor ? "it" : `only ${showRate(decision.achieved)}`
       return yield* say(`floor stays at ${showRate(decision.floor)}: this run achieved ${how} (${tally})`)
     }
-    yield* writeBaseline(baselineFile, decision.baseline)
+    // A baseline written before it named its golden set names it from its first raise on.
+    const cases = decision.baseline.cases ?? casesEntry(baselineFile, set.casesFile)
+    yield* writeBaseline(baselineFile, { ...decision.baseline, cases })
     yield* say(
       decision.from === null
         ? `floor set to ${showRate(decision.to)} (${tally}); wrote ${baselineFile}`

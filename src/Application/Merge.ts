@@ -17,7 +17,7 @@ import { caseSetFingerprint, shortFingerprint } from "../Scorecard/CaseSet.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
 import { floorToHold, noFloorText } from "./Floor.js"
-import { concludeRun } from "./Run.js"
+import { concludeRun, sayFor } from "./Run.js"
 
 /**
  * Checks that `shards` (file and results) are the n parts of one run over `whole`, each once, and
@@ -145,6 +145,7 @@ export const mergeRuns = (args: MergeArgs): Effect.Effect<void, CommandError, Fi
     const fingerprint = caseSetFingerprint(set.cases)
     const whole = yield* mergeShards(shards, { ids: set.cases.map((c) => c.id), fingerprint })
     const held = yield* floorToHold(args, whole.repeat, undefined)
+    if (held.floor === null && held.noFloor._tag === "OtherSet") yield* sayFor(reporters)(noFloorText(held.noFloor))
     const result = summarize(whole.cases, fingerprint, held.floor, { repeat: whole.repeat })
     yield* concludeRun({
       set,

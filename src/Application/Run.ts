@@ -325,7 +325,7 @@ const measuredNothing = (results: ReadonlyArray<CaseResult>): string | undefined
 }
 
 /** Where notes for people go: standard error when standard output carries a document a program reads. */
-const sayFor = (reporters: ReadonlyArray<ReporterSpec>) => (text: string): Effect.Effect<void> =>
+export const sayFor = (reporters: ReadonlyArray<ReporterSpec>) => (text: string): Effect.Effect<void> =>
   stdoutIsDocument(reporters) ? Console.error(text) : Console.log(text)
 
 /** How a run ends, once it is summarised. */
@@ -394,9 +394,11 @@ export const gradeRun = (
         names: [compareFile!, "this run"]
       }).pipe(Either.mapLeft(withAllowDifferentSets))
     }
-    const held = yield* floorToHold(plan, plan.repeat, part)
+    const held = yield* floorToHold({ ...plan, cases: set.casesFile }, plan.repeat, part)
     // The hints at the end name `eval cleanup` only for conversations the journal holds.
     const say = sayFor(plan.reporters)
+    // Told first, not only in the verdict: a run of another set is not held to the floor it may expect.
+    if (held.floor === null && held.noFloor._tag === "OtherSet") yield* say(noFloorText(held.noFloor))
     const leftBehind = reportLeftBehind(
       say,
       plan.source._tag === "Live" && plan.source.journal ? plan.source.baseUrl : undefined

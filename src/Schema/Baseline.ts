@@ -1,8 +1,10 @@
 /**
- * The committed floor: `{"floor": 0.0–1.0, "repeat"?: K, "_comment"?: [lines…], "history"?: [moves…]}`.
- * It only ever moves up, and each raise is logged twice: a line for people in `_comment`, and an entry
- * for programs (a report that charts the floor) in `history`. `repeat` is the K of the `--repeat` runs
- * it was set by (absent: 1); runs with another K are neither held to it nor move it.
+ * The committed floor: `{"cases"?: FILE, "floor": 0.0–1.0, "repeat"?: K, "_comment"?: [lines…],
+ * "history"?: [moves…]}`. It only ever moves up, and each raise is logged twice: a line for people in
+ * `_comment`, and an entry for programs (a report that charts the floor) in `history`. `repeat` is the
+ * K of the `--repeat` runs it was set by (absent: 1); runs with another K are neither held to it nor
+ * move it. `cases` is the golden set it belongs to, relative to the baseline's folder (absent: the
+ * default cases file there); runs of another set are neither held to it nor move it.
  */
 import { Schema } from "effect"
 
@@ -38,6 +40,14 @@ export type FloorChange = typeof FloorChange.Type
 
 /** The committed floor and the log of its raises. */
 export const Baseline = Schema.Struct({
+  /** The cases file of the golden set the floor belongs to, relative to the baseline's folder. */
+  cases: Schema.optionalWith(
+    Schema.String.pipe(Schema.filter((path) => path.trim() !== "" && !path.includes("\0"), {
+      message: (issue) =>
+        `expected the path of a cases file, relative to the baseline's folder, got ${JSON.stringify(issue.actual)}`
+    })),
+    { exact: true }
+  ),
   floor: Rate,
   repeat: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)), { exact: true }),
   _comment: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),

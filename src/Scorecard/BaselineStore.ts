@@ -25,13 +25,15 @@ export const readBaseline = (
     }))
 
 /**
- * The baseline as it is committed, two-space JSON: `_comment` first, then the floor and its K, then
- * `history` in the order it holds (oldest first), one move a line so that a raise adds one line.
+ * The baseline as it is committed, two-space JSON: `_comment` first, then the golden set it belongs
+ * to, the floor and its K, then `history` in the order it holds (oldest first), one move a line so
+ * that a raise adds one line.
  */
 export const encodeBaseline = (baseline: Baseline): string => {
   const head = JSON.stringify(
     {
       ...(baseline._comment ? { _comment: baseline._comment } : {}),
+      ...(baseline.cases === undefined ? {} : { cases: baseline.cases }),
       floor: baseline.floor,
       ...(baseline.repeat === undefined || baseline.repeat === 1 ? {} : { repeat: baseline.repeat })
     },

@@ -376,6 +376,8 @@ describe("the ratchet", () => {
         // The log writes the floor as a number; the scorecard shows it to four decimals.
         expect.stringMatching(dated(`floor set to ${set} (${score} passed)`))
       ],
+      // The golden set the floor belongs to, relative to the baseline's folder.
+      cases: "cases/golden-cases.json",
       floor: set,
       history: [{ date, from: null, to: set, passed: passingOnFixtures, total: caseCount }]
     })

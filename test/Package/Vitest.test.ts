@@ -45,6 +45,10 @@ const testFiles: Record<string, string> = {
 
 goldenSet({ name: "below the floor", baseline: "high-baseline.json" })
 `,
+  "other-set.test.ts": `import { goldenSet } from "turn-eval/vitest"
+
+goldenSet({ name: "another set", cases: "other/golden-cases.json" })
+`,
   "strict.test.ts": `import { goldenSet } from "turn-eval/vitest"
 
 goldenSet({ name: "strict", strict: true })
@@ -94,6 +98,9 @@ const makeProject = (): string => {
   broken.cases[1].expect[0].kind = "cites-everything"
   mkdirSync(join(dir, "broken"))
   writeFileSync(join(dir, "broken", "golden-cases.json"), JSON.stringify(broken, null, 2))
+  // The same cases in another file: another golden set, which the committed floor does not belong to.
+  mkdirSync(join(dir, "other"))
+  cpSync("cases/golden-cases.json", join(dir, "other", "golden-cases.json"))
   mkdirSync(join(dir, "test"))
   for (const [name, text] of Object.entries(testFiles)) writeFileSync(join(dir, name), text)
   return dir
@@ -187,6 +194,18 @@ describe("turn-eval/vitest in a team's own suite", () => {
     expect(results.get("holds the floor")!.failureMessages[0]).toContain(
       `${tally(passingOnFixtures, cases.length)} · floor 0.9000 · below the floor`
     )
+  })
+
+  it("holds another golden set to no floor of the default set's, as run --check refuses it", () => {
+    const check = evalCli(["run", "--cases", "other/golden-cases.json", "--fixtures", "cases/fixtures", "--check"], {
+      cwd: project
+    })
+    expect(check.code).toBe(2)
+    const belongs = "the floor in baseline.json belongs to cases/golden-cases.json, not to other/golden-cases.json"
+    expect(check.stderr).toContain(belongs)
+    const results = byTitle("other-set.test.ts")
+    expect(results.get("holds the floor")!.status).toBe("failed")
+    expect(results.get("holds the floor")!.failureMessages[0]).toContain(belongs)
   })
 
   it(

@@ -105,7 +105,7 @@ describe("the baseline store", () => {
     [
       "a misspelt key",
       "{\"floor\": 0.5, \"flor\": 0.9}",
-      "baseline.json: $.flor: unknown key; expected one of \"floor\" | \"repeat\" | \"_comment\" | \"history\""
+      "baseline.json: $.flor: unknown key; expected one of \"cases\" | \"floor\" | \"repeat\" | \"_comment\" | \"history\""
     ],
     [
       "a comment that is not a list",
