@@ -255,6 +255,9 @@ describe("writing files", () => {
     expect(readlinkSync(join(dir, "baseline.json"))).toBe(join("shared", "baseline.json"))
     const written = JSON.parse(readFileSync(join(dir, "shared", "baseline.json"), "utf8"))
     expect(written.floor).toBe(floorOf(passingOnFixtures))
+    // The golden set is named from the link's folder, where the baseline is named: each project linking a
+    // shared baseline finds its own cases beside the link.
+    expect(written.cases).toBe("cases/golden-cases.json")
     expect(readdirSync(join(dir, "shared"))).toEqual(["baseline.json"])
     expect(readdirSync(dir).filter((f) => f.includes("baseline"))).toEqual(["baseline.json"])
   })
