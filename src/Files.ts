@@ -251,10 +251,10 @@ export interface LineSplitter<A> {
 /**
  * Splits bytes, given a chunk at a time, into lines (ended by LF, CRLF or CR), decoded as UTF-8, none
  * longer than `maxBytes`: a longer one is refused (`tooLong`, given its number from 1) before it is held
- * whole. Synchronous, so a reader that is no Stream (the live client's event streams) splits exactly as
- * `boundedLines` does. It hands a chunk's lines to `lines` rather than answering them: a version that
- * answered an array made V8 pretenure on the audit's path, and auditing a million lines spent twice as
- * long collecting garbage (`npm run bench -- audit` shows it).
+ * whole. Synchronous, so a reader that is no Stream splits exactly as `boundedLines` does. It hands a
+ * chunk's lines to `lines` rather than answering them: a version that answered an array made V8
+ * pretenure on the audit's path, and auditing a million lines spent twice as long collecting garbage
+ * (`npm run bench -- audit` shows it).
  */
 export const lineSplitter = <A>(
   maxBytes: number,

@@ -22,12 +22,12 @@ import {
   type Schema,
   Stream
 } from "effect"
-import { lineSplitter } from "../Files.js"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
 import type { Route } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
 import { ChunksTypeId, giveUp, hasChunks } from "./Body.js"
+import { type Dispatched, eventReader } from "./EventStream.js"
 
 /**
  * The name a request goes by in failures: a route of this product's protocol, or `thread` and `state`
@@ -65,6 +65,8 @@ export interface TransportConfig {
   readonly maxBodyBytes?: number
   /** The longest line of an event stream (default 8 MiB). */
   readonly maxLineBytes?: number
+  /** The most data one event of an event stream may hold, its lines joined (default: `maxLineBytes`). */
+  readonly maxEventBytes?: number
 }
 
 /** A failure of a case (`TurnError`) or of the whole run (`RunStopped`). */
@@ -267,6 +269,22 @@ const eachInOrder = <A, E>(
   return undefined
 }
 
+/** `eachInOrder` over a chunk's events: `f` is given each event's data and its `event` field. */
+const eachEventInOrder = <E>(
+  events: Dispatched,
+  f: (data: string, event: string | undefined) => Effect.Effect<void, E> | undefined,
+  from = 0
+): Effect.Effect<void, E> | undefined => {
+  const { data, names } = events
+  for (let i = from; i < data.length; i++) {
+    const after = f(data[i]!, names?.[i])
+    if (after !== undefined) {
+      return Effect.zipRight(after, Effect.suspend(() => eachEventInOrder(events, f, i + 1) ?? Effect.void))
+    }
+  }
+  return undefined
+}
+
 /** Whether a response is an event stream. */
 export const isEventStream = (response: Answered): boolean =>
   (response.headers["content-type"] ?? "").startsWith("text/event-stream")
@@ -287,6 +305,7 @@ export const makeTransport = (config: TransportConfig) =>
     const retryDelay = config.retryDelay ?? Duration.millis(250)
     const maxBody = config.maxBodyBytes ?? 32 * 1024 * 1024
     const maxLine = config.maxLineBytes ?? 8 * 1024 * 1024
+    const maxEvent = config.maxEventBytes ?? maxLine
     const authHeader = config.auth.header
     const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
     const tooLarge = (route: RouteName, limit: number) => failure(route, `body over ${mib(limit)}`)
@@ -357,29 +376,29 @@ export const makeTransport = (config: TransportConfig) =>
       Effect.ignore(readText(route, response))
 
     /**
-     * Reads the `data:` payloads of an event stream, in order, each trimmed (a multi-line event's lines
-     * come one by one), every line bounded: `each` sees every payload, and the effect it may give runs
-     * before the next payload is seen.
+     * Reads the events of an event stream, in order (`EventStream.ts` says how a stream is read), every
+     * line and every event's data bounded: `each` sees every event's data and its `event` field, and
+     * the effect it may give runs before the next event is seen.
      */
     const forEachEventData = <E>(
       route: RouteName,
       response: HttpClientResponse.HttpClientResponse,
-      each: (data: string) => Effect.Effect<void, E> | undefined
+      each: (data: string, event: string | undefined) => Effect.Effect<void, E> | undefined
     ): Effect.Effect<void, E | TurnError | TransportFailure> => {
-      const data = (line: string) => line.startsWith("data:") ? each(line.slice(5).trim()) : undefined
-      const splitter = lineSplitter<Effect.Effect<void, E | TurnError> | undefined>(
-        maxLine,
-        (lines) => eachInOrder(lines, data),
-        () => Effect.fail(failure(route, `an event-stream line over ${mib(maxLine)}`))
+      const reader = eventReader<Effect.Effect<void, E | TurnError> | undefined>(
+        { maxLineBytes: maxLine, maxEventBytes: maxEvent },
+        (dispatched) => eachEventInOrder(dispatched, each),
+        (what) =>
+          Effect.fail(
+            failure(
+              route,
+              what === "line"
+                ? `an event-stream line over ${mib(maxLine)}`
+                : `an event-stream event's data over ${mib(maxEvent)}`
+            )
+          )
       )
-      const read = forEachChunk<E | TurnError>(route, response, maxBody, splitter.push)
-      return Effect.zipRight(
-        read,
-        Effect.suspend(() => {
-          const last = splitter.end()
-          return (last === undefined ? undefined : data(last)) ?? Effect.void
-        })
-      )
+      return forEachChunk<E | TurnError>(route, response, maxBody, reader.push)
     }
 
     /**

@@ -187,31 +187,32 @@ describe("the transport's delete", () => {
 })
 
 describe("the transport's event streams", () => {
-  // Lines ended by LF, CRLF and CR; a multi-line event; a comment; a last line with no break.
-  const stream = "data: 1\n\ndata: {\"a\":2}\r\n\r\n: a comment\rdata: three\ndata:  four \n\ndata: 5"
-  const payloads = ["1", "{\"a\":2}", "three", "four", "5"]
+  // Lines ended by LF, CRLF and CR; an event of two data lines (one leading space stripped from each);
+  // a comment; id, retry and event fields; an event the stream ends inside, which is never dispatched.
+  const stream = "data: 1\n\nid: 2\nretry: 10\nevent: x\ndata: {\"a\":2}\r\n\r\n: a comment\rdata: three\n" +
+    "data:  four \n\ndata: 5\n\ndata: 6"
 
-  /** Every payload of the answer to GET /events, and how many effects the reader ran before each. */
+  /** Every event of the answer to GET /events, its event field, and how many effects the reader ran before each. */
   const readEvents = (transport: Transport) =>
     Effect.gen(function*() {
       const sent = yield* transport.send("ask", "GET", "/events")
       const seen: Array<string> = []
       let effects = 0
-      yield* transport.forEachEventData("ask", sent.response!, (data) => {
-        seen.push(`${data}@${effects}`)
-        return data === "three" ? Effect.sync(() => effects++) : undefined
+      yield* transport.forEachEventData("ask", sent.response!, (data, event) => {
+        seen.push(`${data}@${effects}${event === undefined ? "" : ` (${event})`}`)
+        return data.startsWith("three") ? Effect.sync(() => effects++) : undefined
       })
       return seen
     })
-  const expected = payloads.map((p, i) => `${p}@${i > 2 ? 1 : 0}`)
+  const expected = ["1@0", "{\"a\":2}@0 (x)", "three\n four @0", "5@1"]
 
-  it.effect("give every data payload in order, running the effect one gives before the next is seen", () =>
+  it.effect("give every event's data in order, its lines joined, running the effect one gives before the next is seen", () =>
     Effect.gen(function*() {
       const { transport } = yield* transportOver({ [`GET ${app}/base/events`]: { body: stream } })
       expect(yield* readEvents(transport)).toEqual(expected)
     }))
 
-  it.live("read the same from the live client a byte at a time, and hang up on a line or a declared body over the limit", () =>
+  it.live("read the same from the live client a byte at a time, and hang up on a line, an event or a declared body over the limit", () =>
     Effect.gen(function*() {
       const abandoned = new Set<string>()
       const server = createServer((request, response) => {
@@ -228,6 +229,9 @@ describe("the transport's event streams", () => {
           let at = 0
           const next = () => at === bytes.length ? response.end() : response.write(bytes.subarray(at, ++at), next)
           next()
+        } else if (request.url === "/event") {
+          // Lines each under the line's bound, one event's data over the event's.
+          response.write(`data: ${"x".repeat(60 * 1024)}\n`.repeat(3))
         } else {
           response.write(`data: ${"x".repeat(200 * 1024)}`)
         }
@@ -246,9 +250,12 @@ describe("the transport's event streams", () => {
       const long = yield* transport.send("ask", "GET", "/long")
       const refused = yield* Effect.flip(transport.forEachEventData("ask", long.response!, () => undefined))
       expect(refused).toMatchObject({ reason: "ask: an event-stream line over 0.1 MiB" })
+      const big = yield* transport.send("ask", "GET", "/event")
+      const overEvent = yield* Effect.flip(transport.forEachEventData("ask", big.response!, () => undefined))
+      expect(overEvent).toMatchObject({ reason: "ask: an event-stream event's data over 0.1 MiB" })
       const large = yield* Effect.flip(transport.get("trace", "/large", Duration.seconds(5)))
       expect(large).toMatchObject({ reason: "trace: body over 1 MiB" })
-      for (let i = 0; i < 100 && abandoned.size < 2; i++) yield* Effect.sleep("10 millis")
-      expect([...abandoned].sort()).toEqual(["/large", "/long"])
+      for (let i = 0; i < 100 && abandoned.size < 3; i++) yield* Effect.sleep("10 millis")
+      expect([...abandoned].sort()).toEqual(["/event", "/large", "/long"])
     }).pipe(Effect.provide(HttpLive), Effect.scoped))
 })

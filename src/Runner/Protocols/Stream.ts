@@ -1,6 +1,6 @@
 /**
  * What the streaming protocols share (`ai-sdk`, `ag-ui`): post the question as JSON and read the
- * answer's event stream to its end, each `data:` frame parsed as JSON. The conversation id is the
+ * answer's event stream to its end, each event's data parsed as JSON. The conversation id is the
  * run's own, named before asking, so an ask cut short never leaves a conversation the run cannot name.
  */
 import { Effect, Option, Ref } from "effect"
@@ -12,8 +12,9 @@ const done = "[DONE]"
 
 /**
  * Posts `body` to the surface's endpoint, retrying 429 and 503 (a question is never re-asked after a
- * connection that may have reached the app), and gives the JSON of every `data:` frame of the event
- * stream it answers, in order. An app that cannot be reached at all before any answer stops the run.
+ * connection that may have reached the app), and gives the JSON of every event of the event stream it
+ * answers, in order (an event of several `data:` lines is their lines joined). An app that cannot be
+ * reached at all before any answer stops the run.
  */
 export const askForEvents = (asking: Asking, body: unknown, accept = "text/event-stream") =>
   Effect.gen(function*() {
