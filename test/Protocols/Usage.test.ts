@@ -12,6 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { defaultEvidence } from "../../src/Evidence/Rules.js"
+import { eventsOf } from "../../src/Runner/EventStream.js"
 import { agUiRunInput, readAgUiEvents } from "../../src/Runner/Protocols/AgUi.js"
 import { aiSdkRequestBody, eventStreamChunks, readAiSdkStream } from "../../src/Runner/Protocols/AiSdk.js"
 import {
@@ -170,14 +171,9 @@ describe("langgraph, against a model that reports no usage", () => {
 // ---------------------------------------------------------------------------------------------------
 // AG-UI
 
-/** The JSON of each `data:` frame of an SSE body, in order. */
+/** The JSON of each event of an SSE body, in order, read as a live run reads it. */
 const dataFrames = (body: string): ReadonlyArray<Record<string, unknown>> =>
-  body.split(/\r?\n\r?\n/).flatMap((frame) => {
-    const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) =>
-      line.slice(5).replace(/^ /, "")
-    )
-    return data.length === 0 ? [] : [JSON.parse(data.join("\n")) as Record<string, unknown>]
-  })
+  Either.getOrThrow(eventsOf(body)).map((e) => JSON.parse(e.data) as Record<string, unknown>)
 
 let runs = 0
 

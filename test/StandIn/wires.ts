@@ -3,10 +3,11 @@
  * protocol (what every wire carries, with the losses each module's header names), and a request
  * helper signed in by cookie, bearer token or API key.
  */
-import { Redacted } from "effect"
+import { Either, Redacted } from "effect"
 import { readFileSync } from "node:fs"
 import { identifiersIn, matchCitations, type StatedCitation } from "../../src/Evidence/Derive.js"
 import { defaultEvidence } from "../../src/Evidence/Rules.js"
+import { eventsOf } from "../../src/Runner/EventStream.js"
 import type { Citation } from "../../src/Schema/Trace.js"
 import type { AssistantTurn } from "../../src/StandIn/Assistant.js"
 import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
@@ -127,9 +128,8 @@ export const post = (s: StandIn, path: string, body: unknown, how: SignIn = "coo
     ...(signal === undefined ? {} : { signal })
   })
 
-/** The `data:` payloads of an event stream's text, in order. */
-export const sseData = (text: string): ReadonlyArray<string> =>
-  text.split("\n\n").filter((frame) => frame.startsWith("data: ")).map((frame) => frame.slice("data: ".length))
+/** The data of each event of an event stream's text, in order, read as a live run reads it. */
+export const sseData = (text: string): ReadonlyArray<string> => Either.getOrThrow(eventsOf(text)).map((e) => e.data)
 
 /** A RunAgentInput as an AG-UI client posts it. */
 export const runInput = (threadId: string, runId: string, question: string) => ({

@@ -11,6 +11,7 @@ import { identifiersIn, matchCitations, type StatedCitation } from "../../Eviden
 import { isRecord } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
+import { eventsOf } from "../EventStream.js"
 import { failure } from "../Transport.js"
 import { fillTemplate, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 import { askForEvents, askInGenerated } from "./Stream.js"
@@ -44,36 +45,21 @@ export const aiSdkRequestBody = (question: string, ids: AiSdkIds, template?: unk
 export const aiSdkTurnId = (conversationId: string, messageId?: string): string =>
   messageId !== undefined && messageId !== "" ? messageId : `${conversationId}:1`
 
-/** What one `data:` line carries: a chunk's JSON text, the end marker, or nothing (another field, a comment). */
-export const dataOfLine = (line: string): string | undefined => {
-  if (!line.startsWith("data:")) return undefined
-  const value = line.slice(5)
-  return value.startsWith(" ") ? value.slice(1) : value
-}
-
 /** The end marker a UI message stream's last frame carries. */
 export const doneMarker = "[DONE]"
 
 /**
  * The chunks of a whole event-stream body, parsed, in order, up to `data: [DONE]` (excluded): one per
- * event, its `data:` lines joined as the event-stream format says. Fails on an event that is not JSON.
+ * event, read as the live run reads them (`EventStream.ts`). Fails on an event that is not JSON.
  */
 export const eventStreamChunks = (text: string): Either.Either<ReadonlyArray<unknown>, string> => {
   const chunks: Array<unknown> = []
-  const events = text.split(/\r\n|\r|\n/).reduce<Array<Array<string>>>((all, line) => {
-    if (line === "") all.push([])
-    else all.at(-1)?.push(line)
-    return all
-  }, [[]])
-  for (const lines of events) {
-    const data = lines.flatMap((line) => dataOfLine(line) ?? [])
-    if (data.length === 0) continue
-    const json = data.join("\n")
-    if (json === doneMarker) break
+  for (const { data } of Either.getOrThrow(eventsOf(text))) {
+    if (data === doneMarker) break
     try {
-      chunks.push(JSON.parse(json))
+      chunks.push(JSON.parse(data))
     } catch {
-      return Either.left(`event ${chunks.length + 1} of the stream is not JSON: ${quoted(json)}`)
+      return Either.left(`event ${chunks.length + 1} of the stream is not JSON: ${quoted(data)}`)
     }
   }
   return Either.right(chunks)

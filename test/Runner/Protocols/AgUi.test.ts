@@ -4,6 +4,7 @@ import { Either, Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { resolveEvidence } from "../../../src/Evidence/Rules.js"
 import { grade } from "../../../src/Graders/index.js"
+import { eventsOf } from "../../../src/Runner/EventStream.js"
 import { agUiRunInput, readAgUiEvents } from "../../../src/Runner/Protocols/AgUi.js"
 import type { ReadContext } from "../../../src/Runner/Protocols/Protocol.js"
 import { CasesFile } from "../../../src/Schema/Case.js"
@@ -25,14 +26,9 @@ const contextOf = (threadId: string, over: Partial<ReadContext> = {}): ReadConte
   ...over
 })
 
-/** The JSON of each `data:` frame of an SSE body, in order. */
+/** The JSON of each event of an SSE body, in order, read as a live run reads it. */
 const dataFrames = (body: string): ReadonlyArray<unknown> =>
-  body.split(/\r?\n\r?\n/).flatMap((frame) => {
-    const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) =>
-      line.slice(5).replace(/^ /, "")
-    )
-    return data.length === 0 ? [] : [JSON.parse(data.join("\n")) as unknown]
-  })
+  Either.getOrThrow(eventsOf(body)).map((e) => JSON.parse(e.data) as unknown)
 
 interface Asked {
   readonly status: number

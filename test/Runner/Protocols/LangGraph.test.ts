@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { defaultEvidence } from "../../../src/Evidence/Rules.js"
 import { grade } from "../../../src/Graders/index.js"
+import { eventsOf } from "../../../src/Runner/EventStream.js"
 import { type GoldenSet, loadGoldenSet } from "../../../src/Runner/GoldenSet.js"
 import {
   langGraphAssistantId,
@@ -35,14 +36,11 @@ const scenario = (question: string): Scenario => {
   return found
 }
 
-/** The server-sent events of a stream's text. */
+/** The named server-sent events of a stream's text, read as a live run reads an event stream. */
 const eventsIn = (text: string): ReadonlyArray<LangGraphEvent> =>
-  text.split(/\r?\n\r?\n/).flatMap((block) => {
-    const lines = block.split(/\r?\n/)
-    const event = lines.find((l) => l.startsWith("event:"))?.slice(6).trim()
-    const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n")
-    return event === undefined ? [] : [{ event, data: data === "" ? undefined : JSON.parse(data) as unknown }]
-  })
+  Either.getOrThrow(eventsOf(text)).flatMap(({ data, event }) =>
+    event === undefined ? [] : [{ event, data: data === "" ? undefined : JSON.parse(data) as unknown }]
+  )
 
 const openThread = async (app: LangGraphApp): Promise<string> => {
   const response = await fetch(`${app.url}/threads`, { method: "POST", headers: json, body: "{}" })
