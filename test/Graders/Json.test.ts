@@ -152,22 +152,20 @@ describe("shownJson", () => {
     )
   })
 
-  it("shows a 10 MB string, or a key that long, quickly and clipped", () => {
+  // Shown clipped without the whole value stringified (1,000 copies of 10 MB would not fit in a string).
+  // No wall-clock bound: a hang fails on the time limit; how fast, `npm run bench` measures.
+  it("shows a 10 MB string, or a key that long, clipped", () => {
     const huge = "x".repeat(10_000_000)
-    const started = performance.now()
     expect(shownJson(huge)).toBe(`"${"x".repeat(199)}…`)
     expect(shownJson({ query: huge })).toBe(`{"query":"${"x".repeat(190)}…`)
     expect(shownJson({ [huge]: 1 })).toBe(`{"${"x".repeat(198)}…`)
     expect(shownJson(Array.from({ length: 1_000 }, () => huge))).toBe(`["${"x".repeat(198)}…`)
-    expect(performance.now() - started).toBeLessThan(2_000)
   })
 
-  it("shows a value nested 1,000,000 levels deep without a stack overflow, quickly", () => {
+  it("shows a value nested 1,000,000 levels deep without a stack overflow", () => {
     const deepObject = nested(1_000_000)
     const deepArray = nested(1_000_000, true)
-    const started = performance.now()
     expect(shownJson(deepObject)).toBe(`${"{\"a\":".repeat(40)}…`)
     expect(shownJson(deepArray)).toBe(`${"[".repeat(200)}…`)
-    expect(performance.now() - started).toBeLessThan(2_000)
   })
 })

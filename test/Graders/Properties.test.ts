@@ -2,8 +2,8 @@
  * Grading is a pure function of the expectation and the turn: the same turn, or a copy of it, always
  * grades the same, and how the keys of an input are ordered never changes a verdict. A hostile turn —
  * a 10 MB answer or input, inputs nested 100,000 levels deep, 10,000 executions, catastrophic-looking
- * patterns — is graded by every kind in bounded time, with a fact that stays short. The bounds are
- * there to catch a hang, not to measure speed, so they are generous.
+ * patterns — is graded by every kind, with a fact that stays short. A hang fails on the test's own
+ * time limit, which is generous; how fast grading is, `npm run bench` measures, never a test.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck as fc, Schema } from "effect"
@@ -153,8 +153,7 @@ describe("grading is deterministic", () => {
   })
 })
 
-describe("a hostile turn is graded in bounded time", () => {
-  const bound = 5_000
+describe("a hostile turn is graded, with a short fact", () => {
   const megabytes10 = 10 * 1024 * 1024
 
   /** A tool input nested `depth` levels deep, objects and arrays in turn, built in a loop. */
@@ -272,20 +271,19 @@ describe("a hostile turn is graded in bounded time", () => {
     expect(everyKind.every((e) => Schema.is(Expectation)(e))).toBe(true)
   })
 
-  it.each(hostile)("%s: graded by every new kind within the bound, with a short fact", (_, make, expectations) => {
+  // No wall-clock bound: on a shared machine one would go red under load. A hang fails on the time limit.
+  it.each(hostile)("%s: graded by every new kind, with a short fact", (_, make, expectations) => {
     const turn = make()
     for (const expectation of expectations) {
-      const started = performance.now()
       const verdict = gradeExpectation(expectation, turn, docsSurface)
-      const elapsed = performance.now() - started
       const what = shownJson(expectation)
-      expect(elapsed, what).toBeLessThan(bound)
       expect(typeof verdict.passed, what).toBe("boolean")
       expect(verdict.fact?.length ?? 0, what).toBeLessThan(10_000)
     }
-  })
+  }, 120_000)
 
-  // The test's own time limit is well past the bound, so that a slow pattern fails on the bound, naming it.
+  // RE2's engine keeps matching linear in the answer (a pattern that needs backtracking is refused
+  // when the cases are read, see Schema/Kinds.test.ts); a hang here fails on the time limit, not a clock.
   it("a catastrophic-looking pattern against a 10 MB answer, found or not, plain or negated", () => {
     const turns = [`${"a".repeat(megabytes10)}`, "The refund policy allows returns. ".repeat(megabytes10 / 34)]
     for (const answer of turns) {
@@ -294,10 +292,8 @@ describe("a hostile turn is graded in bounded time", () => {
           e.kind === "answer-matches" && e.flags === undefined
         )
       ) {
-        const started = performance.now()
         const verdict = gradeExpectation(expectation, { answer, trace: trace() }, docsSurface)
         const what = `${shownJson(expectation)} over ${answer.slice(0, 20)}…`
-        expect(performance.now() - started, what).toBeLessThan(bound)
         expect(verdict.fact?.length ?? 0, what).toBeLessThan(300)
       }
     }
