@@ -29,18 +29,19 @@ import { floorOf, offlineScore, passingOnFixtures, rateOf } from "../support/gol
 const scratch = () => mkdtempSync(join(tmpdir(), "eval-files-"))
 
 /**
- * Runs the CLI with at most about 2 GiB of address space and for at most 10 s, timing it: a reader
- * that follows /dev/zero or waits on a FIFO is stopped, not left to fill the machine.
+ * Runs the CLI with at most about 2 GiB of address space and for at most 30 s: a reader that follows
+ * /dev/zero or waits on a FIFO is killed, not left to fill the machine, and its exit code (none) fails
+ * the test. The refusals are not timed: a clock would go red on a loaded machine, not on a hang.
  */
-const bounded = async (args: ReadonlyArray<string>, cwd = process.cwd()): Promise<CliRun & { readonly ms: number }> => {
-  const started = Date.now()
-  const run = await spawnAsync("sh", ["-c", "ulimit -v 2000000; exec \"$0\" \"$@\"", process.execPath, bin, ...args], {
+const bounded = (args: ReadonlyArray<string>, cwd = process.cwd()): Promise<CliRun> =>
+  spawnAsync("sh", ["-c", "ulimit -v 2000000; exec \"$0\" \"$@\"", process.execPath, bin, ...args], {
     cwd,
     env: { ...process.env, NO_COLOR: "1", GITHUB_ACTIONS: "", GITHUB_STEP_SUMMARY: "" },
-    timeoutMs: 10_000
+    timeoutMs: 30_000
   })
-  return { ...run, ms: Date.now() - started }
-}
+
+/** Past the kill of a reader that hangs, so that the failure names the run; the 17-run loop has more. */
+const oneRun = 60_000
 
 const fifo = (file: string) => {
   const made = spawnSync("mkfifo", [file])
@@ -63,8 +64,7 @@ describe("special files and oversized files", () => {
     const run = await bounded(["validate", "--cases", "/dev/zero"])
     expect(run.stderr).toBe("/dev/zero: cannot read: not a regular file (a character device)\n")
     expect(run.code).toBe(2)
-    expect(run.ms).toBeLessThan(5_000)
-  })
+  }, oneRun)
 
   it("every whole-file input refuses a link to /dev/zero, a FIFO and a folder, naming what it is", async () => {
     const dir = scratch()
@@ -90,10 +90,9 @@ describe("special files and oversized files", () => {
         expect(run.stderr, args.join(" ")).toBe(`${file}: cannot read: not a regular file (${kind})\n`)
         expect(run.code, args.join(" ")).toBe(2)
         expect(run.stdout, args.join(" ")).toBe("")
-        expect(run.ms, args.join(" ")).toBeLessThan(5_000)
       }
     }
-  })
+  }, 180_000)
 
   it("a golden set over 64 MiB is refused by its size, without being read", async () => {
     const dir = scratch()
@@ -101,37 +100,41 @@ describe("special files and oversized files", () => {
     const run = await bounded(["validate", "--cases", file])
     expect(run.stderr).toBe(`${file}: cannot read: 65.0 MiB, over the 64 MiB limit for one file\n`)
     expect(run.code).toBe(2)
-    expect(run.ms).toBeLessThan(5_000)
-  })
+  }, oneRun)
 
-  it("a recording that links to /dev/zero, is a FIFO or is over 64 MiB fails its own case; the others grade", async () => {
-    const dir = scratch()
-    const fixtures = join(dir, "fixtures")
-    cpSync("cases/fixtures", fixtures, { recursive: true })
-    const passing = [
-      "docs.refund-window-cites-source",
-      "docs.rollback-cites-rollbacks-page",
-      "docs.thanks-no-tools-no-citations"
-    ]
-    const [zero, pipe, big] = passing.map((id) => join(fixtures, `${id}.json`)) as [string, string, string]
-    for (const file of [zero, pipe, big]) rmSync(file)
-    symlinkSync("/dev/zero", zero)
-    fifo(pipe)
-    sparse(big, 65 * MiB)
-    const run = await bounded(["run", "--fixtures", fixtures, "--json", join(dir, "r.json")])
-    expect(run.notes).toBe("")
-    expect(run.code).toBe(0)
-    expect(run.ms).toBeLessThan(5_000)
-    const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as {
-      passedCount: number
-      cases: Array<{ id: string; passed: boolean; error?: string }>
-    }
-    const errorOf = (id: string) => results.cases.find((c) => c.id === id)?.error
-    expect(errorOf(passing[0]!)).toBe(`recorded turn ${zero}: cannot read: not a regular file (a character device)`)
-    expect(errorOf(passing[1]!)).toBe(`recorded turn ${pipe}: cannot read: not a regular file (a FIFO)`)
-    expect(errorOf(passing[2]!)).toBe(`recorded turn ${big}: cannot read: 65.0 MiB, over the 64 MiB limit for one file`)
-    expect(results.passedCount).toBe(passingOnFixtures - 3)
-  })
+  it(
+    "a recording that links to /dev/zero, is a FIFO or is over 64 MiB fails its own case; the others grade",
+    async () => {
+      const dir = scratch()
+      const fixtures = join(dir, "fixtures")
+      cpSync("cases/fixtures", fixtures, { recursive: true })
+      const passing = [
+        "docs.refund-window-cites-source",
+        "docs.rollback-cites-rollbacks-page",
+        "docs.thanks-no-tools-no-citations"
+      ]
+      const [zero, pipe, big] = passing.map((id) => join(fixtures, `${id}.json`)) as [string, string, string]
+      for (const file of [zero, pipe, big]) rmSync(file)
+      symlinkSync("/dev/zero", zero)
+      fifo(pipe)
+      sparse(big, 65 * MiB)
+      const run = await bounded(["run", "--fixtures", fixtures, "--json", join(dir, "r.json")])
+      expect(run.notes).toBe("")
+      expect(run.code).toBe(0)
+      const results = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as {
+        passedCount: number
+        cases: Array<{ id: string; passed: boolean; error?: string }>
+      }
+      const errorOf = (id: string) => results.cases.find((c) => c.id === id)?.error
+      expect(errorOf(passing[0]!)).toBe(`recorded turn ${zero}: cannot read: not a regular file (a character device)`)
+      expect(errorOf(passing[1]!)).toBe(`recorded turn ${pipe}: cannot read: not a regular file (a FIFO)`)
+      expect(errorOf(passing[2]!)).toBe(
+        `recorded turn ${big}: cannot read: 65.0 MiB, over the 64 MiB limit for one file`
+      )
+      expect(results.passedCount).toBe(passingOnFixtures - 3)
+    },
+    oneRun
+  )
 
   it("audit --traces /dev/zero and a FIFO end in exit 2 naming the file", async () => {
     const dir = scratch()
@@ -140,9 +143,8 @@ describe("special files and oversized files", () => {
       const run = await bounded(["audit", "--surface", "docs", "--expect", "cites-only-surfaced", "--traces", file])
       expect(run.stderr).toBe(`${file}: cannot read: not a regular file (${kind})\n`)
       expect(run.code).toBe(2)
-      expect(run.ms).toBeLessThan(5_000)
     }
-  })
+  }, oneRun)
 
   it("audit --traces - keeps a cap of 32 MiB on one line of standard input", async () => {
     const child = spawn(process.execPath, [
