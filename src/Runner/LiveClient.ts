@@ -16,7 +16,7 @@ import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, type Redacted,
 import { resolveEvidence } from "../Evidence/Rules.js"
 import type { Case } from "../Schema/Case.js"
 import { type RunStopped, TurnError } from "../Schema/Errors.js"
-import { fillRoute, idProblem, type Route } from "../Schema/Protocol.js"
+import { fillRoute, idProblem, placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { type ProtocolName, protocolOf, type Routes, type Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
 import type { Journal } from "./Journal.js"
@@ -33,6 +33,7 @@ import {
   type Failure,
   makeTransport,
   quoteId,
+  refusedPath,
   type RouteName,
   showDuration,
   timedOut
@@ -164,6 +165,8 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
     const undeleted: Array<LeftConversation> = []
     const unknown: Array<MaybeLeft> = []
     const journal = config.journal
+    const base = routeBaseOf(config.baseUrl)
+    const refusals = new WeakMap<Surface, TurnError | null>()
     // The deletes under way. A case hands its conversations over and is done: its delete does not
     // hold the next case back. `settled` waits for every one, and `leftBehind` waits for it.
     const deleting = new Set<Fiber.RuntimeFiber<void>>()
@@ -246,6 +249,39 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           )
         )
       })
+
+    /**
+     * Why a surface's cases cannot be asked: a path its catalog gives (the endpoint, this product's read
+     * routes, the delete route) would leave the app's origin or the base URL's path. Checked once per
+     * surface, before anything is asked, so a case opens nothing it could not read back or delete; the
+     * transport still checks every request.
+     */
+    const refusalOf = (surface: Surface): TurnError | null => {
+      const known = refusals.get(surface)
+      if (known !== undefined) return known
+      const protocol = protocolOf(surface)
+      const routes: Required<Routes> = { ...config.routes, ...surface.routes }
+      type Given = readonly [RouteName, string, string | null | undefined]
+      const reads: ReadonlyArray<Given> = protocol === "turn-eval"
+        ? [["conversation", "conversation route", routes.conversation], ["trace", "trace route", routes.trace]]
+        : []
+      const paths: ReadonlyArray<Given> = [
+        ["ask", "endpoint", surface.endpoint],
+        ...reads,
+        ["delete", "delete route", liveProtocols[protocol].deleteRoute(surface, routes)]
+      ]
+      let refusal: TurnError | null = null
+      for (const [route, what, path] of paths) {
+        if (path === undefined || path === null) continue
+        const placed = placeRoute(base, path)
+        if (typeof placed === "string") {
+          refusal = refusedPath(route, what, path, placed)
+          break
+        }
+      }
+      refusals.set(surface, refusal)
+      return refusal
+    }
 
     /**
      * Starts a case's turn in a fiber of its own. When the case is cut short mid-ask (a timeout, Ctrl-C,
@@ -376,13 +412,15 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       })
 
     return {
-      withTurn: (testCase, surface, use) =>
-        Effect.uninterruptibleMask((restore) =>
+      withTurn: (testCase, surface, use) => {
+        const refusal = refusalOf(surface)
+        return refusal !== null ? Effect.fail(refusal) : Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(
             start(testCase, surface),
             (started) => Effect.onExit(restore(Effect.map(started.result, use)), started.finish)
           )
-        ),
+        )
+      },
       get: (route: Route, path: string) => transport.get(route, path, config.timeout),
       deleteConversation,
       settled,

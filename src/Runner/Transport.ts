@@ -24,7 +24,7 @@ import {
 } from "effect"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
-import type { Route } from "../Schema/Protocol.js"
+import { placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
 import { ChunksTypeId, giveUp, hasChunks } from "./Body.js"
 import { type Dispatched, eventReader } from "./EventStream.js"
@@ -226,6 +226,13 @@ export const withoutSpans = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Ef
 /** A failure of a case at a route: `route: reason`. */
 export const failure = (route: RouteName, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
 
+/**
+ * A path no request is made to: it would leave the app's origin or the base URL's path (`placeRoute`
+ * says why); `what` names where the path came from (`path`, `endpoint`, `delete route`).
+ */
+export const refusedPath = (route: RouteName, what: string, path: string, why: string): TurnError =>
+  failure(route, `refused the ${what} ${quoteId(path)}: it ${why}; no request is made`)
+
 /** Whether a content type is a web page's: what a sign-in redirect or a wrong route serves. */
 export const isWebPage = (contentType: string): boolean =>
   /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType)
@@ -299,8 +306,8 @@ export type Transport = Effect.Effect.Success<ReturnType<typeof makeTransport>>
 export const makeTransport = (config: TransportConfig) =>
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
-    const origin = config.baseUrl.origin
-    const prefix = config.baseUrl.pathname.replace(/\/+$/, "")
+    const base = routeBaseOf(config.baseUrl)
+    const { origin, prefix } = base
     const retries = config.retries ?? 4
     const retryDelay = config.retryDelay ?? Duration.millis(250)
     const maxBody = config.maxBodyBytes ?? 32 * 1024 * 1024
@@ -402,7 +409,8 @@ export const makeTransport = (config: TransportConfig) =>
     }
 
     /**
-     * One request, following same-origin redirects; the session goes to the app's origin only. An answer
+     * One request, following same-origin redirects; the session goes to the app's origin only, and no
+     * request is made to a path that would leave it or the base URL's path (`placeRoute`). An answer
      * other than 2xx has its body read away — or, when `keepErrorBody`, read (up to a bound) into `text`.
      * A 401 stops the run: the session is not signed in. Written as a chain of steps, not a generator:
      * every request of a run comes through here.
@@ -461,7 +469,11 @@ export const makeTransport = (config: TransportConfig) =>
           }
         })
       }
-      return Effect.suspend(() => hop(urlOf(path), 0))
+      // The last line of defence: whatever built the path, no request leaves the origin or the base URL's path.
+      return Effect.suspend(() => {
+        const placed = placeRoute(base, path)
+        return typeof placed === "string" ? Effect.fail(refusedPath(route, "path", path, placed)) : hop(placed, 0)
+      })
     }
 
     /**
@@ -622,10 +634,13 @@ export const makeTransport = (config: TransportConfig) =>
             onSome: (how) => Effect.succeed(Either.right(how)),
             onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", limit, why)))
           })),
-          Effect.catchTag(
-            "TurnError",
-            (error) => Effect.succeed(Either.left(`${error.reason} — DELETE ${urlOf(path).href}`))
-          )
+          Effect.catchTag("TurnError", (error) => {
+            // A refused path names itself; any other failure names where the delete went.
+            const placed = placeRoute(base, path)
+            return Effect.succeed(
+              Either.left(typeof placed === "string" ? error.reason : `${error.reason} — DELETE ${placed.href}`)
+            )
+          })
         )
       })
 

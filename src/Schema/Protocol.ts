@@ -73,6 +73,71 @@ export const idProblem = (id: string): string | undefined => {
   return undefined
 }
 
+/**
+ * Where a route is put: the base URL's origin and its path prefix (no trailing slash), and the start
+ * every URL of the app has (`origin` + `prefix` + `/`).
+ */
+export interface RouteBase {
+  readonly origin: string
+  readonly prefix: string
+  readonly within: string
+}
+
+/** The base a URL gives routes: its origin and its path, as a prefix. */
+export const routeBaseOf = (baseUrl: URL): RouteBase => {
+  const prefix = baseUrl.pathname.replace(/\/+$/, "")
+  return { origin: baseUrl.origin, prefix, within: `${baseUrl.origin}${prefix}/` }
+}
+
+// Two slashes (a backslash is one to the URL parser) start a host; tab, newline and CR are dropped by the
+// parser, so `/` + newline + `/host` is two slashes too; any other control character cannot be sent.
+const namesHost = /^\/[/\\]/
+const unsendable = /[\u0000-\u001f\u007f]/
+const dotSegment = /(?:^|[/\\])\.\.?(?:[/\\]|$)/
+
+/** Valid `%XX` sequences decoded, byte by byte, until nothing changes (as a server decoding twice would). */
+const percentDecoded = (text: string): string => {
+  let current = text
+  for (let i = 0; i < 4 && current.includes("%"); i++) {
+    const next = current.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    if (next === current) break
+    current = next
+  }
+  return current
+}
+
+/**
+ * The URL of a route's path (which may carry a query) under a base, or why it cannot go there: the
+ * session is sent with every request, so a path must stay on the base's origin and under its path.
+ * It must start with one `/` (`//host`, `/\host` and `/` + newline + `/host` name another host), hold
+ * no control character and no `#`, no `\` in its path and no `.` or `..` segment there, percent-encoded or
+ * not (the URL, or the server, would resolve it out of the base's path). The one check of every route
+ * the catalog (or a journal) gives: `validate` runs it on every template, the transport on every request.
+ */
+export const placeRoute = (base: RouteBase, path: string): URL | string => {
+  if (!path.startsWith("/")) return path === "" ? placeRoute(base, "/") : `does not start with "/"`
+  if (namesHost.test(path)) return `starts with ${JSON.stringify(path.slice(0, 2))}, which names another host`
+  const control = unsendable.exec(path)
+  if (control !== null) {
+    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")
+    return `holds a control character (U+${code}), which a URL drops or cannot carry`
+  }
+  if (path.includes("#")) return `holds "#": a fragment never reaches the app`
+  const query = path.indexOf("?")
+  const pathPart = query < 0 ? path : path.slice(0, query)
+  if (pathPart.includes("\\")) return `holds "\\", which a URL reads as "/"`
+  if (dotSegment.test(pathPart.includes("%") ? percentDecoded(pathPart) : pathPart)) {
+    return `holds a "." or ".." segment (percent-encoded or not), which would leave the base URL's path`
+  }
+  let url: URL
+  try {
+    url = new URL(`${base.prefix}${path}`, base.origin)
+  } catch {
+    return "is not a URL path"
+  }
+  return url.href.startsWith(base.within) ? url : `would reach ${url.href}, outside ${base.within}`
+}
+
 /** The ids an ask answers with, in a JSON body or in any event of a stream. */
 export const AskIds = Schema.Struct({
   conversationId: Schema.optionalWith(Schema.String, { exact: true }),

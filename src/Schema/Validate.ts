@@ -8,10 +8,24 @@ import type { CasesFile } from "./Case.js"
 import { jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
 import { otelCatalogProblems } from "./Otel.js"
+import { placeRoute, routeBaseOf } from "./Protocol.js"
 import { names as list, quoted } from "./Shown.js"
 import { type Catalog, protocolOf, type Routes, type Surface, surfaceOutcomes } from "./Surface.js"
 
 const needs = { conversation: "{conversationId}", trace: "{turnId}", delete: "{conversationId}" } as const
+
+// Routes are placed under a base with a path, as a run places them under its base URL, so that a route
+// leaving either the origin or the base URL's path is refused here, by the transport's own check.
+const probe = routeBaseOf(new URL("http://app.invalid/base/"))
+
+/** The problem of a path the catalog gives that a run would refuse to send to, if it is one. */
+const offBase = (path: string, value: string): ReadonlyArray<Problem> => {
+  const placed = placeRoute(probe, value)
+  return typeof placed !== "string" ? [] : [{
+    path,
+    message: `expected a path on the app's origin, under the base URL's path, got ${quoted(value)}: it ${placed}`
+  }]
+}
 
 /** Problems in one block of route templates (the catalog's or a surface's), at JSON paths under `at`. */
 const routeProblems = (at: string, routes: Routes | undefined): ReadonlyArray<Problem> => {
@@ -25,6 +39,8 @@ const routeProblems = (at: string, routes: Routes | undefined): ReadonlyArray<Pr
         path: `${at}.${route}`,
         message: `expected a path starting with "/" that holds ${needs[route]}, got ${quoted(template)}`
       })
+    } else {
+      problems.push(...offBase(`${at}.${route}`, template))
     }
   }
   if (routes.ratings !== undefined && !routes.ratings.startsWith("/")) {
@@ -32,6 +48,8 @@ const routeProblems = (at: string, routes: Routes | undefined): ReadonlyArray<Pr
       path: `${at}.ratings`,
       message: `expected a path starting with "/" (a query is allowed), got ${quoted(routes.ratings)}`
     })
+  } else if (routes.ratings !== undefined) {
+    problems.push(...offBase(`${at}.ratings`, routes.ratings))
   }
   return problems
 }
@@ -53,6 +71,8 @@ const protocolProblems = (at: string, surface: Surface): ReadonlyArray<Problem> 
       path: `${at}.endpoint`,
       message: `expected a path starting with "/", got ${quoted(surface.endpoint)}`
     })
+  } else {
+    problems.push(...offBase(`${at}.endpoint`, surface.endpoint))
   }
   if (surface.assistantId !== undefined && protocol !== "langgraph") {
     problems.push({
