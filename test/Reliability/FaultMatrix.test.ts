@@ -9,21 +9,25 @@
  * the others by the header in EVAL_AUTH_HEADER (a bearer token, or LangGraph's API key), and the AI
  * SDK's redirects once more by cookie. Long: runs when RELIABILITY=1 (CI sets it), two runs at a time
  * (each is mostly waiting on its timeouts); RELIABILITY_REPORT=DIR also writes the figures there as
- * Markdown tables.
+ * Markdown tables. Its last rows are of the catalog, not the app: every route a protocol builds from
+ * the catalog spelled to name the other origin's host or to leave the base URL's path
+ * (test/support/routeSpellings.ts), which `run` refuses, exit 2, naming each JSON path, before any
+ * request; and `cleanup` of a journal whose delete routes are so spelled, which deletes nothing there.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { Effect, Exit, Redacted, Schema, Scope } from "effect"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { openJournal, stateFolder } from "../../src/Runner/Journal.js"
 import type { Case } from "../../src/Schema/Case.js"
 import type { Route } from "../../src/Schema/Protocol.js"
 import { type CaseResult, RunResult } from "../../src/Schema/Result.js"
 import type { ProtocolName } from "../../src/Schema/Surface.js"
-import { type Fault, type FaultKind, stableFraction } from "../../src/StandIn/Server.js"
-import { evalCliAsync } from "../support/cli.js"
+import { type Fault, type FaultKind, stableFraction, type StandIn } from "../../src/StandIn/Server.js"
+import { evalCliAsync, stackFrame } from "../support/cli.js"
 import {
   allProtocols,
   headerSignInOf,
@@ -36,6 +40,7 @@ import {
   surfacesArgs,
   withProtocolStandIn
 } from "../support/protocols.js"
+import { type SpelledField, type Spelling, spellings, validateMessage } from "../support/routeSpellings.js"
 
 const enabled = process.env["RELIABILITY"] === "1"
 const rate = 0.3
@@ -547,4 +552,233 @@ const renderTables = (all: ReadonlyArray<Row>): string => {
     ]
   })
   return [...sections, `Totals (every protocol): ${totals(sorted)}`, ""].join("\n")
+}
+
+/** A row of the catalog's part: a protocol's routes spelled one way (or its journal's, for `cleanup`). */
+interface RouteRow {
+  readonly order: number
+  readonly protocol: ProtocolName
+  readonly command: "run" | "cleanup"
+  readonly spelling: string
+  readonly routes: number
+  readonly refused: number
+  readonly code: number | null
+  readonly atApp: number
+  readonly elsewhere: number
+  readonly sessionLeaks: number
+}
+
+const routeRows: Array<RouteRow> = []
+
+/** The fields of the docs surface each protocol builds request paths from: this product's four, the others' two. */
+const spelledFieldsOf = (protocol: ProtocolName): ReadonlyArray<SpelledField> =>
+  protocol === "turn-eval" ? ["endpoint", "conversation", "trace", "delete"] : ["endpoint", "delete"]
+
+/** The session as the journal keys it for a sign-in (`sessionOf` of the run's auth). */
+const journalSessionOf = (s: StandIn, signIn: SignIn): string => {
+  const token = Redacted.value(s.token())
+  return signIn === "cookie"
+    ? Redacted.value(s.cookie())
+    : signIn === "bearer"
+    ? `authorization: Bearer ${token}`
+    : `x-api-key: ${token}`
+}
+
+describe.runIf(enabled)("catalog routes that would leave the app", () => {
+  afterAll(() => {
+    const report = process.env["RELIABILITY_REPORT"]
+    if (report !== undefined && routeRows.length > 0) {
+      mkdirSync(report, { recursive: true })
+      writeFileSync(join(report, "route-origin.md"), renderRouteTable(routeRows))
+    }
+  })
+
+  let order = 0
+  for (const protocol of allProtocols) {
+    describe.concurrent(protocol, () => {
+      for (const spelling of spellings) {
+        const at = order++
+        it(
+          `${protocol}: run refuses every route spelled ${spelling.name}`,
+          () => slot(() => spelledRun(protocol, spelling, at)),
+          60_000
+        )
+      }
+      const at = order++
+      it(
+        `${protocol}: cleanup deletes nothing at delete routes so spelled`,
+        () => slot(() => spelledCleanup(protocol, at)),
+        60_000
+      )
+    })
+  }
+
+  const spelledRun = (protocol: ProtocolName, spelling: Spelling, at: number) =>
+    withProtocolStandIn(protocol, {}, async (s, p) => {
+      const other = await recordingOrigin()
+      try {
+        const signIn = signInOf(protocol)
+        const path = spelling.path(new URL(other.origin).host)
+        const catalog = JSON.parse(readFileSync(p.surfacesFile, "utf8")) as {
+          surfaces: Record<string, { endpoint?: string; routes?: Record<string, unknown> }>
+        }
+        const docs = catalog.surfaces["docs"]!
+        const values: Record<SpelledField, string> = {
+          endpoint: path,
+          conversation: `${path}/{conversationId}`,
+          trace: `${path}/{turnId}/trace`,
+          delete: `${path}/{conversationId}`,
+          ratings: `${path}?rating=down`
+        }
+        const fields = spelledFieldsOf(protocol)
+        for (const field of fields) {
+          if (field === "endpoint") docs.endpoint = values.endpoint
+          else docs.routes = { ...docs.routes, [field]: values[field] }
+        }
+        const dir = mkdtempSync(join(tmpdir(), "eval-route-origin-"))
+        const file = join(dir, "surfaces.json")
+        writeFileSync(file, JSON.stringify(catalog, null, 2))
+        const run = await evalCliAsync(
+          ["run", "--base-url", s.url, "--surfaces", file, "--json", join(dir, "r.json"), "--timeout", String(timeout)],
+          { env: { XDG_STATE_HOME: join(dir, "state"), ...sessionEnv(s, signIn) } }
+        )
+        const expected = fields.map((field) =>
+          `${file}: $.surfaces.docs.${field === "endpoint" ? "endpoint" : `routes.${field}`}: ${
+            validateMessage(spelling, field, values[field])
+          }`
+        )
+        expect(run.code).toBe(2)
+        expect(run.stderr).not.toMatch(stackFrame)
+        const lines = run.stderr.trimEnd().split("\n")
+        expect(lines.sort()).toEqual([...expected].sort())
+        const atApp = Object.values(s.stats().requests).reduce((n, k) => n + k, 0)
+        const secret = secretOf(s)
+        const sessionLeaks = [run.stdout, run.stderr].join("\n").split(secret).length - 1 +
+          other.seen.filter((headers) => JSON.stringify(headers).includes(secret)).length
+        expect([atApp, other.seen.length, sessionLeaks]).toEqual([0, 0, 0])
+        routeRows.push({
+          order: at,
+          protocol,
+          command: "run",
+          spelling: spelling.name,
+          routes: fields.length,
+          refused: lines.length,
+          code: run.code,
+          atApp,
+          elsewhere: other.seen.length,
+          sessionLeaks
+        })
+      } finally {
+        await other.close()
+      }
+    })
+
+  const spelledCleanup = (protocol: ProtocolName, at: number) =>
+    withProtocolStandIn(protocol, {}, async (s) => {
+      const other = await recordingOrigin()
+      try {
+        const signIn = signInOf(protocol)
+        const host = new URL(other.origin).host
+        const state = mkdtempSync(join(tmpdir(), "eval-route-origin-"))
+        // The journal a run killed with kill -9 would leave: a conversation per spelling, each with its delete route.
+        const scope = Effect.runSync(Scope.make())
+        const journal = await Effect.runPromise(Scope.extend(
+          openJournal({
+            baseUrl: new URL(s.url),
+            session: Redacted.make(journalSessionOf(s, signIn)),
+            deleteRoute: "/api/ai/conversations/{conversationId}",
+            folder: stateFolder({ XDG_STATE_HOME: state }),
+            warn: (text) => {
+              throw new Error(text)
+            }
+          }),
+          scope
+        ))
+        for (const [i, spelling] of spellings.entries()) {
+          await Effect.runPromise(journal.opened(`case-${i}`, `conv-${i}`, `${spelling.path(host)}/{conversationId}`))
+        }
+        await Effect.runPromise(Scope.close(scope, Exit.void))
+        const entry = readdirSync(state, { recursive: true, withFileTypes: true }).find((e) =>
+          e.name.endsWith(".jsonl")
+        )!
+        const file = join(entry.parentPath, entry.name)
+        // Its run has ended: a process id no process holds.
+        writeFileSync(file, readFileSync(file, "utf8").replace(/"pid":\d+/, "\"pid\":2147483646"))
+        const run = await evalCliAsync(["cleanup", "--base-url", s.url], {
+          env: { XDG_STATE_HOME: state, ...sessionEnv(s, signIn) }
+        })
+        expect(run.code).toBe(1)
+        expect(run.stderr).not.toMatch(stackFrame)
+        const refused = spellings.filter((spelling, i) =>
+          run.stdout.split("\n").some((line) =>
+            line.startsWith("not deleted") && line.includes(` conv-${i} `) &&
+            line.endsWith(
+              `: delete: refused the path ${JSON.stringify(`${spelling.path(host)}/conv-${i}`)}: it ${spelling.why}; ` +
+                "no request is made"
+            )
+          )
+        )
+        expect(refused.map((r) => r.name)).toEqual(spellings.map((r) => r.name))
+        const atApp = Object.values(s.stats().requests).reduce((n, k) => n + k, 0)
+        const secret = secretOf(s)
+        const sessionLeaks = [run.stdout, run.stderr].join("\n").split(secret).length - 1 +
+          other.seen.filter((headers) => JSON.stringify(headers).includes(secret)).length
+        expect([atApp, other.seen.length, sessionLeaks]).toEqual([0, 0, 0])
+        routeRows.push({
+          order: at,
+          protocol,
+          command: "cleanup",
+          spelling: `each of the ${spellings.length}`,
+          routes: spellings.length,
+          refused: refused.length,
+          code: run.code,
+          atApp,
+          elsewhere: other.seen.length,
+          sessionLeaks
+        })
+      } finally {
+        await other.close()
+      }
+    })
+})
+
+const renderRouteTable = (all: ReadonlyArray<RouteRow>): string => {
+  const sorted = [...all].sort((a, b) => a.order - b.order)
+  const sum = (f: (r: RouteRow) => number) => sorted.reduce((n, r) => n + f(r), 0)
+  const line = (cells: ReadonlyArray<string | number | null>) => `| ${cells.join(" | ")} |`
+  const columns = [
+    "protocol",
+    "command",
+    "spelling",
+    "routes spelled",
+    "refused (JSON path or case named)",
+    "exit",
+    "requests at the app",
+    "requests at the other origin",
+    "session leaks"
+  ]
+  return [
+    "### Catalog routes that would leave the app",
+    "",
+    line(columns),
+    line(columns.map(() => "---")).replace(/ /g, ""),
+    ...sorted.map((r) =>
+      line([
+        r.protocol,
+        r.command,
+        r.command === "cleanup" ? r.spelling : `\`${r.spelling}\``,
+        r.routes,
+        r.refused,
+        r.code,
+        r.atApp,
+        r.elsewhere,
+        r.sessionLeaks
+      ])
+    ),
+    "",
+    `Totals: ${sorted.length} runs, ${sum((r) => r.routes)} routes spelled, ${sum((r) => r.refused)} refused, ` +
+    `${sum((r) => r.atApp)} requests at the app, ${sum((r) => r.elsewhere)} at the other origin, ` +
+    `${sum((r) => r.sessionLeaks)} session leaks.`,
+    ""
+  ].join("\n")
 }

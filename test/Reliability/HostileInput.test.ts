@@ -7,16 +7,22 @@
  * stack trace and nothing that looks like a pass; a broken recording fails its case, naming the file
  * and the path. Values in recordings that try to start lines of their own (line breaks, bidi and
  * format characters, workflow commands, forged case lines) are shown escaped, and huge or countless
- * ones keep every report small.
+ * ones keep every report small. A route the catalog gives, however it is spelled, is refused by
+ * `validate` exactly when the transport refuses it, and no request goes to another origin or out of
+ * the base URL's path.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { Effect, Either, FastCheck as fc, ManagedRuntime, Redacted } from "effect"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, posix } from "node:path"
+import { HttpLive } from "../../src/Runner/Http.js"
+import { makeTransport } from "../../src/Runner/Transport.js"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
 import { failingOnFixtures, passingOnFixtures } from "../support/golden.js"
 import { cliInProcess } from "../support/inProcess.js"
+import { listenOnLoopback } from "../support/loopback.js"
 import { untimed } from "../support/untimed.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
@@ -713,5 +719,108 @@ describe("a cookie that cannot go in a header is refused before anything is sent
       }),
       { numRuns: 50 }
     )
+  })
+})
+
+describe("generated route spellings never take a request off the app", () => {
+  /** A listener that records the target of every request, answering 404. */
+  const recording = async () => {
+    const seen: Array<string> = []
+    const listening = await listenOnLoopback(createServer((request, response) => {
+      seen.push(request.url ?? "")
+      response.writeHead(404).end()
+    }))
+    return { ...listening, seen }
+  }
+
+  /** Whether a request target is under `prefix` as a server may read it: decoded again and again, `\` a `/`, dots resolved. */
+  const underPrefix = (target: string, prefix: string): boolean => {
+    let path = target.replace(/\?.*$/s, "")
+    for (let i = 0; i < 4; i++) {
+      path = path.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    }
+    return posix.normalize(path.replace(/\\/g, "/")).startsWith(`${prefix}/`)
+  }
+
+  it("validate refuses an endpoint exactly when the transport does, and none reaches another host or leaves the base path", async () => {
+    const app = await recording()
+    const other = await recording()
+    const host = new URL(other.url).host
+    const runtime = ManagedRuntime.make(HttpLive)
+    const prefixes = ["", "/app"] as const
+    const transports = await Promise.all(prefixes.map((prefix) =>
+      runtime.runPromise(makeTransport({
+        baseUrl: new URL(`${app.url}${prefix}/`),
+        auth: { header: "authorization", value: Redacted.make("Bearer s3cret") },
+        retries: 0
+      }))
+    ))
+    const catalog = read("cases/surfaces.json") as { surfaces: Record<string, Record<string, Json>> }
+    const file = join(scratch(), "surfaces.json")
+    const starts = fc.constantFrom(
+      "/",
+      "//",
+      "/\\",
+      "\\\\",
+      "/\t/",
+      "/\n/",
+      "/\r/",
+      "//user@",
+      "",
+      "/%2e%2e/",
+      "/./",
+      "/api/"
+    )
+    const pieces = fc.constantFrom(
+      "/",
+      "\\",
+      ".",
+      "..",
+      "%2e",
+      "%2E",
+      "%252e",
+      "%2f",
+      "%5C",
+      "?",
+      "#",
+      "@",
+      ":",
+      "\t",
+      "\n",
+      " ",
+      "%",
+      "api",
+      "{conversationId}"
+    )
+    const route = fc.tuple(starts, fc.boolean(), fc.array(pieces, { maxLength: 8 }))
+      .map(([start, named, rest]) => `${start}${named ? host : ""}${rest.join("")}`)
+      .filter((path) => path.trim() !== "")
+    try {
+      await fc.assert(
+        fc.asyncProperty(route, fc.constantFrom(0, 1), async (path, which) => {
+          const before = app.seen.length
+          catalog.surfaces["docs"]!["endpoint"] = path
+          writeFileSync(file, JSON.stringify(catalog))
+          const validated = await cli(["validate", "--surfaces", file])
+          const sent = await runtime.runPromise(
+            Effect.either(transports[which]!.send("ask", "POST", path, { body: { message: "hi" } }))
+          )
+          const reached = app.seen.slice(before)
+          expect(other.seen).toEqual([])
+          expect(reached.filter((target) => !underPrefix(target, prefixes[which]!))).toEqual([])
+          // The one check: what validate accepts is sent, once; what it refuses, the transport refuses.
+          expect([validated.code, reached.length]).toEqual(validated.code === 0 ? [0, 1] : [2, 0])
+          if (Either.isLeft(sent)) expect(sent.left).toMatchObject({ _tag: "TurnError" })
+          if (Either.isLeft(sent)) {
+            expect(sent.left.reason).toMatch(/^ask: refused the path ".*": it .*; no request is made$/s)
+          }
+          if (validated.code !== 0) expect(validated.stderr).toContain(": $.surfaces.docs.endpoint: expected a path")
+        }),
+        { numRuns: 200 }
+      )
+    } finally {
+      await runtime.dispose()
+      await Promise.all([app.close(), other.close()])
+    }
   })
 })
