@@ -3,7 +3,8 @@
  * The `turn-eval` bin: the CLI on Node. SIGINT, SIGTERM and SIGHUP (a closed terminal or SSH session)
  * interrupt the run, so every case's scope closes (in-flight conversations are deleted) before the
  * process exits with 130, 143 or 129; a second signal quits at once, saying what it leaves for
- * `cleanup`.
+ * `cleanup`. Whatever the end, the process exits only once standard output and standard error have
+ * passed on all that was written to them.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Exit, type Fiber } from "effect"
@@ -17,6 +18,35 @@ type Stop = keyof typeof signalCodes
 process.stdout.on("error", () => undefined)
 process.stderr.on("error", () => undefined)
 
+const quitFlushMs = 2_000
+// Whether the process is ending (a signal then quits at once), and whether within `quitFlushMs`.
+let ending = false
+let quitting = false
+
+/**
+ * Ends the process with `code` once standard output and standard error have passed on all that was
+ * written to them. A pipe takes writes asynchronously, and `process.exit` drops what its reader has
+ * not yet taken: a slow reader (`| tee log`, a CI log collector) would lose the scorecard's end. A
+ * normal end waits as long as the reader takes, as any program writing to a pipe does; a quit at once
+ * waits at most `quitFlushMs`, so a reader that never reads cannot hold it, and a further signal while
+ * it waits exits there and then.
+ */
+const exitFlushed = (code: number, bounded = false) => {
+  process.exitCode = code
+  if (quitting) process.exit()
+  ending = true
+  quitting = bounded
+  // A write's callback runs once everything before it has been handed on, or the stream has failed.
+  const flushed = (stream: NodeJS.WriteStream) =>
+    new Promise<void>((resolve) => {
+      if (stream.destroyed || stream.writableLength === 0) return resolve()
+      stream.once("close", resolve)
+      stream.write("", () => resolve())
+    })
+  // The code is the last one set: a quit at once while a command's end drains exits with the signal's.
+  void Promise.all([flushed(process.stdout), flushed(process.stderr)]).then(() => process.exit())
+  if (bounded) setTimeout(() => process.exit(), quitFlushMs).unref()
+}
 // The command runs once its module has loaded; a signal before that finds nothing started.
 let fiber: Fiber.RuntimeFiber<number, unknown> | undefined
 
@@ -24,7 +54,7 @@ const words: Record<Stop, string> = { SIGINT: "interrupted", SIGTERM: "terminate
 
 let stoppedBy: Stop | undefined
 const stop = (signal: Stop) => {
-  if (stoppedBy !== undefined) {
+  if (stoppedBy !== undefined || ending) {
     const open = openConversations()
     if (open.length > 0) {
       const lines = open.map(({ baseUrl, count }) =>
@@ -34,12 +64,12 @@ const stop = (signal: Stop) => {
       )
       process.stderr.write(`${lines.join("\n")}\n`)
     }
-    process.exit(signalCodes[signal])
+    return exitFlushed(signalCodes[signal], true)
   }
   stoppedBy = signal
   if (fiber === undefined) {
     process.stderr.write(`\n${words[signal]}\n`)
-    process.exit(signalCodes[signal])
+    return exitFlushed(signalCodes[signal])
   }
   process.stderr.write(`\n${words[signal]}: cleaning up (send it again to quit at once)\n`)
   fiber.unsafeInterruptAsFork(fiber.id())
@@ -51,7 +81,10 @@ process.on("SIGHUP", () => stop("SIGHUP"))
 // The handlers are in place before the command tree loads (most of the bin's start-up), so a signal
 // during start-up ends the process with its code rather than killing it before any handler runs.
 const { main } = await import("./Cli.js")
-fiber = Effect.runFork(main(process.argv).pipe(Effect.provide(NodeContext.layer)))
-fiber.addObserver((exit) => {
-  process.exit(stoppedBy !== undefined ? signalCodes[stoppedBy] : Exit.isSuccess(exit) ? exit.value : 70)
-})
+// A signal during start-up is ending the process (its output may still be draining): nothing starts.
+if (!ending) {
+  fiber = Effect.runFork(main(process.argv).pipe(Effect.provide(NodeContext.layer)))
+  fiber.addObserver((exit) => {
+    exitFlushed(stoppedBy !== undefined ? signalCodes[stoppedBy] : Exit.isSuccess(exit) ? exit.value : 70)
+  })
+}
