@@ -44,12 +44,32 @@ export interface ResolvedEvidence {
   readonly proposalTools: ReadonlyArray<string>
 }
 
-/** A citation pattern compiled as it is applied (global), or why it cannot be. */
+/** The flags a citation pattern is applied with: every match, in Unicode. */
+const citationFlags = "gu"
+
+/**
+ * A citation pattern compiled by the engine that applies it (V8's, with the flags it is applied with),
+ * or why that engine refuses it. V8 compiles a pattern when it is first used, separately for text of
+ * one-byte and two-byte characters and again once it is used more, and some refusals ("Regular
+ * expression too large") come only then: each is used here on both kinds of text, twice, so that the
+ * refusal comes now rather than in the middle of a run.
+ */
 const compileCitationPattern = (source: string): RegExp | string => {
   try {
-    return new RegExp(source, "gu")
+    const regex = new RegExp(source, citationFlags)
+    for (const text of ["", "", "\u0100", "\u0100"]) {
+      regex.lastIndex = 0
+      regex.test(text)
+    }
+    regex.lastIndex = 0
+    return regex
   } catch (error) {
-    return error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : String(error)
+    // The engine's reason, without the pattern it quotes (a pattern may be a megabyte).
+    const message = error instanceof Error ? error.message : String(error)
+    const quoting = `Invalid regular expression: /${source}/${citationFlags}: `
+    return message.startsWith(quoting)
+      ? message.slice(quoting.length)
+      : message.replace(/^Invalid regular expression: /, "")
   }
 }
 
