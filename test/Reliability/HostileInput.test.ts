@@ -106,7 +106,7 @@ interface Kind {
 }
 
 interface Mutation {
-  readonly kind: "retype" | "remove" | "add" | "duplicate" | "truncate"
+  readonly kind: "retype" | "remove" | "add" | "duplicate" | "truncate" | "pattern"
   readonly text: string
   readonly note: string
 }
@@ -203,6 +203,34 @@ const casesKind: Kind = {
     ["calls-at-most", "no-repeated-calls"].includes(get(document, [...p.slice(0, -1), "kind"]) as string)
 }
 
+/**
+ * Citation patterns V8, which applies them, refuses: some at once, some only when it first applies
+ * them (a pattern too large, whatever its syntax).
+ */
+const refusedPatterns: ReadonlyArray<readonly [pattern: string, note: string]> = [
+  ["x".repeat(1_048_576), "1 MiB of x"],
+  ["x".repeat(40_000), "40,000 x"],
+  [`(${"x".repeat(300_000)}`, "an unclosed group of 300,000 x"],
+  ["[z-a]", "a range out of order"],
+  ["x{2,1}", "a repeat out of order"],
+  ["\\k<none>", "a reference to no group"],
+  ["(?<a>x)(?<a>y)", "a group name twice"]
+]
+
+/** A catalog whose surface has, in its `evidence` or `otel` block, a citation pattern V8 refuses. */
+const refusedCitationPatterns = (catalog: Json): fc.Arbitrary<Mutation> =>
+  fc.tuple(
+    fc.constantFrom(...Object.keys((catalog as { surfaces: Record<string, Json> }).surfaces)),
+    fc.constantFrom("evidence", "otel"),
+    fc.constantFrom(...refusedPatterns)
+  ).map(([surface, block, [pattern, note]]) =>
+    mutation(
+      "pattern",
+      JSON.stringify(set(catalog, ["surfaces", surface, block], { citationPattern: pattern })),
+      `surfaces.${surface}.${block}.citationPattern := ${note}`
+    )
+  )
+
 const runs = { numRuns: 150 }
 
 /** The keys a trace requires, in a recording and in a results file's kept turn alike. */
@@ -245,7 +273,7 @@ describe("malformed files the suite owns end in exit 2 with the file and the JSO
       freeForm: () => false
     }
     await fc.assert(
-      fc.asyncProperty(mutations(catalog, kind), async (mutation) => {
+      fc.asyncProperty(fc.oneof(mutations(catalog, kind), refusedCitationPatterns(catalog)), async (mutation) => {
         writeFileSync(file, mutation.text)
         expectRejected(await cli(["validate", "--surfaces", file]), file, mutation.note)
       }),
