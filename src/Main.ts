@@ -57,11 +57,21 @@ const stop = (signal: Stop) => {
   if (stoppedBy !== undefined || ending) {
     const open = openConversations()
     if (open.length > 0) {
-      const lines = open.map(({ baseUrl, count }) =>
-        `quitting at once: ${count} conversation${count === 1 ? "" : "s"} still open at ${baseUrl} ${
-          count === 1 ? "is" : "are"
-        } kept in the journal; \`${programName} cleanup --base-url ${baseUrl}\` deletes them`
-      )
+      const plural = (n: number) => `${n} conversation${n === 1 ? "" : "s"}`
+      const lines = open.map(({ baseUrl, count, opening }) => {
+        const cleanup = `\`${programName} cleanup --base-url ${baseUrl}\``
+        const kept = `${plural(count)} still open at ${baseUrl} ${count === 1 ? "is" : "are"} kept in the journal`
+        if (opening === 0) return `quitting at once: ${kept}; ${cleanup} deletes them`
+        // Threads being created: the app may hold each, and the journal holds the intent that finds it.
+        const maybe = `${opening === 1 ? "it" : "they"} may be left, and the journal can find ${
+          opening === 1 ? "it" : "them"
+        }`
+        return count === 0
+          ? `quitting at once: ${
+            plural(opening)
+          } being opened at ${baseUrl}: ${maybe}; ${cleanup} finds and deletes them`
+          : `quitting at once: ${kept}, and ${opening} more being opened: ${maybe}; ${cleanup} finds and deletes them`
+      })
       process.stderr.write(`${lines.join("\n")}\n`)
     }
     return exitFlushed(signalCodes[signal], true)

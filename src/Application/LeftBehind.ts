@@ -52,9 +52,11 @@ export const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, bas
     if (unknown.length > 0) {
       yield* Console.error(
         [
-          `${
-            plural(unknown.length, "case")
-          } may have left a conversation the run never learned of; look in the app's account:`,
+          `${plural(unknown.length, "case")} may have left a conversation the run never learned of; ${
+            baseUrl !== undefined && unknown.every((c) => c.findable === true)
+              ? `\`${cleanupCommand(baseUrl)}\` searches the app for ${unknown.length === 1 ? "it" : "them"}`
+              : "look in the app's account"
+          }:`,
           ...unknown.map((c) => `  ${c.caseId}: ${inert(c.reason)}`)
         ].join("\n")
       )
@@ -67,12 +69,26 @@ export const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, bas
  */
 export const noteLeftovers = (baseUrl: URL, auth: Auth) =>
   Effect.gen(function*() {
-    const { leftovers, otherSessions } = yield* readJournal(baseUrl, sessionOf(auth))
-    if (leftovers.length > 0) {
+    const { leftovers, openings, otherSessions } = yield* readJournal(baseUrl, sessionOf(auth))
+    const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
+    const at = `in this account at ${inert(baseUrl.href)}`
+    // Conversations being opened when a run ended, their ids never learned: the app may hold each.
+    const opening = `${
+      leftovers.length > 0 ? `${openings.length} more` : plural(openings.length, "conversation")
+    } they were opening when they ended`
+    if (leftovers.length > 0 && openings.length === 0) {
       yield* Console.error(
-        `note: earlier runs left ${leftovers.length} conversation${
-          leftovers.length === 1 ? "" : "s"
-        } undeleted in this account at ${inert(baseUrl.href)}; \`${cleanupCommand(baseUrl)}\` deletes them`
+        `note: earlier runs left ${plural(leftovers.length, "conversation")} undeleted ${at}; \`${
+          cleanupCommand(baseUrl)
+        }\` deletes them`
+      )
+    } else if (openings.length > 0) {
+      yield* Console.error(
+        `note: earlier runs ${
+          leftovers.length === 0
+            ? `may have left ${opening}, ${at}`
+            : `left ${plural(leftovers.length, "conversation")} undeleted ${at}, and may have left ${opening}`
+        }; \`${cleanupCommand(baseUrl)}\` finds and deletes them`
       )
     } else if (otherSessions > 0) {
       yield* Console.error(

@@ -297,6 +297,10 @@ const withCaseText = (cases: ReadonlyArray<Case>, results: ReadonlyArray<CaseRes
 
 /** Hints for the reasons a run may obtain no turn at all. */
 const hints: ReadonlyArray<readonly [RegExp, string]> = [
+  [
+    /TLS failed \((ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_HTTP_REQUEST|ERR_SSL_PACKET_LENGTH_TOO_LONG|EPROTO)\)/,
+    "the app speaks http, not https?"
+  ],
   [/connection refused|host not found|TLS/, "is the dev server running, and the URL right?"],
   [/^no recorded turn: /, "is --fixtures the folder of the recorded turns?"],
   [/HTTP 404/, "are the routes right (\"routes\" in the catalog)?"]

@@ -10,6 +10,12 @@
  * never written, and a file name tells nothing of the URL. A conversation is appended (and fsync'd)
  * before the run relies on its id, and marked gone when its delete succeeds; the file is removed when
  * the run ends with nothing left in it. `eval cleanup` deletes what dead runs left.
+ *
+ * A conversation the app names only in its answer (a LangGraph thread) is journalled twice: the intent
+ * to open one (`opening`), before the request, and its id once known (an `open` naming the intent), or
+ * the intent `settled` when the answer shows nothing was opened. The app is asked to tag it with the
+ * file's random `run` key, so an intent a kill left unresolved is resolved by searching the app for
+ * conversations tagged with that key.
  */
 import { Effect, Either, Redacted, type Scope } from "effect"
 import { createHash, randomBytes } from "node:crypto"
@@ -51,10 +57,30 @@ export interface Leftover {
   readonly file: string
 }
 
+/**
+ * A conversation an earlier run was opening when it ended, whose id it never learned: the app may hold
+ * one, tagged with the run's key, that a search through `searchRoute` finds.
+ */
+export interface Opening {
+  /** The intent's own id in the journal. */
+  readonly intent: string
+  /** The run's random key, which the app was asked to tag the conversation with. */
+  readonly run: string
+  readonly caseId: string
+  /** The route that finds the run's conversations, and the delete route template of what it finds. */
+  readonly searchRoute: string
+  readonly deleteRoute: string
+  readonly pid: number
+  readonly started: string
+  readonly file: string
+}
+
 /** What the journal holds for one base URL and session. */
 export interface JournalContents {
   /** Conversations of runs that no longer run. */
   readonly leftovers: ReadonlyArray<Leftover>
+  /** Conversations runs that no longer run were opening when they ended, their ids never learned. */
+  readonly openings: ReadonlyArray<Opening>
   /** How many conversations runs still running hold, and their processes. */
   readonly inUse: { readonly count: number; readonly pids: ReadonlyArray<number> }
   /** Conversations other sessions left at the same base URL (they need that session to be deleted). */
@@ -63,13 +89,29 @@ export interface JournalContents {
 
 /** A run's journal: what it opened and has not yet deleted. */
 export interface Journal {
+  /** The run's random key: what a conversation is tagged with in the app, so that a search finds it. */
+  readonly run: string
   /**
    * Records a conversation before the run relies on its id, with the route that deletes it when that is
-   * not the run's default (surfaces of other protocols delete elsewhere); written through to the disk.
+   * not the run's default (surfaces of other protocols delete elsewhere), and the intent it resolves
+   * (`opening`'s answer), if any; written through to the disk.
    */
-  readonly opened: (caseId: string, conversationId: string, deleteRoute?: string) => Effect.Effect<void>
+  readonly opened: (
+    caseId: string,
+    conversationId: string,
+    deleteRoute?: string,
+    intent?: string
+  ) => Effect.Effect<void>
   /** Marks a conversation deleted (or found gone). */
   readonly gone: (conversationId: string) => Effect.Effect<void>
+  /**
+   * Records, before the request is sent, that a case is opening a conversation whose id only the
+   * app's answer will tell, and the routes that find (by the run's key) and delete it; written through
+   * to the disk. Gives the intent's id, for `opened` or `settled`.
+   */
+  readonly opening: (caseId: string, searchRoute: string, deleteRoute: string) => Effect.Effect<string>
+  /** Marks an intent resolved with nothing opened: the app's answer shows it made no conversation. */
+  readonly settled: (intent: string) => Effect.Effect<void>
 }
 
 const saltFile = (folder: string) => join(folder, "salt")
@@ -123,6 +165,10 @@ const folders = (folder: string, saltText: string, baseUrl: URL, session: Redact
 const readFile = (file: string) => {
   let header: { pid: number; started: string; deleteRoute: string } | undefined
   const open = new Map<string, { readonly caseId: string; readonly deleteRoute: string | undefined }>()
+  const openings = new Map<
+    string,
+    { readonly run: string; readonly caseId: string; readonly searchRoute: string; readonly deleteRoute: string }
+  >()
   // A file that cannot be read as the suite reads any input (a regular file, within the limit) is not ours.
   const text = Either.getOrUndefined(readTextSync(file))
   if (text === undefined) return undefined
@@ -146,12 +192,29 @@ const readFile = (file: string) => {
         caseId: typeof e["case"] === "string" ? e["case"] : "",
         deleteRoute: typeof e["delete"] === "string" ? e["delete"] : undefined
       })
+      if (typeof e["opening"] === "string") openings.delete(e["opening"])
     } else if (typeof e["gone"] === "string") {
       open.delete(e["gone"])
+    } else if (
+      typeof e["opening"] === "string" && typeof e["run"] === "string" && typeof e["search"] === "string" &&
+      typeof e["delete"] === "string"
+    ) {
+      openings.set(e["opening"], {
+        run: e["run"],
+        caseId: typeof e["case"] === "string" ? e["case"] : "",
+        searchRoute: e["search"],
+        deleteRoute: e["delete"]
+      })
+    } else if (typeof e["settled"] === "string") {
+      openings.delete(e["settled"])
     }
   }
-  return header === undefined ? undefined : { ...header, open }
+  return header === undefined ? undefined : { ...header, open, openings }
 }
+
+/** What a journal file still holds: conversations open, and intents unresolved. */
+const held = (read: { readonly open: ReadonlyMap<string, unknown>; readonly openings: ReadonlyMap<string, unknown> }) =>
+  read.open.size + read.openings.size
 
 const filesIn = (folder: string): ReadonlyArray<string> => {
   try {
@@ -180,11 +243,12 @@ export const readJournal = (
   folder: string = stateFolder()
 ): Effect.Effect<JournalContents> =>
   Effect.sync(() => {
-    const none: JournalContents = { leftovers: [], inUse: { count: 0, pids: [] }, otherSessions: 0 }
+    const none: JournalContents = { leftovers: [], openings: [], inUse: { count: 0, pids: [] }, otherSessions: 0 }
     const saltText = salt(folder, false)
     if (saltText === undefined) return none
     const where = folders(folder, saltText, baseUrl, session)
     const leftovers: Array<Leftover> = []
+    const openings: Array<Opening> = []
     const pids = new Set<number>()
     let inUse = 0
     let otherSessions = 0
@@ -193,18 +257,21 @@ export const readJournal = (
         const read = readFile(file)
         if (read === undefined) continue
         const alive = isAlive(read.pid)
-        if (read.open.size === 0 && !alive) {
+        if (held(read) === 0 && !alive) {
           rmSync(file, { force: true })
           continue
         }
         if (session !== where.session) {
-          if (!alive) otherSessions += read.open.size
+          if (!alive) otherSessions += held(read)
           continue
         }
         if (alive) {
-          inUse += read.open.size
-          if (read.open.size > 0) pids.add(read.pid)
+          inUse += held(read)
+          if (held(read) > 0) pids.add(read.pid)
           continue
+        }
+        for (const [intent, opening] of read.openings) {
+          openings.push({ intent, ...opening, pid: read.pid, started: read.started, file })
         }
         for (const [conversationId, { caseId, deleteRoute }] of read.open) {
           leftovers.push({
@@ -218,7 +285,7 @@ export const readJournal = (
         }
       }
     }
-    return { leftovers, inUse: { count: inUse, pids: [...pids] }, otherSessions }
+    return { leftovers, openings, inUse: { count: inUse, pids: [...pids] }, otherSessions }
   })
 
 /** Appends a line to a journal file, written through to the disk when `sync`. */
@@ -232,29 +299,92 @@ const appendLine = (file: string, entry: object, sync: boolean): void => {
   }
 }
 
+/**
+ * Appends lines to journal files of earlier runs, each through to the disk when `sync`; a file left
+ * holding nothing is removed. Whether each file was written.
+ */
+const appendTo = (lines: ReadonlyArray<{ readonly file: string; readonly entry: object }>, sync: boolean) => {
+  const byFile = new Map<string, Array<object>>()
+  for (const l of lines) byFile.set(l.file, [...(byFile.get(l.file) ?? []), l.entry])
+  const written = new Set<string>()
+  for (const [file, entries] of byFile) {
+    try {
+      // A run killed mid-write may have left its last line unfinished: the marks start on a line of their own.
+      if (!readFileSync(file, "utf8").endsWith("\n")) appendFileSync(file, "\n")
+      for (const [i, entry] of entries.entries()) appendLine(file, entry, sync && i === entries.length - 1)
+      written.add(file)
+      const read = readFile(file)
+      if (read !== undefined && held(read) === 0) rmSync(file, { force: true })
+    } catch {
+      // The next cleanup finds them again, and a delete of a gone conversation is answered 404.
+    }
+  }
+  return written
+}
+
 /** Marks leftovers of an earlier run gone (after `eval cleanup` deleted them); a file left empty is removed. */
 export const markGone = (leftovers: ReadonlyArray<Leftover>): Effect.Effect<void> =>
   Effect.sync(() => {
-    const byFile = new Map<string, Array<string>>()
-    for (const l of leftovers) byFile.set(l.file, [...(byFile.get(l.file) ?? []), l.conversationId])
-    for (const [file, ids] of byFile) {
-      try {
-        // A run killed mid-write may have left its last line unfinished: the marks start on a line of their own.
-        if (!readFileSync(file, "utf8").endsWith("\n")) appendFileSync(file, "\n")
-        for (const id of ids) appendLine(file, { gone: id }, false)
-        if (readFile(file)?.open.size === 0) rmSync(file, { force: true })
-      } catch {
-        // The next cleanup finds them again, and a delete of a gone conversation is answered 404.
-      }
-    }
+    appendTo(leftovers.map((l) => ({ file: l.file, entry: { gone: l.conversationId } })), false)
   })
 
-/** Conversations open in this process's journals right now, by base URL: what a quit at once leaves. */
-const openNow = new Map<string, Set<string>>()
+/** A conversation a search found for an earlier run's intents: its id, and the case the app says it was for. */
+export interface Found {
+  readonly conversationId: string
+  readonly caseId: string
+}
 
-/** The base URLs and counts of conversations this process has open now (for a quit at once). */
-export const openConversations = (): ReadonlyArray<{ readonly baseUrl: string; readonly count: number }> =>
-  [...openNow].filter(([, ids]) => ids.size > 0).map(([baseUrl, ids]) => ({ baseUrl, count: ids.size }))
+/**
+ * Resolves an earlier run's intents once a search has found the conversations they opened: each found
+ * one is journalled as the run's (so that one whose delete fails stays for the next cleanup), written
+ * through to the disk, and the intents marked settled. The leftovers to delete, or none when the
+ * journal could not be written (the intents stay, for the next cleanup to search again).
+ */
+export const adoptFound = (
+  openings: ReadonlyArray<Opening>,
+  found: ReadonlyArray<Found>
+): Effect.Effect<ReadonlyArray<Leftover>> =>
+  Effect.sync(() => {
+    const first = openings[0]
+    if (first === undefined) return []
+    const at = new Date().toISOString()
+    const lines = [
+      ...found.map((f) => ({
+        file: first.file,
+        entry: { open: f.conversationId, case: f.caseId, at, delete: first.deleteRoute }
+      })),
+      ...openings.map((o) => ({ file: o.file, entry: { settled: o.intent } }))
+    ]
+    const written = appendTo(lines, true)
+    if (!openings.every((o) => written.has(o.file))) return []
+    return found.map((f) => ({
+      conversationId: f.conversationId,
+      caseId: f.caseId,
+      deleteRoute: first.deleteRoute,
+      pid: first.pid,
+      started: first.started,
+      file: first.file
+    }))
+  })
+
+/**
+ * Conversations open in this process's journals right now, and intents unresolved, by base URL: what
+ * a quit at once leaves.
+ */
+const openNow = new Map<string, { readonly open: Set<string>; readonly opening: Set<string> }>()
+
+/**
+ * The base URLs, and the counts of conversations this process has open now and of those it is opening
+ * whose ids it does not know yet (for a quit at once).
+ */
+export const openConversations = (): ReadonlyArray<
+  { readonly baseUrl: string; readonly count: number; readonly opening: number }
+> =>
+  [...openNow].filter(([, now]) => now.open.size + now.opening.size > 0).map(([baseUrl, now]) => ({
+    baseUrl,
+    count: now.open.size,
+    opening: now.opening.size
+  }))
 
 /**
  * Opens this run's journal for a base URL and session, in the scope: the file is made on the first
@@ -274,7 +404,9 @@ export const openJournal = (options: {
     const folder = options.folder ?? stateFolder()
     const shownUrl = urlText(options.baseUrl)
     const open = new Set<string>()
-    openNow.set(shownUrl, open)
+    const opening = new Set<string>()
+    openNow.set(shownUrl, { open, opening })
+    const run = randomBytes(16).toString("hex")
     let broken = false
     const fail = (error: unknown) => {
       if (broken) return
@@ -301,7 +433,8 @@ export const openJournal = (options: {
               baseUrl: shownUrl,
               pid: process.pid,
               started: new Date().toISOString(),
-              delete: options.deleteRoute
+              delete: options.deleteRoute,
+              run
             })
           }\n`
         )
@@ -344,25 +477,49 @@ export const openJournal = (options: {
       )
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
-        if (open.size === 0) openNow.delete(shownUrl)
+        const empty = open.size + opening.size === 0
+        if (empty) openNow.delete(shownUrl)
         const target = await made
         if (target === undefined) return
         await target.handle.close().catch(() => undefined)
-        if (open.size === 0) rmSync(target.name, { force: true })
+        if (empty) rmSync(target.name, { force: true })
       })
     )
     return {
-      opened: (caseId, conversationId, deleteRoute) =>
+      run,
+      opened: (caseId, conversationId, deleteRoute, intent) =>
         Effect.zipRight(
-          Effect.sync(() => open.add(conversationId)),
+          Effect.sync(() => {
+            open.add(conversationId)
+            if (intent !== undefined) opening.delete(intent)
+          }),
           append({
             open: conversationId,
             case: caseId,
             at: new Date().toISOString(),
-            ...(deleteRoute === undefined || deleteRoute === options.deleteRoute ? {} : { delete: deleteRoute })
+            ...(deleteRoute === undefined || deleteRoute === options.deleteRoute ? {} : { delete: deleteRoute }),
+            ...(intent === undefined ? {} : { opening: intent })
           }, true)
         ),
       gone: (conversationId) =>
-        Effect.zipRight(Effect.sync(() => open.delete(conversationId)), append({ gone: conversationId }, false))
+        Effect.zipRight(Effect.sync(() => open.delete(conversationId)), append({ gone: conversationId }, false)),
+      opening: (caseId, searchRoute, deleteRoute) =>
+        Effect.suspend(() => {
+          const intent = randomBytes(8).toString("hex")
+          opening.add(intent)
+          return Effect.as(
+            append({
+              opening: intent,
+              run,
+              case: caseId,
+              at: new Date().toISOString(),
+              search: searchRoute,
+              delete: deleteRoute
+            }, true),
+            intent
+          )
+        }),
+      settled: (intent) =>
+        Effect.zipRight(Effect.sync(() => opening.delete(intent)), append({ settled: intent }, false))
     }
   })

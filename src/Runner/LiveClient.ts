@@ -35,6 +35,7 @@ import {
   quoteId,
   refusedPath,
   type RouteName,
+  safeRetry,
   showDuration,
   timedOut
 } from "./Transport.js"
@@ -90,6 +91,8 @@ export interface LeftConversation {
 export interface MaybeLeft {
   readonly caseId: string
   readonly reason: string
+  /** The journal holds its intent, tagged with the run's key: `eval cleanup` searches the app for it. */
+  readonly findable?: boolean
 }
 
 /** The conversations a live run left behind, and the cases that may have left one it cannot name. */
@@ -167,6 +170,10 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
     const journal = config.journal
     const base = routeBaseOf(config.baseUrl)
     const refusals = new WeakMap<Surface, TurnError | null>()
+    // Set once an ask found the app unreachable (which stops the run): asks cut short then may have reached nothing.
+    let unreachable = false
+    // The run's key, which the app is asked to tag what it opens with: the journal's, so that a search finds it.
+    const run = journal?.run ?? crypto.randomUUID().replaceAll("-", "")
     // The deletes under way. A case hands its conversations over and is done: its delete does not
     // hold the next case back. `settled` waits for every one, and `leftBehind` waits for it.
     const deleting = new Set<Fiber.RuntimeFiber<void>>()
@@ -223,7 +230,13 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         })
       )
 
-    /** Notes a conversation (`where` says how it was named): journalled when safe, refused otherwise. */
+    /** Whether conversations are journalled: a journal is kept, and they are not kept in the account on request. */
+    const journalling = journal !== undefined && !config.keep
+
+    /**
+     * Notes a conversation (`where` says how it was named): journalled when safe, refused otherwise. The
+     * intent it resolves, if any, is resolved with it.
+     */
     const named = (testCase: Case, state: AskState, deleteRoute: string | null, id: string, where: string) =>
       Effect.gen(function*() {
         const problem = idProblem(id)
@@ -240,13 +253,15 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         if (deleteRoute === null) return
         const opened = yield* Ref.get(state.opened)
         if (opened.includes(id)) return
+        const intent = Option.getOrUndefined(yield* Ref.get(state.intent))
         // Journalled and noted as one step: an interruption between the two would leave the id
         // journalled but never deleted.
         yield* Effect.uninterruptible(
-          Effect.zipRight(
-            journal !== undefined && !config.keep ? journal.opened(testCase.id, id, deleteRoute) : Effect.void,
+          Effect.all([
+            journalling ? journal.opened(testCase.id, id, deleteRoute, intent) : Effect.void,
+            Ref.set(state.intent, Option.none()),
             Ref.update(state.opened, (all) => all.includes(id) ? all : [...all, id])
-          )
+          ], { discard: true })
         )
       })
 
@@ -302,7 +317,9 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           phase: Ref.unsafeMake<AskPhase>("waiting"),
           unsure: Ref.unsafeMake<Option.Option<string>>(Option.none()),
           retrying: Ref.unsafeMake<Option.Option<string>>(Option.none()),
-          stopping: Deferred.unsafeMake<void>(parent.id())
+          stopping: Deferred.unsafeMake<void>(parent.id()),
+          reached: Ref.unsafeMake(false),
+          intent: Ref.unsafeMake<Option.Option<string>>(Option.none())
         }
         const askUrl = transport.urlOf(surface.endpoint ?? "").href
         // Where the case is: the route, and the request it is making, which every failure names; a request
@@ -328,9 +345,25 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
             Effect.uninterruptible(
               Effect.zipRight(
                 Ref.update(state.opened, (all) => all.filter((o) => o !== id)),
-                journal !== undefined && !config.keep ? journal.gone(id) : Effect.void
+                journalling ? journal.gone(id) : Effect.void
               )
             ),
+          run,
+          opening: (searchRoute) =>
+            !journalling || deleteRoute === null
+              ? Effect.void
+              : Effect.uninterruptible(
+                Effect.flatMap(
+                  journal.opening(testCase.id, searchRoute, deleteRoute),
+                  (intent) => Ref.set(state.intent, Option.some(intent))
+                )
+              ),
+          settle: Effect.uninterruptible(
+            Effect.flatMap(
+              Ref.getAndSet(state.intent, Option.none()),
+              (intent) => Option.isSome(intent) && journalling ? journal.settled(intent.value) : Effect.void
+            )
+          ),
           at: (route, method, path, retrying) =>
             Effect.sync(() => (stage = {
               route,
@@ -347,6 +380,12 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
               ? outcome.value
               : Effect.flatMap(Ref.get(stage.retrying ?? state.retrying), (why) =>
                 Effect.fail(timedOut(stage.route, config.timeout, why)))).pipe(
+              Effect.tapErrorTag("RunStopped", (error) =>
+                Effect.sync(() => {
+                  if (error.reason === "unreachable") {
+                    unreachable = true
+                  }
+                })),
               // Every route error names its request (method and URL, never the session).
               Effect.catchTag("TurnError", (error) =>
                 Effect.fail(
@@ -365,7 +404,10 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                 const grace = Math.min(Duration.toMillis(askGrace), deadline - Date.now())
                 // An app that keeps no conversations (no delete route) can hold none: there is nothing to wait for.
                 const mayOpen = inFlight && deleteRoute !== null
-                if ((yield* Ref.get(state.opened)).length === 0 && mayOpen) {
+                // Before the run has reached the app, an ask still sending waits as well: its own failure
+                // says whether it reached the app, and an app never reached (a TLS failure) opened nothing.
+                const unproven = unreachable && !transport.connected() && !(yield* Ref.get(state.reached))
+                if (((yield* Ref.get(state.opened)).length === 0 || unproven) && mayOpen) {
                   yield* awaitWithin(fiber, grace)
                 }
                 const cut = fiber.unsafePoll()
@@ -390,10 +432,13 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
               }
               const unsure = yield* Ref.get(state.unsure)
               if (deleteRoute !== null && opened.length === 0 && refused.length === 0 && Option.isSome(unsure)) {
+                // The journal still holds the intent: a search by the run's key finds the conversation.
+                const findable = journalling && Option.isSome(yield* Ref.get(state.intent))
                 unknown.push({
                   caseId: testCase.id,
                   reason:
-                    `the ask (POST ${askUrl}) ${unsure.value} before naming its conversation: the app may hold one`
+                    `the ask (${stage.request}) ${unsure.value} before naming its conversation: the app may hold one`,
+                  ...(findable ? { findable } : {})
                 })
               }
               if (opened.length === 0) {
@@ -422,6 +467,29 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         )
       },
       get: (route: Route, path: string) => transport.get(route, path, config.timeout),
+      post: (route, path, body) => {
+        const retrying = Ref.unsafeMake<Option.Option<string>>(Option.none())
+        const read = Effect.flatMap(
+          transport.send(route, "POST", path, { body }),
+          ({ headers, response, status }) =>
+            response === undefined
+              ? Effect.succeed({ status, headers, text: "" })
+              : Effect.map(transport.readText(route, response), (text) => ({ status, headers, text }))
+        )
+        return transport.withRetries(route, safeRetry, read, true, retrying).pipe(
+          Effect.flatMap((answered) => transport.requireOk(route, answered)),
+          Effect.map(({ text }) => text),
+          Effect.timeout(config.timeout),
+          Effect.catchTag(
+            "TimeoutException",
+            () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut(route, config.timeout, why)))
+          ),
+          Effect.catchTag(
+            "TurnError",
+            (error) => Effect.fail(new TurnError({ reason: `${error.reason} — POST ${transport.urlOf(path).href}` }))
+          )
+        )
+      },
       deleteConversation,
       settled,
       leftBehind: Effect.zipRight(
@@ -440,6 +508,11 @@ export interface Live {
   readonly withTurn: <A>(testCase: Case, surface: Surface, use: (turn: Turn) => A) => Effect.Effect<A, Failure>
   /** Reads a route's body as text, bounded by the timeout: for commands that read without asking. */
   readonly get: (route: Route, path: string) => Effect.Effect<string, Failure>
+  /**
+   * Posts a JSON body to a route that only reads (a search) and gives the answer's body as text, retried
+   * as a read is, bounded by the timeout; a failure names the request.
+   */
+  readonly post: (route: RouteName, path: string, body: unknown) => Effect.Effect<string, Failure>
   /** Deletes a conversation through a delete route template; never fails but for a rejected session. */
   readonly deleteConversation: (template: string, conversationId: string) => Effect.Effect<Deleted, RunStopped>
   /** Waits for every delete under way (each bounded by the delete timeout). */

@@ -73,7 +73,12 @@ export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
   override get message(): string {
     return this.reason === "session-rejected"
       ? "session rejected: sign in again"
-      : `cannot reach the app at ${this.url ?? "its URL"}: ${this.why ?? "no connection"} — is the dev server running?`
+      : `cannot reach the app at ${this.url ?? "its URL"}: ${this.why ?? "no connection"} — ${
+        // A TLS handshake answered by plain HTTP: the app runs, but on http.
+        /^TLS failed \((ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_HTTP_REQUEST|ERR_SSL_PACKET_LENGTH_TOO_LONG|EPROTO)\)/
+            .test(this.why ?? "")
+          ? "the app speaks http, not https?"
+          : "is the dev server running?"}`
   }
 }
 

@@ -14,7 +14,7 @@ import { inert } from "../../Schema/Inert.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Surface } from "../../Schema/Surface.js"
 import { type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
-import { type Answered, failure, isWebPage, type RouteName, webPage } from "../Transport.js"
+import { type Answered, type Failure, failure, isWebPage, type RouteName, webPage } from "../Transport.js"
 import {
   type Asking,
   fillTemplate,
@@ -380,18 +380,43 @@ const refuseWebPage = (
     ? Effect.fail(webPage(route, answered.status, asking.transport.urlOf(path).href))
     : Effect.void
 
+/** The metadata key naming the run a thread was opened by (its random key, never the session). */
+export const runMetadataKey = "turn_eval_run"
+
+/** The metadata key naming the case a thread was opened for. */
+export const caseMetadataKey = "turn_eval_case"
+
+/** The metadata a thread is opened with: the run's key and the case, so that a search finds it. */
+export const threadMetadata = (run: string, caseId: string): Record<string, string> => ({
+  [runMetadataKey]: run,
+  [caseMetadataKey]: caseId
+})
+
+/** The route that searches a surface's threads (`POST /threads/search`). */
+export const threadSearchRoute = (surface: Surface): string => `${threadsOf(surface)}/search`
+
 /**
- * Opens the thread; the thread id is noted the moment it is known. The request is not retried after a
- * connection that may have reached the server: that could open a second thread.
+ * Opens the thread, tagged with the run's key; the thread id is noted the moment it is known. The
+ * intent is journalled before the request, so a run killed before the answer leaves the thread
+ * findable; an answer that shows no thread was made (refused, 4xx) resolves it. The request is not
+ * retried after a connection that may have reached the server: that could open a second thread.
  */
 const openThread = (asking: Asking) =>
   Effect.gen(function*() {
     const { at, named, state, transport } = asking
     const path = threadsOf(asking.surface)
     yield* at("thread", "POST", path)
-    const sent = yield* postQuestion(asking, "thread", path, { body: {} })
+    yield* asking.opening(threadSearchRoute(asking.surface))
+    const body = { metadata: threadMetadata(asking.run, asking.testCase.id) }
+    const sent = yield* postQuestion(asking, "thread", path, { body }).pipe(
+      // A request that never reached the server (or whose session it rejected) opened nothing.
+      Effect.tapError(() =>
+        Effect.flatMap(Ref.get(state.unsure), (unsure) => Option.isNone(unsure) ? asking.settle : Effect.void)
+      )
+    )
     if (sent.response === undefined) {
       if (sent.status >= 500) yield* Ref.set(state.unsure, Option.some(`was answered HTTP ${sent.status}`))
+      else yield* asking.settle
       return yield* failure("thread", `HTTP ${sent.status}`)
     }
     yield* Ref.set(state.phase, "reading")
@@ -401,7 +426,8 @@ const openThread = (asking: Asking) =>
     )
     yield* refuseWebPage(asking, "thread", path, sent, text)
     const thread = yield* transport.decodeBody("thread", text, OpenedThread)
-    yield* named(thread.thread_id, "POST /threads")
+    // A refused id is reported as not deleted: the intent is resolved by that report.
+    yield* named(thread.thread_id, "POST /threads").pipe(Effect.tapError(() => asking.settle))
     yield* Ref.set(state.unsure, Option.none())
     return thread.thread_id
   }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
@@ -459,4 +485,53 @@ export const langGraphProtocol: LiveProtocol = {
         onRight: Effect.succeed
       })
     })
+}
+
+/** A thread a search found tagged with a run's key: its id, and the case its metadata names. */
+export interface RunThread {
+  readonly conversationId: string
+  readonly caseId: string
+}
+
+const searchPage = 100
+const maxSearchPages = 50
+
+/**
+ * The threads tagged with a run's key, found through `POST /threads/search` with `{"metadata": {…}}`,
+ * page by page. A thread is taken only when its own metadata names the run: a server that ignored the
+ * filter answers other threads of the account, and those are never the run's to delete.
+ */
+export const findRunThreads = (
+  post: (path: string, body: unknown) => Effect.Effect<string, Failure>,
+  searchRoute: string,
+  run: string
+): Effect.Effect<ReadonlyArray<RunThread>, Failure> => {
+  const found = new Map<string, RunThread>()
+  const page = (n: number): Effect.Effect<ReadonlyArray<RunThread>, Failure> =>
+    Effect.flatMap(
+      post(searchRoute, { metadata: { [runMetadataKey]: run }, limit: searchPage, offset: n * searchPage }),
+      (text) => {
+        let threads: unknown
+        try {
+          threads = JSON.parse(text)
+        } catch {
+          return Effect.fail(failure("thread", "search: not JSON"))
+        }
+        if (!Array.isArray(threads)) return Effect.fail(failure("thread", "search: expected a list of threads"))
+        for (const thread of threads) {
+          if (!isRecord(thread) || typeof thread["thread_id"] !== "string") continue
+          const metadata = thread["metadata"]
+          if (!isRecord(metadata) || metadata[runMetadataKey] !== run) continue
+          const caseId = metadata[caseMetadataKey]
+          found.set(thread["thread_id"], {
+            conversationId: thread["thread_id"],
+            caseId: typeof caseId === "string" ? caseId : ""
+          })
+        }
+        return threads.length < searchPage || n + 1 >= maxSearchPages
+          ? Effect.succeed([...found.values()])
+          : page(n + 1)
+      }
+    )
+  return Effect.suspend(() => page(0))
 }

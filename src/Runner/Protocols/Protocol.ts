@@ -46,6 +46,10 @@ export interface AskState {
   readonly retrying: Ref.Ref<Option.Option<string>>
   /** Completed when the case is cut short: a retry still sleeping then stops at once. */
   readonly stopping: Deferred.Deferred<void>
+  /** Whether the ask's request reached the app: it answered, or broke off once connected. */
+  readonly reached: Ref.Ref<boolean>
+  /** The journal's intent of the conversation being opened, whose id the app's answer will tell. */
+  readonly intent: Ref.Ref<Option.Option<string>>
 }
 
 /** Everything a protocol needs to ask one case's question and obtain its turn. */
@@ -68,6 +72,16 @@ export interface Asking {
    * opened it (the session was rejected, or the app was never reached): nothing is left to delete.
    */
   readonly forget: (id: string) => Effect.Effect<void>
+  /** The run's random key, which the app is asked to tag a conversation with (never the session). */
+  readonly run: string
+  /**
+   * Journals, before the request that opens a conversation the app will name, the intent to open one
+   * and the route that finds the run's conversations: a run killed before the answer leaves it to
+   * `eval cleanup`'s search. `named` resolves it; `settle` when the answer shows nothing was opened.
+   */
+  readonly opening: (searchRoute: string) => Effect.Effect<void>
+  /** Resolves the intent with nothing opened. */
+  readonly settle: Effect.Effect<void>
   /**
    * Says which request the case is making: every failure from now names it (method and URL), and a
    * timeout what `retrying` (default `state.retrying`) says that request was retrying.
@@ -124,10 +138,15 @@ export const postQuestion = (
 ): Effect.Effect<Sent, Failure> => {
   const { state, transport } = asking
   const attempt = Effect.zipRight(Ref.set(state.phase, "sending"), transport.send(route, "POST", path, options)).pipe(
-    Effect.tap((sent) => sent.response === undefined ? answered(sent) : Effect.void),
+    Effect.tap((sent) =>
+      Effect.zipRight(Ref.set(state.reached, true), sent.response === undefined ? answered(sent) : Effect.void)
+    ),
     Effect.tapError((error) =>
       error._tag === "TransportFailure" && error.reached
-        ? Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
+        ? Effect.zipRight(
+          Ref.set(state.reached, true),
+          Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
+        )
         : Effect.void
     ),
     Effect.catchTag(

@@ -51,12 +51,16 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
 
 /**
  * Asks in a conversation the run names itself: the id is journalled before the question is sent, so it
- * is deleted whatever happens next — unless the app rejected the session or was never reached, when it
- * opened nothing and the id is taken back.
+ * is deleted whatever happens next — unless the app rejected the session or the ask's request never
+ * reached it (refused, a TLS failure), when it opened nothing and the id is taken back.
  */
 export const askInGenerated = <A>(asking: Asking, id: string, what: string, ask: Effect.Effect<A, Failure>) =>
   Effect.gen(function*() {
     yield* asking.named(id, `the ${what} the run generated`)
     yield* Ref.set(asking.state.unsure, Option.none())
-    return yield* Effect.tapErrorTag(ask, "RunStopped", () => asking.forget(id))
+    return yield* Effect.tapError(ask, (error) =>
+      Effect.flatMap(
+        Ref.get(asking.state.reached),
+        (reached) => error._tag === "RunStopped" || !reached ? asking.forget(id) : Effect.void
+      ))
   })

@@ -154,12 +154,21 @@ const statusOf = (turn: AssistantTurn | undefined): "idle" | "interrupted" | "er
     ? "interrupted"
     : "idle"
 
-/** When a thread was created and last ran, and which assistant ran on it. */
+/** When a thread was created and last ran, which assistant ran on it, and the metadata it was created with. */
 interface ThreadTimes {
   readonly createdAt: string
   updatedAt: string
   assistantId?: string
+  readonly metadata: Readonly<Record<string, unknown>>
 }
+
+/** Whether `subset`'s keys all hold the same values in `superset`, objects compared key by key, as the server's search does. */
+const contains = (superset: unknown, subset: Readonly<Record<string, unknown>>): boolean =>
+  isRecord(superset) &&
+  Object.entries(subset).every(([key, value]) =>
+    superset[key] !== undefined && superset[key] !== null &&
+    (isRecord(value) && isRecord(superset[key]) ? contains(superset[key], value) : superset[key] === value)
+  )
 
 const assistantOf = (s: ServedSurface) => s.surface.assistantId ?? s.name
 
@@ -172,6 +181,7 @@ export const make: MakeWire = (context) => {
   const root = context.prefix
   if (own.length === 0) return { route: () => undefined, serves: [] }
   const create = templateMatcher(root, "/threads")
+  const search = templateMatcher(root, "/threads/search")
   const wait = templateMatcher(root, "/threads/{conversationId}/runs/wait")
   const thread = templateMatcher(root, "/threads/{conversationId}")
   const state = templateMatcher(root, "/threads/{conversationId}/state")
@@ -180,6 +190,15 @@ export const make: MakeWire = (context) => {
     if (method === "POST" && create(target) !== undefined) {
       return () =>
         store.guard(request, response, "ask", (account) => createThread(store, times, request, response, account))
+    }
+    if (method === "POST" && search(target) !== undefined) {
+      return () =>
+        store.guard(
+          request,
+          response,
+          "conversation",
+          (account) => searchThreads(store, times, request, response, account)
+        )
     }
     const waited = method === "POST" ? wait(target) : undefined
     if (waited !== undefined) {
@@ -214,7 +233,8 @@ export const make: MakeWire = (context) => {
         [...assistants].map(([id, s]) => id === s.name ? s.name : `${id} (${s.name})`).join(", ")
       } (LangGraph Server)`,
       `GET ${root}/threads/{thread_id}, GET ${root}/threads/{thread_id}/state, DELETE ${root}/threads/{thread_id}  ` +
-      "a thread, its state, delete it"
+      "a thread, its state, delete it",
+      `POST ${root}/threads/search  the account's threads whose metadata holds {"metadata": {…}}`
     ]
   }
 }
@@ -230,13 +250,14 @@ const threadBody = (
 ) => {
   const at = times.get(thread.id)
   const base = { thread_id: threadId, created_at: at?.createdAt, updated_at: at?.updatedAt }
-  if (thread.turnId === "") return { ...base, metadata: {}, status: "idle", config: {} }
+  if (thread.turnId === "") return { ...base, metadata: { ...at?.metadata }, status: "idle", config: {} }
   const turn = store.turnOf(thread)
   const interrupts = interruptOf(turn)
   const taskId = uuid5(`${thread.turnId}/task`)
   return {
     ...base,
-    metadata: { graph_id: at?.assistantId, assistant_id: uuid5(at?.assistantId ?? "") },
+    // A run adds its graph and assistant to what the thread was created with, as the server does.
+    metadata: { ...at?.metadata, graph_id: at?.assistantId, assistant_id: uuid5(at?.assistantId ?? "") },
     status: statusOf(turn),
     config: { configurable: {} },
     values: { messages: threadMessages(turn, thread.question, thread.turnId) },
@@ -346,6 +367,10 @@ const createThread = async (
     if (keep) return sendJson(response, 200, threadBody(store, times, mine))
     return sendText(response, 409, "Thread already exists")
   }
+  const metadata = isRecord(body) ? body["metadata"] : undefined
+  if (metadata !== undefined && metadata !== null && !isRecord(metadata)) {
+    return sendJson(response, 422, { error: "metadata: expected an object" })
+  }
   // A thread's creation carries no question: of the ask's faults it takes only `id`, the thread named by another id.
   const fault = store.faultFor("ask", undefined, (f) => f.kind === "id")
   if (store.atCap(account)) {
@@ -353,8 +378,37 @@ const createThread = async (
   }
   const thread = store.openAs(account, "langgraph", asked ?? randomUUID())
   const now = new Date().toISOString()
-  times.set(thread.id, { createdAt: now, updatedAt: now })
+  times.set(thread.id, { createdAt: now, updatedAt: now, metadata: isRecord(metadata) ? metadata : {} })
   return sendJson(response, 200, threadBody(store, times, thread, fault?.kind === "id" ? fault.id : thread.id))
+}
+
+/**
+ * `POST /threads/search`: the account's threads whose metadata holds the body's `metadata`, newest
+ * first, `limit` (default 10, at most 1000) from `offset`, as the server answers them.
+ */
+const searchThreads = async (
+  store: Store,
+  times: ReadonlyMap<string, ThreadTimes>,
+  request: IncomingMessage,
+  response: ServerResponse,
+  account: string
+) => {
+  const body = await readJson(request)
+  const query = isRecord(body) ? body : {}
+  const metadata = query["metadata"]
+  const limit = query["limit"] ?? 10
+  const offset = query["offset"] ?? 0
+  if (
+    (metadata !== undefined && !isRecord(metadata)) || !Number.isInteger(limit) || (limit as number) < 1 ||
+    (limit as number) > 1000 || !Number.isInteger(offset) || (offset as number) < 0
+  ) {
+    return sendJson(response, 422, { error: "expected {\"metadata\"?: {…}, \"limit\"?: 1–1000, \"offset\"?: n}" })
+  }
+  const threads = store.conversationsOf(account).filter((c) => c.protocol === "langgraph")
+    .map((c) => threadBody(store, times, c))
+    .filter((t) => metadata === undefined || contains(t.metadata, metadata))
+    .sort((a, b) => (b.created_at ?? "").localeCompare(a.created_at ?? ""))
+  return sendJson(response, 200, threads.slice(offset as number, (offset as number) + (limit as number)))
 }
 
 /** The question a run's input asks: its last human message's text. */

@@ -1,0 +1,168 @@
+/**
+ * Threads being opened when a run quits are found, through the real CLI over real HTTP: a LangGraph
+ * `POST /threads` whose answer never comes (the server made the thread) is journalled as an intent
+ * before the request, the thread carries the run's key in its metadata, and after kill -9 or a second
+ * Ctrl-C the next run and the quit say how many may be left and `eval cleanup` finds each through
+ * `POST /threads/search` and deletes it — never a thread of the account that names no run of its
+ * journal. And an `https://` URL against an http app journals nothing and says so.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { StandIn } from "../../src/StandIn/Server.js"
+import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
+import { startHoldingProxy } from "../support/holdingProxy.js"
+import {
+  headerSignInOf,
+  type ProtocolSet,
+  sessionEnv,
+  surfacesArgs,
+  withProtocolStandIn
+} from "../support/protocols.js"
+
+const scratch = () => mkdtempSync(join(tmpdir(), "eval-lost-threads-"))
+const until = async (condition: () => boolean) => {
+  const deadline = Date.now() + 20_000
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting")
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+const journalText = (state: string) =>
+  readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
+    .map((e) => readFileSync(join(e.parentPath, e.name), "utf8")).join("")
+
+/** Whether a request creates a thread. */
+const isCreate = (method: string, path: string) => method === "POST" && /\/threads$/.test(path)
+
+/** How many threads are being created at once. */
+const inFlight = 8
+
+/** A live run whose thread creations reach the app (it makes each thread) but whose answers never come back. */
+const creating = async (s: StandIn, p: ProtocolSet, state: string) => {
+  const proxy = await startHoldingProxy(s.url, isCreate)
+  const env = { ...sessionEnv(s, headerSignInOf.langgraph), XDG_STATE_HOME: state }
+  const cli = startCli(
+    ["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", `${inFlight}`, "--timeout", "60"],
+    { env }
+  )
+  await until(() => proxy.held() >= inFlight)
+  return { proxy, cli, env }
+}
+
+/** A thread of the account that no run opened: cleanup must leave it. */
+const usersOwnThread = async (s: StandIn, env: NodeJS.ProcessEnv) => {
+  const [name, value] = env["EVAL_AUTH_HEADER"]!.split(": ")
+  const answer = await fetch(`${s.url}/threads`, {
+    method: "POST",
+    headers: { "content-type": "application/json", [name!]: value! },
+    body: JSON.stringify({ metadata: { turn_eval_run: "someone-else", owner: "me" } })
+  })
+  return ((await answer.json()) as { thread_id: string }).thread_id
+}
+
+describe("threads being opened when the run quits", () => {
+  it("after kill -9, the next run says how many may be left, and cleanup finds each by search and deletes it", () =>
+    withProtocolStandIn("langgraph", {}, async (s, p) => {
+      const state = scratch()
+      const { cli, env, proxy } = await creating(s, p, state)
+      try {
+        cli.signal("SIGKILL")
+        expect((await cli.done).code).toBe(null)
+        const lost = s.conversations().map((c) => c.id).sort()
+        expect(lost).toHaveLength(inFlight)
+        // Each creation carried the run's key, never the session.
+        const bodies = proxy.seen().filter((r) => isCreate(r.method, r.path)).map((r) => JSON.parse(r.body))
+        const runs = new Set(bodies.map((b: { metadata: { turn_eval_run: string } }) => b.metadata.turn_eval_run))
+        expect(runs.size).toBe(1)
+        expect(journalText(state)).toContain([...runs][0])
+        const mine = await usersOwnThread(s, env)
+
+        proxy.setHold(() => false)
+        const url = `${proxy.url}/`
+        const next = await evalCliAsync(["run", "--base-url", proxy.url, ...surfacesArgs(p), "--filter", "smoke"], {
+          env
+        })
+        expect(next.stderr.split("\n")[0]).toBe(
+          `note: earlier runs may have left ${inFlight} conversations they were opening when they ended, in this ` +
+            `account at ${url}; \`turn-eval cleanup --base-url ${url}\` finds and deletes them`
+        )
+
+        const cleanup = await evalCliAsync(["cleanup", "--base-url", proxy.url], { env })
+        expect([cleanup.code, cleanup.stderr]).toEqual([0, ""])
+        expect(cleanup.stdout).toMatch(
+          new RegExp(
+            `^searched POST ${proxy.url}/threads/search for the ${inFlight} threads process \\d+ was opening: found ${inFlight}$`,
+            "m"
+          )
+        )
+        const reported = [...cleanup.stdout.matchAll(/^deleted +(\S+) +\S+ \(found by search, opened by process \d+/gm)]
+        expect(reported.map((m) => m[1]).sort()).toEqual(lost)
+        expect(cleanup.stdout).toContain(
+          `${inFlight} conversations cleaned up at ${url} (${inFlight} of the ${inFlight} found by search); ` +
+            "the journal holds none of this session now"
+        )
+        // The account's own thread, tagged with no run of this journal, is left alone.
+        expect(s.conversations().map((c) => c.id)).toEqual([mine])
+        expect(journalText(state)).toBe("")
+
+        const again = await evalCliAsync(["cleanup", "--base-url", proxy.url], { env })
+        expect(again.stdout).toContain("nothing to clean up")
+      } finally {
+        await proxy.close()
+      }
+    }))
+
+  it("a second Ctrl-C says how many threads being opened may be left; cleanup finds and deletes them", () =>
+    withProtocolStandIn("langgraph", {}, async (s, p) => {
+      const state = scratch()
+      const { cli, env, proxy } = await creating(s, p, state)
+      try {
+        cli.signal("SIGINT")
+        // The first Ctrl-C's cleanup gives each creation in flight a grace to answer: the second comes within it.
+        await until(() => cli.stderr().includes("cleaning up"))
+        cli.signal("SIGINT")
+        const run = await cli.done
+        expect(run.code).toBe(130)
+        const url = `${proxy.url}/`
+        expect(run.stderr).toContain(
+          `quitting at once: ${inFlight} conversations being opened at ${url}: they may be left, and the journal ` +
+            `can find them; \`turn-eval cleanup --base-url ${url}\` finds and deletes them`
+        )
+        expect(run.stderr).not.toMatch(stackFrame)
+        expect(s.conversations()).toHaveLength(inFlight)
+        proxy.setHold(() => false)
+        const cleanup = await evalCliAsync(["cleanup", "--base-url", proxy.url], { env })
+        expect(cleanup.code).toBe(0)
+        expect([...cleanup.stdout.matchAll(/^deleted /gm)]).toHaveLength(inFlight)
+        expect(s.conversations()).toEqual([])
+      } finally {
+        await proxy.close()
+      }
+    }))
+})
+
+describe("https:// against an app that speaks http", () => {
+  for (const protocol of ["ai-sdk", "langgraph"] as const) {
+    it(`${protocol}: journals nothing, says the app speaks http, and leaves cleanup nothing to do`, () =>
+      withProtocolStandIn(protocol, {}, async (s, p) => {
+        const state = scratch()
+        const env = { ...sessionEnv(s, headerSignInOf[protocol]), XDG_STATE_HOME: state }
+        const url = s.url.replace(/^http:/, "https:")
+        const run = await evalCliAsync(["run", "--base-url", url, ...surfacesArgs(p), "--concurrency", "4"], { env })
+        expect(run.code).toBe(2)
+        expect(run.notes).toMatch(
+          /^error: cannot reach the app at https:\S+: TLS failed \(ERR_SSL_WRONG_VERSION_NUMBER\) — the app speaks http, not https\?$/m
+        )
+        expect(run.notes).not.toContain("could not be deleted")
+        expect(run.notes).not.toContain("may have left")
+        expect(run.notes).not.toMatch(stackFrame)
+        expect(journalText(state)).toBe("")
+        const cleanup = await evalCliAsync(["cleanup", "--base-url", url], { env })
+        expect([cleanup.code, cleanup.stderr]).toEqual([0, ""])
+        expect(cleanup.stdout).toContain("nothing to clean up")
+        expect(s.stats()).toMatchObject({ created: 0 })
+      }))
+  }
+})
