@@ -110,14 +110,43 @@ export interface LiveProtocol {
   readonly deleteRoute: (surface: Surface, routes: Required<Routes>) => string | null
 }
 
+/** Where a serialised error object keeps its message, in the order they are tried. */
+const messagePaths: ReadonlyArray<ReadonlyArray<string>> = [["message"], ["cause", "message"], [
+  "details",
+  "errorMessage"
+]]
+
+/** The message of an error text that is a serialised error object (Mastra's `errorText`), if it holds one. */
+const jsonMessage = (text: string): string | undefined => {
+  const trimmed = text.trim()
+  if (!trimmed.startsWith("{")) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(trimmed)
+  } catch {
+    return undefined
+  }
+  for (const path of messagePaths) {
+    const found = path.reduce<unknown>(
+      (at, key) =>
+        typeof at === "object" && at !== null && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined,
+      value
+    )
+    if (typeof found === "string" && found.trim() !== "") return found
+  }
+  return undefined
+}
+
 /**
  * A tool's error as a fact shows it: the first line of the text a wire carries, without the `Error: `
  * that stringifying a JavaScript error puts before its message (the AI SDK 7's default and LangChain's
  * tool messages write it; the AI SDK 6 and AG-UI adapters send the message alone), so one failure reads
- * alike on every protocol. An error with no text is still an error.
+ * alike on every protocol. An error text that is a serialised error object (Mastra sends one) is read
+ * for its message: `message`, else `cause.message`, else `details.errorMessage`. An error with no text
+ * is still an error.
  */
 export const toolErrorText = (text: string): string => {
-  const line = text.split(/\r?\n/).map((l) => l.trim()).find((l) => l !== "") ?? ""
+  const line = (jsonMessage(text) ?? text).split(/\r?\n/).map((l) => l.trim()).find((l) => l !== "") ?? ""
   const message = line.replace(/^Error:\s*/, "")
   return message === "" ? "(no error text)" : message
 }
