@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { drafted } from "../Schema/Fields.js"
 import { errored } from "../Schema/Trace.js"
-import { distinct, fail, joinFacts, pass, shown } from "./Grader.js"
+import { distinct, fail, failedCall, joinFacts, pass } from "./Grader.js"
 import { defineKind, type Grade, withoutFields } from "./Kind.js"
 
 /** At least one tool ran without error. */
@@ -12,7 +12,7 @@ export const callsAnyTool: Grade<typeof CallsAnyTool.Type> = (_, { trace }) => {
   const calls = trace.toolExecutions
   if (calls.some((e) => !errored(e))) return pass
   if (calls.length === 0) return fail("no tool ran")
-  return fail(joinFacts(distinct(calls.map((e) => `${shown(e.tool)} errored: ${shown(e.error ?? "")}`))))
+  return fail(joinFacts(distinct(calls.map(failedCall))))
 }
 
 export const callsAnyToolKind = defineKind({

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { drafted, isNonBlank, NonBlankString } from "../Schema/Fields.js"
 import { listed } from "../Schema/Shown.js"
 import { errored } from "../Schema/Trace.js"
-import { distinct, fail, joinFacts, pass, shown } from "./Grader.js"
+import { distinct, fail, failedCall, joinFacts, pass, shown } from "./Grader.js"
 import { contains, shownJson } from "./Json.js"
 import { defineKind, type Grade, textArgument } from "./Kind.js"
 
@@ -42,7 +42,7 @@ export const callsTool: Grade<typeof CallsTool.Type> = (expectation, { trace }, 
     if (calls.length === 0) {
       return fail(`not called: ${shown(tool)}${ranInstead(trace.toolExecutions.map((e) => e.tool), surface.tools)}`)
     }
-    return fail(joinFacts(distinct(calls.map((e) => `${shown(tool)} errored: ${shown(e.error ?? "")}`))))
+    return fail(joinFacts(distinct(calls.map(failedCall))))
   }
   if (!("with" in expectation)) return pass
   const wanted = expectation.with
@@ -75,7 +75,8 @@ export const callsToolKind = defineKind({
       "`1` is not `\"1\"`); an execution with no input has input `null`",
     fact: "`not called: catalog` — and when tools the surface's `tools` do not list ran, " +
       "`not called: search_docs; ran instead: search_kb (not in the catalog)` — or each distinct error: " +
-      "`catalog errored: timeout`; with `with`, when a call succeeded: " +
+      "`catalog errored: timeout` (`catalog: no result on the wire` for a call the wire shows started and never " +
+      "resolved); with `with`, when a call succeeded: " +
       "`not called with {\"service\":\"search-api\"}: catalog ran 2× with {\"service\":\"payments\"}; {}` (the " +
       "successful calls counted, the inputs of the first 3 shown, each clipped)",
     brief: "the tool ran at least once without error (with an input containing `with`, when given)"

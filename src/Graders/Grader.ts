@@ -3,9 +3,9 @@
  * No I/O, no clock, no model: the same turn always grades the same.
  */
 import type { Expectation, ExpectationKind } from "../Schema/Case.js"
-import { listed } from "../Schema/Shown.js"
+import { listed, shown } from "../Schema/Shown.js"
 import type { Surface } from "../Schema/Surface.js"
-import type { Turn } from "../Schema/Trace.js"
+import { noResult, type ToolExecution, type Turn, unresolved } from "../Schema/Trace.js"
 
 export { shown } from "../Schema/Shown.js"
 
@@ -33,3 +33,9 @@ export const distinct = (values: Iterable<string>): ReadonlyArray<string> => [..
 
 /** Several offending facts joined the contract's way: the first 20, then how many more there are. */
 export const joinFacts = (facts: ReadonlyArray<string>): string => listed(facts, "; ")
+
+/** Why a call that did not succeed failed, as a fact names it: `lookup_order errored: timeout`, `lookup_order: no result on the wire`. */
+export const failedCall = (execution: ToolExecution): string =>
+  unresolved(execution) && !(typeof execution.error === "string" && execution.error.length > 0)
+    ? `${shown(execution.tool)}: ${noResult}`
+    : `${shown(execution.tool)} errored: ${shown(execution.error ?? "")}`

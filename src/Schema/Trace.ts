@@ -14,12 +14,16 @@ export const Citation = Schema.Struct({
 /** A citation in the answer. */
 export type Citation = typeof Citation.Type
 
-/** One execution of a tool; it errored when `error` is a non-empty string. */
+/**
+ * One execution of a tool; it errored when `error` is a non-empty string. `unresolved: true` marks a call
+ * the wire shows started but never resolved (no result, no error): an attempt, though nothing says how it ended.
+ */
 export const ToolExecution = Schema.Struct({
   tool: Schema.String,
   input: Schema.optionalWith(Schema.Unknown, { exact: true }),
   output: Schema.optionalWith(Schema.Unknown, { exact: true }),
   error: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  unresolved: Schema.optionalWith(Schema.Boolean, { exact: true }),
   durationMs: Schema.optionalWith(Schema.Number, { exact: true })
 })
 /** One execution of a tool. */
@@ -98,9 +102,18 @@ export const RecordedTurn = Schema.Struct({
 /** A recorded turn, one file per case. */
 export type RecordedTurn = typeof RecordedTurn.Type
 
-/** A tool execution errored when its `error` is a non-empty string. */
+/** A call the wire shows started and never resolved: an attempt with no result and no error. */
+export const unresolved = (execution: ToolExecution): boolean => execution.unresolved === true
+
+/** What a call's result was not shown for, as a fact names it. */
+export const noResult = "no result on the wire"
+
+/**
+ * A tool execution did not succeed when its `error` is a non-empty string, or when the wire never
+ * resolved it: either way nothing it returned can be taken as its result.
+ */
 export const errored = (execution: ToolExecution): boolean =>
-  typeof execution.error === "string" && execution.error.length > 0
+  (typeof execution.error === "string" && execution.error.length > 0) || unresolved(execution)
 
 /** A citation is surfaced when it matched a surfaced item by path or by quote. */
 export const surfaced = (citation: Citation): boolean => citation.match !== "unsurfaced"
@@ -120,6 +133,7 @@ const isCitation = (value: unknown): boolean =>
 const isToolExecution = (value: unknown): boolean =>
   isRecord(value) && typeof value["tool"] === "string" &&
   (!("error" in value) || value["error"] === null || typeof value["error"] === "string") &&
+  (!("unresolved" in value) || typeof value["unresolved"] === "boolean") &&
   (!("durationMs" in value) || typeof value["durationMs"] === "number")
 
 const isProposal = (value: unknown): boolean =>

@@ -26,6 +26,7 @@ const keptExecution = (e: ToolExecution): ToolExecution => ({
   ...("input" in e ? { input: keptValue(e.input) } : {}),
   ...("output" in e ? { output: keptValue(e.output) } : {}),
   ...(e.error === undefined ? {} : { error: e.error === null ? null : shown(e.error) }),
+  ...(e.unresolved === undefined ? {} : { unresolved: e.unresolved }),
   ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs })
 })
 

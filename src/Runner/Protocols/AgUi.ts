@@ -44,6 +44,12 @@ export const agUiRunInput = (question: string, ids: AgUiIds, template?: unknown)
     }
     : fillTemplate(template, { question, conversationId: ids.threadId, messageId: ids.messageId, runId: ids.runId })
 
+/** The frontend tools a run input declares (`tools[].name`): calls of these the client runs, not the app. */
+export const toolsOf = (input: unknown): ReadonlyArray<string> =>
+  isRecord(input) && Array.isArray(input["tools"])
+    ? input["tools"].flatMap((tool) => isRecord(tool) && typeof tool["name"] === "string" ? [tool["name"]] : [])
+    : []
+
 // ---------------------------------------------------------------------------------------------------
 // The events read, each checked for the fields read and nothing else
 
@@ -62,7 +68,7 @@ const Interrupt = Schema.Struct({
 type Interrupt = typeof Interrupt.Type
 
 const Outcome = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("success") }),
+  Schema.Struct({ type: Schema.Literal("success"), pendingToolCallIds: optional(Schema.Array(Id)) }),
   Schema.Struct({
     type: Schema.Literal("interrupt"),
     interrupts: Schema.Array(Interrupt).pipe(Schema.minItems(1, { message: () => "expected at least one interrupt" }))
@@ -218,12 +224,18 @@ const textOf = (run: Run, messageId: string, role: string | undefined): TextMess
 }
 
 const startCall = (run: Run, id: string, tool: string, at: number | undefined): Call => {
-  const known = run.calls.get(id)
-  if (known !== undefined) return known
   const call: Call = { tool, args: "", startedAt: at }
   run.calls.set(id, call)
   return call
 }
+
+/**
+ * Why a call id named again cannot be read: started again, or under another tool's name. @ag-ui/client
+ * folds such a start into the first call, renamed, so two calls — one maybe a gated tool that ran —
+ * would read as one; the reason names the id and both tools.
+ */
+const namedAgain = (id: string, known: Call, tool: string, again: boolean): string =>
+  `tool call ${quoted(id)} was ${again ? "started again" : "renamed"} (${quoted(known.tool)}, then ${quoted(tool)})`
 
 /** The messages a snapshot holds of this turn: those after its last user message. */
 const thisTurn = (messages: ReadonlyArray<SnapshotMessage>): ReadonlyArray<SnapshotMessage> => {
@@ -232,15 +244,20 @@ const thisTurn = (messages: ReadonlyArray<SnapshotMessage>): ReadonlyArray<Snaps
   return messages.slice(lastUser + 1)
 }
 
-/** A snapshot fills in what the stream did not carry: calls, results, the answer, and each result's error. */
-const readSnapshot = (run: Run, messages: ReadonlyArray<SnapshotMessage>, index: number): void => {
+/**
+ * A snapshot fills in what the stream did not carry: calls, results, the answer, and each result's
+ * error. A call it names under another tool than the stream did cannot be read.
+ */
+const readSnapshot = (run: Run, messages: ReadonlyArray<SnapshotMessage>, index: number): string | undefined => {
   const answers: Array<string> = []
   for (const message of thisTurn(messages)) {
     if (isAssistant(message)) {
       if (message.content !== undefined && message.content !== "") answers.push(message.content)
       for (const call of message.toolCalls ?? []) {
-        if (!run.calls.has(call.id)) {
-          startCall(run, call.id, call.function.name, undefined).args = call.function.arguments
+        const known = run.calls.get(call.id)
+        if (known === undefined) startCall(run, call.id, call.function.name, undefined).args = call.function.arguments
+        else if (known.tool !== call.function.name) {
+          return `event ${index} (MESSAGES_SNAPSHOT): ${namedAgain(call.id, known, call.function.name, false)}`
         }
       }
     } else if (isTool(message) && run.calls.has(message.toolCallId)) {
@@ -252,6 +269,7 @@ const readSnapshot = (run: Run, messages: ReadonlyArray<SnapshotMessage>, index:
     }
   }
   run.snapshotAnswer = answers.join("\n\n")
+  return undefined
 }
 
 /** Reads one event into the run; a problem when it refers to what the run does not hold. */
@@ -274,9 +292,14 @@ const readEvent = (run: Run, event: Event, index: number): string | undefined =>
       textOf(run, id, event.role).text += event.delta ?? ""
       return
     }
-    case "TOOL_CALL_START":
+    case "TOOL_CALL_START": {
+      const known = run.calls.get(event.toolCallId)
+      if (known !== undefined) {
+        return `event ${index} (TOOL_CALL_START): ${namedAgain(event.toolCallId, known, event.toolCallName, true)}`
+      }
       startCall(run, event.toolCallId, event.toolCallName, event.timestamp)
       return
+    }
     case "TOOL_CALL_ARGS": {
       const call = run.calls.get(event.toolCallId)
       if (call === undefined) {
@@ -292,6 +315,11 @@ const readEvent = (run: Run, event: Event, index: number): string | undefined =>
       if (known === undefined && event.toolCallName === undefined) {
         return `event ${index} (TOOL_CALL_CHUNK): the first chunk of tool call ${quoted(id)} names no toolCallName`
       }
+      // A chunk of a call already closed starts it again; one naming another tool renames it.
+      const again = known !== undefined && !(open?.kind === "tool" && open.id === id)
+      if (known !== undefined && (again || (event.toolCallName !== undefined && event.toolCallName !== known.tool))) {
+        return `event ${index} (TOOL_CALL_CHUNK): ${namedAgain(id, known, event.toolCallName ?? known.tool, again)}`
+      }
       run.open = { kind: "tool", id }
       const call = known ?? startCall(run, id, event.toolCallName!, event.timestamp)
       call.args += event.delta ?? ""
@@ -301,8 +329,7 @@ const readEvent = (run: Run, event: Event, index: number): string | undefined =>
       run.results.set(event.toolCallId, { content: event.content, at: event.timestamp, index })
       return
     case "MESSAGES_SNAPSHOT":
-      readSnapshot(run, event.messages, index)
-      return
+      return readSnapshot(run, event.messages, index)
     case "RUN_FINISHED":
       run.runId ??= event.runId
       run.ending = { kind: "finished", outcome: event.outcome, index, usage: event.usage }
@@ -346,16 +373,46 @@ const proposalOfInterrupts = (interrupts: ReadonlyArray<Interrupt>, run: Run): P
 }
 
 /**
- * The run's tool executions — each call that got a result, in the order the calls started — the items
- * their results surface (a result the snapshot marks as errored surfaces nothing), and the last of them.
+ * The proposal a run that finished leaves in the client's hands: the gated calls it waits for the client
+ * to run (frontend tools), the first one's call id as its id, each an action.
  */
-const executionsOf = (run: Run, identifierFields: ReadonlyArray<string>) => {
+const proposalOfWaits = (waits: ReadonlyArray<readonly [string, Call]>): Proposal | null => {
+  const first = waits[0]
+  if (first === undefined) return null
+  return {
+    id: first[0],
+    summary: waits.map(([, call]) => call.tool).join(", "),
+    status: "pending",
+    actions: waits.map(([toolCallId, call]) => ({
+      toolCallId,
+      tool: call.tool,
+      ...(call.args === "" ? {} : { input: parsed(call.args) })
+    }))
+  }
+}
+
+/**
+ * The run's tool executions — each call that got a result, and each the wire shows started and never
+ * resolved (an attempt: `unresolved`) unless it is one the run left waiting — in the order the calls
+ * started, the items their results surface (a result the snapshot marks as errored surfaces nothing),
+ * and the last call with a result.
+ */
+const executionsOf = (run: Run, identifierFields: ReadonlyArray<string>, waiting: ReadonlySet<string>) => {
   const executions: Array<ToolExecution> = []
   const surfaced = new Set<string>()
   let last: { readonly callId: string; readonly execution: ToolExecution } | undefined
   for (const [callId, call] of run.calls) {
     const result = run.results.get(callId)
-    if (result === undefined) continue
+    if (result === undefined) {
+      if (!waiting.has(callId)) {
+        executions.push({
+          tool: call.tool,
+          ...(call.args === "" ? {} : { input: parsed(call.args) }),
+          unresolved: true
+        })
+      }
+      continue
+    }
     const error = run.errors.get(callId)
     const durationMs = call.startedAt !== undefined && result.at !== undefined && result.at >= call.startedAt
       ? result.at - call.startedAt
@@ -385,7 +442,12 @@ const executionsOf = (run: Run, identifierFields: ReadonlyArray<string>) => {
  * skipped; one of a read type that is the wrong shape, or a stream that ends before `RUN_FINISHED` or
  * `RUN_ERROR`, cannot be read as a turn.
  */
-export const readAgUiEvents = (wire: ReadonlyArray<unknown>, context: ReadContext, runId?: string): Read => {
+export const readAgUiEvents = (
+  wire: ReadonlyArray<unknown>,
+  context: ReadContext,
+  runId?: string,
+  frontendTools: ReadonlyArray<string> = []
+): Read => {
   const run: Run = {
     runId: undefined,
     calls: new Map(),
@@ -421,24 +483,39 @@ export const readAgUiEvents = (wire: ReadonlyArray<unknown>, context: ReadContex
     }
   }
 
-  const { executions, surfaced, last } = executionsOf(run, context.evidence.identifierFields)
+  // Calls the run leaves waiting are no executions: those an interrupt names, and — in a run that
+  // finished — those the client is to run (frontend tools, and the outcome's `pendingToolCallIds`).
+  const outcome = ending.kind === "finished" ? ending.outcome : undefined
+  const interrupted = new Set(
+    outcome?.type === "interrupt" ? outcome.interrupts.flatMap((i) => i.toolCallId ?? []) : []
+  )
+  const pending = new Set(outcome?.type === "success" ? outcome.pendingToolCallIds ?? [] : [])
+  const clientSide = ending.kind === "finished"
+    ? [...run.calls].filter(([id, call]) =>
+      !run.results.has(id) && !interrupted.has(id) && (pending.has(id) || frontendTools.includes(call.tool))
+    )
+    : []
+  const waiting = new Set([...interrupted, ...clientSide.map(([id]) => id)])
+  const { executions, surfaced, last } = executionsOf(run, context.evidence.identifierFields, waiting)
   const streamed = [...run.texts.values()].filter((m) => m.role === "assistant" && m.text !== "").map((m) => m.text)
   const answer = streamed.length > 0 ? streamed.join("\n\n") : run.snapshotAnswer ?? ""
   const proposal = ending.kind === "error"
     ? null
     : ending.outcome?.type === "interrupt"
     ? proposalOfInterrupts(ending.outcome.interrupts, run)
+    : clientSide.some(([, call]) => context.gatedTools.includes(call.tool))
+    ? proposalOfWaits(clientSide.filter(([, call]) => context.gatedTools.includes(call.tool)))
     : last !== undefined && context.evidence.proposalTools.includes(last.execution.tool) && !errored(last.execution)
     ? proposalOfResult(last.callId, last.execution.output)
     : null
-  const outcome = ending.kind === "error" ? "error" : proposal !== null ? "awaiting-approval" : "answered"
+  const turnOutcome = ending.kind === "error" ? "error" : proposal !== null ? "awaiting-approval" : "answered"
   const usage = usageOf(ending.usage)
   return Either.right({
     answer,
     trace: {
       turnId: run.runId ?? runId ?? context.conversationId,
       surface: context.surface,
-      outcome,
+      outcome: turnOutcome,
       citations: matchCitations(answer, surfaced, context.evidence),
       toolExecutions: executions,
       proposal,
@@ -462,7 +539,7 @@ export const agUiProtocol: LiveProtocol = {
       const body = agUiRunInput(asking.testCase.question, ids, asking.surface.request?.body)
       const events = yield* askInGenerated(asking, ids.threadId, "thread id", askForEvents(asking, body))
       return yield* Either.match(
-        readAgUiEvents(events, { ...asking.context, conversationId: ids.threadId }, ids.runId),
+        readAgUiEvents(events.frames, { ...asking.context, conversationId: ids.threadId }, ids.runId, toolsOf(body)),
         {
           onLeft: (why) => Effect.fail(failure("ask", why)),
           onRight: Effect.succeed

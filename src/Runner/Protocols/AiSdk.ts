@@ -79,6 +79,7 @@ const optional = (kind: Kind): Field => ({ kind, optional: true })
 
 const shapes = {
   "start": { messageId: optional("string") },
+  "start-step": {},
   "text-delta": { id: required("string"), delta: required("string") },
   "text-end": { id: required("string"), citations: optional("array") },
   "error": { errorText: required("string") },
@@ -142,13 +143,20 @@ const statedCitation = (value: unknown): StatedCitation | undefined => {
 // ---------------------------------------------------------------------------------------------------
 // Reading: one pass over the chunks into what the turn is made of, then the turn.
 
-/** One tool call, by its `toolCallId`, as the stream tells it. */
+/** One tool call, as the stream tells it. */
 interface Call {
-  tool: string
+  readonly id: string
+  readonly tool: string
+  /** The step it was started in: a `toolCallId` names one call per step, as the library's own reader keys them. */
+  readonly step: number
+  /** Whether its input is whole (`tool-input-available` or `tool-input-error` came), not still streaming. */
+  inputDone: boolean
   input?: { readonly value: unknown }
   output?: { readonly value: unknown }
   error?: string
   denied: boolean
+  /** Whether an approval was asked for it: answered or not, the call then waits for no client. */
+  asked: boolean
   /** The approval the call waits for, while no response or output has come. */
   pendingApproval?: string
 }
@@ -157,9 +165,14 @@ interface Call {
 interface Gathered {
   messageId?: string
   readonly deltas: Array<string>
-  readonly calls: Map<string, Call>
+  /** Every call, in the order they started. */
+  readonly calls: Array<Call>
+  /** The latest call of each `toolCallId`: the one its output, error or approval is for. */
+  readonly latest: Map<string, Call>
+  /** The step the stream is in, counted by `start-step` chunks. */
+  step: number
   /** Approval ids, with the call each is for. */
-  readonly approvals: Map<string, string>
+  readonly approvals: Map<string, Call>
   readonly sources: Set<string>
   readonly stated: Array<StatedCitation>
   failed: boolean
@@ -169,23 +182,44 @@ interface Gathered {
 /** An error chunk says what failed; one with no text still failed. */
 const errorText = (text: unknown): string => toolErrorText(typeof text === "string" ? text : "")
 
+/**
+ * The call a `tool-input-*` chunk is part of: a new one, or the one its `toolCallId` started in this step
+ * whose input is still streaming. The same id in a later step is another call (providers number calls
+ * per step, `call_0` in each). A call started again in its step, or given another tool name, would make
+ * two calls one — the library's reader then keeps the first's place and the last's tool and input — so
+ * it is no turn: the reason names the id and both tools.
+ */
+const started = (state: Gathered, chunk: Chunk): Call | string => {
+  const id = chunk["toolCallId"] as string
+  const tool = chunk["toolName"] as string
+  const known = state.latest.get(id)
+  if (known !== undefined && known.step === state.step) {
+    const again = chunk.type === "tool-input-start" || known.inputDone
+    if (known.tool !== tool || again) {
+      return `tool call ${quoted(id)} was ${again ? "started again" : "renamed"} (${quoted(known.tool)}, then ${
+        quoted(tool)
+      })`
+    }
+    return known
+  }
+  const call: Call = { id, tool, step: state.step, inputDone: false, denied: false, asked: false }
+  state.calls.push(call)
+  state.latest.set(id, call)
+  return call
+}
+
 /** Takes one checked chunk into what is gathered; says why not when it names a call the stream never started. */
 const gather = (state: Gathered, chunk: Chunk): string | undefined => {
   const call = (): Call | string => {
     const id = chunk["toolCallId"] as string
-    return state.calls.get(id) ?? `tool call ${quoted(id)} was not started in this stream`
-  }
-  const start = (): Call => {
-    const id = chunk["toolCallId"] as string
-    const known = state.calls.get(id)
-    if (known !== undefined) return known
-    const started: Call = { tool: chunk["toolName"] as string, denied: false }
-    state.calls.set(id, started)
-    return started
+    return state.latest.get(id) ?? `tool call ${quoted(id)} was not started in this stream`
   }
   switch (chunk.type) {
     case "start":
       if (state.messageId === undefined && typeof chunk["messageId"] === "string") state.messageId = chunk["messageId"]
+      return
+    case "start-step":
+      state.step++
       return
     case "text-delta":
       state.deltas.push(chunk["delta"] as string)
@@ -208,16 +242,14 @@ const gather = (state: Gathered, chunk: Chunk): string | undefined => {
       state.ended = true
       return
     case "tool-input-start":
-      start()
-      return
     case "tool-input-available":
-      if ("input" in chunk) start().input = { value: chunk["input"] }
-      else start()
-      return
     case "tool-input-error": {
-      const started = start()
-      if ("input" in chunk) started.input = { value: chunk["input"] }
-      started.error = errorText(chunk["errorText"])
+      const found = started(state, chunk)
+      if (typeof found === "string") return found
+      if (chunk.type === "tool-input-start") return
+      found.inputDone = true
+      if ("input" in chunk) found.input = { value: chunk["input"] }
+      if (chunk.type === "tool-input-error") found.error = errorText(chunk["errorText"])
       return
     }
     case "tool-output-available":
@@ -235,7 +267,8 @@ const gather = (state: Gathered, chunk: Chunk): string | undefined => {
       const found = call()
       if (typeof found === "string") return found
       const approvalId = chunk["approvalId"] as string
-      state.approvals.set(approvalId, chunk["toolCallId"] as string)
+      state.approvals.set(approvalId, found)
+      found.asked = true
       // An automatic approval is decided in the same stream: nothing is left for a person.
       if (chunk["isAutomatic"] !== true && found.output === undefined && found.error === undefined && !found.denied) {
         found.pendingApproval = approvalId
@@ -244,11 +277,10 @@ const gather = (state: Gathered, chunk: Chunk): string | undefined => {
     }
     case "tool-approval-response": {
       const approvalId = chunk["approvalId"] as string
-      const callId = state.approvals.get(approvalId)
-      if (callId === undefined) return `approval ${quoted(approvalId)} was not requested in this stream`
-      const found = state.calls.get(callId)
+      const found = state.approvals.get(approvalId)
+      if (found === undefined) return `approval ${quoted(approvalId)} was not requested in this stream`
       // Answered either way, the call is read like any other (a denial is followed by `tool-output-denied`).
-      if (found?.pendingApproval === approvalId) delete found.pendingApproval
+      if (found.pendingApproval === approvalId) delete found.pendingApproval
       return
     }
     case "source-url":
@@ -260,27 +292,39 @@ const gather = (state: Gathered, chunk: Chunk): string | undefined => {
   }
 }
 
+/** A call the stream started and never resolved: no output, no error, no denial, no approval asked. */
+const unresolvedCall = (call: Call): boolean =>
+  call.pendingApproval === undefined && !call.denied && call.output === undefined && call.error === undefined
+
 /**
- * Whether a call is a tool execution: not one waiting for approval (that is the proposal), not one
- * denied (it did not run). A gated tool's call ran when it has an output, or an error (an attempt that
- * errored still counts against `never-calls`); one with neither is left to the client to confirm and run.
+ * Whether a call waits for the person at the end of the turn: one waiting for approval, or — in a turn
+ * that did not fail — a gated tool's call left unresolved with no approval asked, which the client is to
+ * confirm and run (a tool without `execute`, the AI SDK 5 way to ask a person). An approved call with no
+ * result is an attempt: it may have run.
  */
-const executed = (call: Call, gatedTools: ReadonlyArray<string>): boolean =>
-  call.pendingApproval === undefined && !call.denied &&
-  (!gatedTools.includes(call.tool) || call.output !== undefined || call.error !== undefined)
+const waits = (call: Call, gatedTools: ReadonlyArray<string>, failed: boolean): boolean =>
+  call.pendingApproval !== undefined ||
+  (!failed && !call.asked && unresolvedCall(call) && gatedTools.includes(call.tool))
 
 const execution = (call: Call): ToolExecution => ({
   tool: call.tool,
   ...(call.input === undefined ? {} : { input: call.input.value }),
-  ...(call.error !== undefined ? { error: call.error } : call.output === undefined ? {} : { output: call.output.value })
+  ...(call.error !== undefined
+    ? { error: call.error }
+    : call.output !== undefined
+    ? { output: call.output.value }
+    : { unresolved: true })
 })
 
-/** The proposal the calls still waiting for approval make: the first one's approval, every waiting call an action. */
+/**
+ * The proposal the waiting calls make: the first one's approval (its call id, for a call the client is
+ * to run), every waiting call an action.
+ */
 const proposalOf = (waiting: ReadonlyArray<Call>): Proposal | null => {
   const first = waiting[0]
-  if (first?.pendingApproval === undefined) return null
+  if (first === undefined) return null
   return {
-    id: first.pendingApproval,
+    id: first.pendingApproval ?? first.id,
     summary: waiting.map((call) => call.tool).join(", "),
     actions: waiting.map((call) => ({
       tool: call.tool,
@@ -291,14 +335,18 @@ const proposalOf = (waiting: ReadonlyArray<Call>): Proposal | null => {
 
 /**
  * Reads a turn from a UI message stream: `chunks` are the parsed `data:` frames in order, `[DONE]`
- * excluded (`eventStreamChunks`). Chunk types the reader does not read are ignored; a read type with
- * the wrong fields, a call or approval the stream never started, or a stream that ends without a
- * `finish`, `error` or `abort` chunk is no turn, and the reason says which chunk (counted from 1).
+ * excluded (`eventStreamChunks`); `done` says whether the stream ended with `data: [DONE]`, which ends a
+ * turn as a `finish` does (Mastra ends a stream that suspends for approval so, with no `finish`). Chunk
+ * types the reader does not read are ignored; a read type with the wrong fields, a call or approval the
+ * stream never started, a call started again, or a stream that ends without a `finish`, `error` or
+ * `abort` chunk or `[DONE]` is no turn, and the reason says which chunk (counted from 1).
  */
-export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadContext): Read => {
+export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadContext, done = false): Read => {
   const state: Gathered = {
     deltas: [],
-    calls: new Map(),
+    calls: [],
+    latest: new Map(),
+    step: 0,
     approvals: new Map(),
     sources: new Set(),
     stated: [],
@@ -314,12 +362,12 @@ export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadCon
     const problem = shapeProblem(chunk, type) ?? gather(state, chunk as Chunk)
     if (problem !== undefined) return Either.left(`chunk ${i + 1} (${type}): ${problem}`)
   }
-  if (!state.ended) {
+  if (!state.ended && !done) {
     const count = chunks.length === 1 ? "1 chunk" : `${chunks.length} chunks`
     return Either.left(`the stream broke off after ${count}: no finish, error or abort chunk`)
   }
-  const calls = [...state.calls.values()]
-  const waiting = calls.filter((call) => call.pendingApproval !== undefined)
+  const calls = state.calls
+  const waiting = calls.filter((call) => waits(call, context.gatedTools, state.failed))
   const surfaced = new Set(state.sources)
   for (const call of calls) {
     if (call.output === undefined || call.error !== undefined) continue
@@ -333,7 +381,7 @@ export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadCon
       surface: context.surface,
       outcome: state.failed ? "error" : waiting.length > 0 ? "awaiting-approval" : "answered",
       citations: matchCitations(answer, surfaced, context.evidence, state.stated),
-      toolExecutions: calls.filter((call) => executed(call, context.gatedTools)).map(execution),
+      toolExecutions: calls.filter((call) => !call.denied && !waiting.includes(call)).map(execution),
       proposal: proposalOf(waiting)
     }
   })
@@ -353,8 +401,9 @@ export const aiSdkProtocol: LiveProtocol = {
     Effect.gen(function*() {
       const ids: AiSdkIds = { conversationId: asking.newId(), messageId: asking.newId() }
       const body = aiSdkRequestBody(asking.testCase.question, ids, asking.surface.request?.body)
-      const chunks = yield* askInGenerated(asking, ids.conversationId, "chat id", askForEvents(asking, body))
-      return yield* Either.match(readAiSdkStream(chunks, { ...asking.context, conversationId: ids.conversationId }), {
+      const stream = yield* askInGenerated(asking, ids.conversationId, "chat id", askForEvents(asking, body))
+      const context = { ...asking.context, conversationId: ids.conversationId }
+      return yield* Either.match(readAiSdkStream(stream.frames, context, stream.done), {
         onLeft: (why) => Effect.fail(failure("ask", why)),
         onRight: Effect.succeed
       })

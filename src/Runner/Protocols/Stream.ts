@@ -10,11 +10,18 @@ import { type Asking, postQuestion } from "./Protocol.js"
 /** The end-of-stream frame the AI SDK writes (`data: [DONE]`). */
 const done = "[DONE]"
 
+/** An answer's event stream: the JSON of every `data:` frame, in order, and whether `data: [DONE]` ended it. */
+export interface EventStream {
+  readonly frames: ReadonlyArray<unknown>
+  readonly done: boolean
+}
+
 /**
  * Posts `body` to the surface's endpoint, retrying 429 and 503 (a question is never re-asked after a
  * connection that may have reached the app), and gives the JSON of every event of the event stream it
- * answers, in order (an event of several `data:` lines is their lines joined). An app that cannot be
- * reached at all before any answer stops the run.
+ * answers, in order (an event of several `data:` lines is their lines joined), and whether it ended with
+ * `[DONE]` (a reader may take that as the turn's end). An app that cannot be reached at all before any
+ * answer stops the run.
  */
 export const askForEvents = (asking: Asking, body: unknown, accept = "text/event-stream") =>
   Effect.gen(function*() {
@@ -37,8 +44,12 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
         )
     }
     const frames: Array<unknown> = []
+    let ended = false
     yield* transport.forEachEventData("ask", response, (data) => {
-      if (data === "" || data === done) return undefined
+      if (data === "") return undefined
+      // Only a last frame of [DONE] ends the stream: a frame after it leaves it open again.
+      ended = data === done
+      if (ended) return undefined
       try {
         frames.push(JSON.parse(data))
         return undefined
@@ -46,7 +57,8 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
         return Effect.fail(failure("ask", `event ${frames.length} is not JSON`))
       }
     }).pipe(Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason))))
-    return frames as ReadonlyArray<unknown>
+    const stream: EventStream = { frames, done: ended }
+    return stream
   }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
 
 /**

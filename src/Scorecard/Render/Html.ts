@@ -12,7 +12,7 @@ import type { FloorChange } from "../../Schema/Baseline.js"
 import { inert, inertLines } from "../../Schema/Inert.js"
 import type { Attempt, CaseResult, ExpectationResult, KeptTurn, RunResult } from "../../Schema/Result.js"
 import { clipped } from "../../Schema/Shown.js"
-import { surfaced } from "../../Schema/Trace.js"
+import { noResult, surfaced } from "../../Schema/Trace.js"
 import { attemptsOf, failingFacts, flakiness } from "../Attempts.js"
 import type { RunDiff } from "../Diff.js"
 import { maxKeptAnswer } from "../Kept.js"
@@ -177,7 +177,11 @@ const turn = (t: KeptTurn): PageTurn => {
       tool: line(e.tool),
       ...("input" in e ? { input: value(e.input) } : {}),
       ...("output" in e ? { output: value(e.output) } : {}),
-      ...(typeof e.error === "string" && e.error.length > 0 ? { error: line(e.error) } : {}),
+      ...(typeof e.error === "string" && e.error.length > 0
+        ? { error: line(e.error) }
+        : e.unresolved === true
+        ? { error: noResult }
+        : {}),
       ...(typeof e.durationMs === "number" && Number.isFinite(e.durationMs) ? { durationMs: e.durationMs } : {})
     })),
     ...(t.trace.proposal === null ? {} : {
