@@ -7,66 +7,18 @@
  * journal. And an `https://` URL against an http app journals nothing and says so.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import type { StandIn } from "../../src/StandIn/Server.js"
-import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
-import { startHoldingProxy } from "../support/holdingProxy.js"
-import {
-  headerSignInOf,
-  type ProtocolSet,
-  sessionEnv,
-  surfacesArgs,
-  withProtocolStandIn
-} from "../support/protocols.js"
-
-const scratch = () => mkdtempSync(join(tmpdir(), "eval-lost-threads-"))
-const until = async (condition: () => boolean) => {
-  const deadline = Date.now() + 20_000
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting")
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-const journalText = (state: string) =>
-  readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
-    .map((e) => readFileSync(join(e.parentPath, e.name), "utf8")).join("")
-
-/** Whether a request creates a thread. */
-const isCreate = (method: string, path: string) => method === "POST" && /\/threads$/.test(path)
+import { evalCliAsync, stackFrame } from "../support/cli.js"
+import { creatingThreads, isCreate, journalText, scratch, until, usersOwnThread } from "../support/lostThreads.js"
+import { headerSignInOf, sessionEnv, surfacesArgs, withProtocolStandIn } from "../support/protocols.js"
 
 /** How many threads are being created at once. */
 const inFlight = 8
-
-/** A live run whose thread creations reach the app (it makes each thread) but whose answers never come back. */
-const creating = async (s: StandIn, p: ProtocolSet, state: string) => {
-  const proxy = await startHoldingProxy(s.url, isCreate)
-  const env = { ...sessionEnv(s, headerSignInOf.langgraph), XDG_STATE_HOME: state }
-  const cli = startCli(
-    ["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", `${inFlight}`, "--timeout", "60"],
-    { env }
-  )
-  await until(() => proxy.held() >= inFlight)
-  return { proxy, cli, env }
-}
-
-/** A thread of the account that no run opened: cleanup must leave it. */
-const usersOwnThread = async (s: StandIn, env: NodeJS.ProcessEnv) => {
-  const [name, value] = env["EVAL_AUTH_HEADER"]!.split(": ")
-  const answer = await fetch(`${s.url}/threads`, {
-    method: "POST",
-    headers: { "content-type": "application/json", [name!]: value! },
-    body: JSON.stringify({ metadata: { turn_eval_run: "someone-else", owner: "me" } })
-  })
-  return ((await answer.json()) as { thread_id: string }).thread_id
-}
 
 describe("threads being opened when the run quits", () => {
   it("after kill -9, the next run says how many may be left, and cleanup finds each by search and deletes it", () =>
     withProtocolStandIn("langgraph", {}, async (s, p) => {
       const state = scratch()
-      const { cli, env, proxy } = await creating(s, p, state)
+      const { cli, env, proxy } = await creatingThreads(s, p, state, inFlight)
       try {
         cli.signal("SIGKILL")
         expect((await cli.done).code).toBe(null)
@@ -117,7 +69,7 @@ describe("threads being opened when the run quits", () => {
   it("a second Ctrl-C says how many threads being opened may be left; cleanup finds and deletes them", () =>
     withProtocolStandIn("langgraph", {}, async (s, p) => {
       const state = scratch()
-      const { cli, env, proxy } = await creating(s, p, state)
+      const { cli, env, proxy } = await creatingThreads(s, p, state, inFlight)
       try {
         cli.signal("SIGINT")
         // The first Ctrl-C's cleanup gives each creation in flight a grace to answer: the second comes within it.
