@@ -13,6 +13,10 @@
  * the catalog spelled to name the other origin's host or to leave the base URL's path
  * (test/support/routeSpellings.ts), which `run` refuses, exit 2, naming each JSON path, before any
  * request; and `cleanup` of a journal whose delete routes are so spelled, which deletes nothing there.
+ * Then the threads a LangGraph run was opening when it was killed (kill -9) or quit by a second Ctrl-C,
+ * their creations reaching the app but unanswered: `cleanup` finds each by search and deletes it, and
+ * keeps another run's thread; and an `https://` base URL against the http app on each protocol, which
+ * journals nothing and leaves `cleanup` nothing to do.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Schema, Scope } from "effect"
@@ -27,7 +31,8 @@ import type { Route } from "../../src/Schema/Protocol.js"
 import { type CaseResult, RunResult } from "../../src/Schema/Result.js"
 import type { ProtocolName } from "../../src/Schema/Surface.js"
 import { type Fault, type FaultKind, stableFraction, type StandIn } from "../../src/StandIn/Server.js"
-import { evalCliAsync, stackFrame } from "../support/cli.js"
+import { type CliProcess, evalCliAsync, stackFrame } from "../support/cli.js"
+import { creatingThreads, journalText, scratch, until, usersOwnThread } from "../support/lostThreads.js"
 import {
   allProtocols,
   headerSignInOf,
@@ -779,6 +784,184 @@ const renderRouteTable = (all: ReadonlyArray<RouteRow>): string => {
     `Totals: ${sorted.length} runs, ${sum((r) => r.routes)} routes spelled, ${sum((r) => r.refused)} refused, ` +
     `${sum((r) => r.atApp)} requests at the app, ${sum((r) => r.elsewhere)} at the other origin, ` +
     `${sum((r) => r.sessionLeaks)} session leaks.`,
+    ""
+  ].join("\n")
+}
+
+/** A row of the threads-being-opened table: one run quit while its thread creations were unanswered, then `cleanup`. */
+interface OpeningRow {
+  readonly order: number
+  readonly stop: string
+  readonly inFlight: number
+  readonly created: number
+  readonly found: number
+  readonly deleted: number
+  readonly left: number
+  readonly kept: number
+  readonly code: number | null
+}
+
+/** A row of the https table: a run with an `https://` base URL against the http stand-in, then `cleanup`. */
+interface HttpsRow {
+  readonly protocol: ProtocolName
+  readonly code: number | null
+  readonly journalled: number
+  readonly cleanupCode: number | null
+  readonly nothingToDo: boolean
+}
+
+const openingRows: Array<OpeningRow> = []
+const httpsRows: Array<HttpsRow> = []
+
+/** How a run is stopped while its thread creations are held: kill -9, or Ctrl-C twice (the second within the first's grace). */
+const stops: ReadonlyArray<{ readonly name: string; readonly stop: (cli: CliProcess) => Promise<number | null> }> = [
+  {
+    name: "kill -9",
+    stop: async (cli) => {
+      cli.signal("SIGKILL")
+      return (await cli.done).code
+    }
+  },
+  {
+    name: "a second Ctrl-C",
+    stop: async (cli) => {
+      cli.signal("SIGINT")
+      await until(() => cli.stderr().includes("cleaning up"))
+      cli.signal("SIGINT")
+      return (await cli.done).code
+    }
+  }
+]
+
+describe.runIf(enabled)("threads being opened when the run quits, and https:// against http", () => {
+  afterAll(() => {
+    const report = process.env["RELIABILITY_REPORT"]
+    if (report !== undefined && (openingRows.length > 0 || httpsRows.length > 0)) {
+      mkdirSync(report, { recursive: true })
+      writeFileSync(join(report, "lost-threads.md"), renderOpeningTables(openingRows, httpsRows))
+    }
+  })
+
+  let order = 0
+  describe.concurrent("langgraph", () => {
+    for (const inFlight of [8, 22]) {
+      for (const stop of stops) {
+        const at = order++
+        it(
+          `langgraph: ${inFlight} thread creations unanswered, ${stop.name}, then cleanup deletes each`,
+          () => slot(() => quitWhileOpening(stop, inFlight, at)),
+          60_000
+        )
+      }
+    }
+  })
+
+  describe.concurrent("https", () => {
+    for (const protocol of allProtocols) {
+      it(
+        `${protocol}: an https:// base URL against http journals nothing; cleanup has nothing to do`,
+        () => slot(() => httpsAgainstHttp(protocol)),
+        60_000
+      )
+    }
+  })
+
+  const quitWhileOpening = (
+    stop: { readonly name: string; readonly stop: (cli: CliProcess) => Promise<number | null> },
+    inFlight: number,
+    at: number
+  ) =>
+    // Room for every thread being opened and the account's own, past the stand-in's default cap of 16.
+    withProtocolStandIn("langgraph", { maxConversations: 64 }, async (s, p) => {
+      const state = scratch()
+      const { cli, env, proxy } = await creatingThreads(s, p, state, inFlight)
+      try {
+        const code = await stop.stop(cli)
+        expect(code).toBe(stop.name === "kill -9" ? null : 130)
+        const lost = s.conversations().map((c) => c.id).sort()
+        const mine = await usersOwnThread(s, env)
+        proxy.setHold(() => false)
+        const cleanup = await evalCliAsync(["cleanup", "--base-url", proxy.url], { env })
+        expect([cleanup.code, cleanup.stderr]).toEqual([0, ""])
+        const found = [
+          ...cleanup.stdout.matchAll(/^searched POST \S+ for the \d+ threads? process \d+ was opening: found (\d+)$/gm)
+        ]
+          .reduce((n, m) => n + Number(m[1]), 0)
+        const deleted = [...cleanup.stdout.matchAll(/^deleted +(\S+) +\S+ \(found by search/gm)].map((m) => m[1]!)
+          .sort()
+        const remaining = s.conversations().map((c) => c.id)
+        const left = remaining.filter((id) => id !== mine).length
+        const kept = remaining.filter((id) => id === mine).length
+        expect(lost).toHaveLength(inFlight)
+        expect({ found, deleted, left, kept }).toEqual({ found: inFlight, deleted: lost, left: 0, kept: 1 })
+        expect(journalText(state)).toBe("")
+        openingRows.push({
+          order: at,
+          stop: stop.name,
+          inFlight,
+          created: lost.length,
+          found,
+          deleted: deleted.length,
+          left,
+          kept,
+          code: cleanup.code
+        })
+      } finally {
+        await proxy.close()
+      }
+    })
+
+  const httpsAgainstHttp = (protocol: ProtocolName) =>
+    withProtocolStandIn(protocol, {}, async (s, p) => {
+      const state = scratch()
+      const env = { ...sessionEnv(s, signInOf(protocol)), XDG_STATE_HOME: state }
+      const url = s.url.replace(/^http:/, "https:")
+      const run = await evalCliAsync(["run", "--base-url", url, ...surfacesArgs(p), "--concurrency", "8"], { env })
+      expect(run.code).toBe(2)
+      expect(run.notes).toMatch(/the app speaks http, not https\?$/m)
+      expect(run.notes).not.toMatch(stackFrame)
+      const journalled = journalText(state).split("\n").filter((line) => line !== "").length
+      const cleanup = await evalCliAsync(["cleanup", "--base-url", url], { env })
+      const nothingToDo = cleanup.stdout.includes("nothing to clean up")
+      expect([journalled, cleanup.code, cleanup.stderr, nothingToDo]).toEqual([0, 0, "", true])
+      expect(s.stats().created).toBe(0)
+      httpsRows.push({ protocol, code: run.code, journalled, cleanupCode: cleanup.code, nothingToDo })
+    })
+})
+
+const renderOpeningTables = (openings: ReadonlyArray<OpeningRow>, https: ReadonlyArray<HttpsRow>): string => {
+  const sorted = [...openings].sort((a, b) => a.order - b.order)
+  const byProtocol = [...https].sort((a, b) => allProtocols.indexOf(a.protocol) - allProtocols.indexOf(b.protocol))
+  const sum = (f: (r: OpeningRow) => number) => sorted.reduce((n, r) => n + f(r), 0)
+  const line = (cells: ReadonlyArray<string | number | null>) => `| ${cells.join(" | ")} |`
+  const rule = (columns: ReadonlyArray<string>) => line(columns.map(() => "---")).replace(/ /g, "")
+  const openingColumns = [
+    "stop",
+    "creations unanswered",
+    "threads created at the app",
+    "found by search",
+    "deleted",
+    "left",
+    "another run's thread kept",
+    "cleanup exit"
+  ]
+  const httpsColumns = ["protocol", "run exit", "journal lines", "cleanup exit", "cleanup says nothing to clean up"]
+  return [
+    "### Threads being opened when the run quits (LangGraph)",
+    "",
+    line(openingColumns),
+    rule(openingColumns),
+    ...sorted.map((r) => line([r.stop, r.inFlight, r.created, r.found, r.deleted, r.left, r.kept, r.code])),
+    "",
+    `Totals: ${sorted.length} runs, ${sum((r) => r.created)} threads created, ${sum((r) => r.found)} found by ` +
+    `search, ${sum((r) => r.deleted)} deleted, ${sum((r) => r.left)} left, ${sum((r) => r.kept)} of ` +
+    `${sorted.length} other runs' threads kept.`,
+    "",
+    "### An https:// base URL against an app that speaks http",
+    "",
+    line(httpsColumns),
+    rule(httpsColumns),
+    ...byProtocol.map((r) => line([r.protocol, r.code, r.journalled, r.cleanupCode, r.nothingToDo ? "yes" : "no"])),
     ""
   ].join("\n")
 }
