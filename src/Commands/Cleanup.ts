@@ -11,10 +11,10 @@ import { programName } from "../ProgramName.js"
 import { adoptFound, type Leftover, markGone, type Opening, readJournal } from "../Runner/Journal.js"
 import { type Live, makeLive } from "../Runner/LiveClient.js"
 import { findRunThreads } from "../Runner/Protocols/LangGraph.js"
-import { sessionOf } from "../Runner/Transport.js"
+import { quoteId, sessionOf } from "../Runner/Transport.js"
 import { GateFailed } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
-import { resolveRoutes } from "../Schema/Protocol.js"
+import { placeRoute, resolveRoutes, routeBaseOf } from "../Schema/Protocol.js"
 import type { CleanupArgs } from "./Options.js"
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
@@ -39,7 +39,9 @@ const searchOpenings = (live: Live, baseUrl: URL, openings: ReadonlyArray<Openin
   }
   return Effect.forEach([...groups.values()], (group): Effect.Effect<Searched> => {
     const { run, searchRoute } = group[0]!
-    const url = new URL(`${baseUrl.pathname.replace(/\/+$/, "")}${searchRoute}`, baseUrl.origin).href
+    // A route that would leave the app is named as the journal gives it: no request goes where it points.
+    const placed = placeRoute(routeBaseOf(baseUrl), searchRoute)
+    const url = typeof placed === "string" ? quoteId(searchRoute) : placed.href
     return findRunThreads((path, body) => live.post("thread", path, body), searchRoute, run).pipe(
       Effect.flatMap((threads) => adoptFound(group, threads.filter((t) => !known.has(t.conversationId)))),
       Effect.map((adopted) => ({ openings: group, url, outcome: Either.right(adopted) })),

@@ -486,7 +486,13 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           ),
           Effect.catchTag(
             "TurnError",
-            (error) => Effect.fail(new TurnError({ reason: `${error.reason} — POST ${transport.urlOf(path).href}` }))
+            (error) => {
+              // A path refused before any request names no URL: it would point where nothing was sent.
+              const placed = placeRoute(base, path)
+              return Effect.fail(
+                typeof placed === "string" ? error : new TurnError({ reason: `${error.reason} — POST ${placed.href}` })
+              )
+            }
           )
         )
       },

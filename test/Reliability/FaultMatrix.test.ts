@@ -563,7 +563,7 @@ const renderTables = (all: ReadonlyArray<Row>): string => {
 interface RouteRow {
   readonly order: number
   readonly protocol: ProtocolName
-  readonly command: "run" | "cleanup"
+  readonly command: "run" | "cleanup" | "cleanup search"
   readonly spelling: string
   readonly routes: number
   readonly refused: number
@@ -615,6 +615,14 @@ describe.runIf(enabled)("catalog routes that would leave the app", () => {
         () => slot(() => spelledCleanup(protocol, at)),
         60_000
       )
+      if (protocol === "langgraph") {
+        const searchAt = order++
+        it(
+          `${protocol}: cleanup searches nothing at search routes so spelled`,
+          () => slot(() => spelledSearch(searchAt)),
+          60_000
+        )
+      }
     })
   }
 
@@ -747,6 +755,85 @@ describe.runIf(enabled)("catalog routes that would leave the app", () => {
     })
 })
 
+/** A journal left by a run that ended: `write` records its entries, then its process id is made one no process holds. */
+const endedJournal = async (
+  s: StandIn,
+  signIn: SignIn,
+  deleteRoute: string,
+  write: (journal: Effect.Effect.Success<ReturnType<typeof openJournal>>) => Promise<void>
+): Promise<string> => {
+  const state = mkdtempSync(join(tmpdir(), "eval-route-origin-"))
+  const scope = Effect.runSync(Scope.make())
+  const journal = await Effect.runPromise(Scope.extend(
+    openJournal({
+      baseUrl: new URL(s.url),
+      session: Redacted.make(journalSessionOf(s, signIn)),
+      deleteRoute,
+      folder: stateFolder({ XDG_STATE_HOME: state }),
+      warn: (text) => {
+        throw new Error(text)
+      }
+    }),
+    scope
+  ))
+  await write(journal)
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  const entry = readdirSync(state, { recursive: true, withFileTypes: true }).find((e) => e.name.endsWith(".jsonl"))!
+  const file = join(entry.parentPath, entry.name)
+  writeFileSync(file, readFileSync(file, "utf8").replace(/"pid":\d+/, "\"pid\":2147483646"))
+  return state
+}
+
+const spelledSearch = (at: number) =>
+  withProtocolStandIn("langgraph", {}, async (s) => {
+    const other = await recordingOrigin()
+    try {
+      const signIn = signInOf("langgraph")
+      const host = new URL(other.origin).host
+      // Threads a killed run was opening, one per spelling of the route that would find them.
+      const state = await endedJournal(s, signIn, "/threads/{conversationId}", async (journal) => {
+        for (const [i, spelling] of spellings.entries()) {
+          await Effect.runPromise(journal.opening(`case-${i}`, spelling.path(host), "/threads/{conversationId}"))
+        }
+      })
+      const run = await evalCliAsync(["cleanup", "--base-url", s.url], {
+        env: { XDG_STATE_HOME: state, ...sessionEnv(s, signIn) }
+      })
+      expect(run.code).toBe(1)
+      expect(run.stderr).not.toMatch(stackFrame)
+      // Each is named as the journal gives it, never as a URL at the host it would have reached.
+      const lines = run.stdout.split("\n").filter((line) => line.startsWith("not searched"))
+      const refused = spellings.filter((spelling) =>
+        lines.includes(
+          `not searched  POST ${JSON.stringify(spelling.path(host))} for the 1 thread process 2147483646 was ` +
+            `opening: thread: refused the path ${JSON.stringify(spelling.path(host))}: it ${spelling.why}; no ` +
+            "request is made; they may remain"
+        )
+      )
+      expect(refused.map((r) => r.name)).toEqual(spellings.map((r) => r.name))
+      expect(lines).toHaveLength(spellings.length)
+      const atApp = Object.values(s.stats().requests).reduce((n, k) => n + k, 0)
+      const secret = secretOf(s)
+      const sessionLeaks = [run.stdout, run.stderr].join("\n").split(secret).length - 1 +
+        other.seen.filter((headers) => JSON.stringify(headers).includes(secret)).length
+      expect([atApp, other.seen.length, sessionLeaks]).toEqual([0, 0, 0])
+      routeRows.push({
+        order: at,
+        protocol: "langgraph",
+        command: "cleanup search",
+        spelling: `each of the ${spellings.length}`,
+        routes: spellings.length,
+        refused: refused.length,
+        code: run.code,
+        atApp,
+        elsewhere: other.seen.length,
+        sessionLeaks
+      })
+    } finally {
+      await other.close()
+    }
+  })
+
 const renderRouteTable = (all: ReadonlyArray<RouteRow>): string => {
   const sorted = [...all].sort((a, b) => a.order - b.order)
   const sum = (f: (r: RouteRow) => number) => sorted.reduce((n, r) => n + f(r), 0)
@@ -771,7 +858,7 @@ const renderRouteTable = (all: ReadonlyArray<RouteRow>): string => {
       line([
         r.protocol,
         r.command,
-        r.command === "cleanup" ? r.spelling : `\`${r.spelling}\``,
+        r.command === "run" ? `\`${r.spelling}\`` : r.spelling,
         r.routes,
         r.refused,
         r.code,
