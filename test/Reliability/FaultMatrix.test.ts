@@ -12,7 +12,7 @@
  * Markdown tables. Its last rows are of the catalog, not the app: every route a protocol builds from
  * the catalog spelled to name the other origin's host or to leave the base URL's path
  * (test/support/routeSpellings.ts), which `run` refuses, exit 2, naming each JSON path, before any
- * request; and `cleanup` of a journal whose delete routes are so spelled, which deletes nothing there.
+ * request; and `cleanup` of a journal whose delete or search routes are so spelled, which sends nothing.
  * Then the threads a LangGraph run was opening when it was killed (kill -9) or quit by a second Ctrl-C,
  * their creations reaching the app but unanswered: `cleanup` finds each by search and deletes it, and
  * keeps another run's thread; and an `https://` base URL against the http app on each protocol, which
