@@ -9,20 +9,24 @@
  * format characters, workflow commands, forged case lines) are shown escaped, and huge or countless
  * ones keep every report small. A route the catalog gives, however it is spelled, is refused by
  * `validate` exactly when the transport refuses it, and no request goes to another origin or out of
- * the base URL's path.
+ * the base URL's path. And a journal's intents (`opening`, `settled`) of any shape, whose search routes
+ * name another host or leave the base path, take `cleanup` nowhere but the app, and reach no terminal raw.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, ManagedRuntime, Redacted } from "effect"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { Effect, Either, Exit, FastCheck as fc, ManagedRuntime, Redacted, Scope } from "effect"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join, posix } from "node:path"
 import { HttpLive } from "../../src/Runner/Http.js"
+import { openJournal, stateFolder } from "../../src/Runner/Journal.js"
 import { makeTransport } from "../../src/Runner/Transport.js"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
 import { failingOnFixtures, passingOnFixtures } from "../support/golden.js"
 import { cliInProcess } from "../support/inProcess.js"
 import { listenOnLoopback } from "../support/loopback.js"
+import { headerSignInOf, sessionEnv, withProtocolStandIn } from "../support/protocols.js"
+import { spellings, staying } from "../support/routeSpellings.js"
 import { untimed } from "../support/untimed.js"
 
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
@@ -851,4 +855,94 @@ describe("generated route spellings never take a request off the app", () => {
       await Promise.all([app.close(), other.close()])
     }
   })
+})
+
+describe("a journal's intents, however malformed, never take cleanup off the app", () => {
+  it(
+    "opening and settled lines of any shape, with any search route: no stack trace, no request elsewhere",
+    async () => {
+      let elsewhere = 0
+      const other = await listenOnLoopback(createServer((_request, response) => {
+        elsewhere++
+        response.writeHead(404).end()
+      }))
+      const host = new URL(other.url).host
+      const route = fc.oneof(
+        fc.constantFrom(...spellings.map((s) => s.path(host))),
+        fc.constantFrom(...staying.map((s) => s(host))),
+        fc.constant("/threads/search"),
+        fc.string({ maxLength: 30 })
+      )
+      const field = fc.oneof(
+        fc.string({ maxLength: 20 }),
+        fc.integer(),
+        fc.constant(null),
+        fc.constant([]),
+        fc.constant({})
+      )
+      const intent = fc.oneof(
+        fc.record({
+          opening: fc.oneof(fc.uuid(), field),
+          run: fc.oneof(fc.uuid(), field),
+          search: route,
+          delete: route
+        }),
+        fc.record({ opening: field, run: field, search: fc.oneof(route, field), delete: fc.oneof(route, field) }, {
+          requiredKeys: []
+        }),
+        fc.record({ settled: fc.oneof(fc.uuid(), field) })
+      ).map((entry) => JSON.stringify(entry))
+      // A line cut short by a kill, or not JSON at all.
+      const broken = fc.oneof(intent.map((line) => line.slice(0, -3)), fc.string({ maxLength: 40 }))
+      try {
+        await withProtocolStandIn("langgraph", {}, async (s) => {
+          const env = sessionEnv(s, headerSignInOf.langgraph)
+          await fc.assert(
+            fc.asyncProperty(
+              fc.array(fc.oneof(intent, intent, broken), { minLength: 1, maxLength: 6 }),
+              async (lines) => {
+                const state = mkdtempSync(join(tmpdir(), "eval-hostile-journal-"))
+                const scope = Effect.runSync(Scope.make())
+                const journal = await Effect.runPromise(Scope.extend(
+                  openJournal({
+                    baseUrl: new URL(s.url),
+                    session: Redacted.make(env["EVAL_AUTH_HEADER"]!),
+                    deleteRoute: "/threads/{conversationId}",
+                    folder: stateFolder({ XDG_STATE_HOME: state }),
+                    warn: (text) => {
+                      throw new Error(text)
+                    }
+                  }),
+                  scope
+                ))
+                // One well-formed intent keeps the file (a journal left with nothing open is removed).
+                await Effect.runPromise(journal.opening("case-0", "/threads/search", "/threads/{conversationId}"))
+                await Effect.runPromise(Scope.close(scope, Exit.void))
+                const entry = readdirSync(state, { recursive: true, withFileTypes: true }).find((e) =>
+                  e.name.endsWith(".jsonl")
+                )!
+                const file = join(entry.parentPath, entry.name)
+                // Its run has ended: a process id no process holds.
+                const header = readFileSync(file, "utf8").replace(/"pid":\d+/, "\"pid\":2147483646")
+                writeFileSync(file, `${header}${lines.join("\n")}\n`)
+                const run = await evalCliAsync(["cleanup", "--base-url", s.url], {
+                  env: { ...env, XDG_STATE_HOME: state }
+                })
+                expect([0, 1]).toContain(run.code)
+                expect(run.stderr).not.toMatch(stackFrame)
+                // Journal text is untrusted: none of it reaches the terminal raw.
+                expect(`${run.stdout}${run.stderr}`).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/)
+                expect(elsewhere).toBe(0)
+                rmSync(state, { recursive: true, force: true })
+              }
+            ),
+            { numRuns: 25 }
+          )
+        })
+      } finally {
+        await other.close()
+      }
+    },
+    300_000
+  )
 })
