@@ -2,8 +2,9 @@
  * Fault specs as `eval standin --fault` takes them: `ROUTE:FAULT[@RATE]`, where FAULT is an HTTP
  * status (`503`, or `503/2` with a Retry-After of 2 seconds), `hang`, `reset`, `not-json`,
  * `wrong-shape`, `huge` or `redirect=ORIGIN` — and, on the ask, `opened=STATUS` (the conversation is
- * opened, then the answer is that status naming it) or `id=ID` (the conversation is named by ID, such
- * as `..`) — and RATE the fraction of questions hit (default all).
+ * opened, then the answer is that status naming it), `id=ID` (the conversation is named by ID, such
+ * as `..`) or `reused-id` (the stream starts the gated `deploy` again under an earlier call's id; ai-sdk
+ * and ag-ui, which stream calls by id) — and RATE the fraction of questions hit (default all).
  *
  * The routes per protocol (a fault selects requests by the question they are about):
  * - ask: the POST to the surface's endpoint (turn-eval, ai-sdk's chat route, ag-ui's agent); on
@@ -37,7 +38,10 @@ const kindOf = (text: string): FaultKind | undefined => {
       ? { kind: "status", status: Number(status[1]) }
       : { kind: "status", status: Number(status[1]), retryAfter: status[2] }
   }
-  if (text === "hang" || text === "reset" || text === "not-json" || text === "wrong-shape" || text === "huge") {
+  if (
+    text === "hang" || text === "reset" || text === "not-json" || text === "wrong-shape" || text === "huge" ||
+    text === "reused-id"
+  ) {
     return { kind: text }
   }
   const opened = /^opened=([1-5]\d\d)$/.exec(text)
@@ -55,12 +59,13 @@ export const parseFault = (spec: string): Either.Either<Fault, string> => {
     `--fault ${JSON.stringify(spec)}: expected ROUTE:FAULT[@RATE], ROUTE one of ${
       routes.join(", ")
     }, FAULT an HTTP status (503 or 503/2 for a Retry-After), hang, reset, not-json, wrong-shape, huge, ` +
-    `redirect=ORIGIN, or on the ask opened=STATUS or id=ID, RATE from 0 to 1`
+    `redirect=ORIGIN, or on the ask opened=STATUS, id=ID or reused-id, RATE from 0 to 1`
   if (match === null) return Either.left(usage)
   const route = routes.find((r) => r === match[1])
   const kind = kindOf(match[2]!)
   const rate = match[3] === undefined ? undefined : Number(match[3])
-  const askOnly = kind !== undefined && (kind.kind === "opened" || kind.kind === "id") && route !== "ask"
+  const askOnly = kind !== undefined && (kind.kind === "opened" || kind.kind === "id" || kind.kind === "reused-id") &&
+    route !== "ask"
   if (route === undefined || kind === undefined || askOnly || (rate !== undefined && !(rate >= 0 && rate <= 1))) {
     return Either.left(usage)
   }
@@ -76,11 +81,11 @@ const routesOf: { readonly [P in ProtocolName]: ReadonlyArray<Route> } = {
 }
 
 /** The ask faults each protocol takes beyond those every route takes. */
-const askFaultsOf: { readonly [P in ProtocolName]: ReadonlyArray<"opened" | "id"> } = {
+const askFaultsOf: { readonly [P in ProtocolName]: ReadonlyArray<"opened" | "id" | "reused-id"> } = {
   "turn-eval": ["opened", "id"],
-  "ai-sdk": ["opened"],
+  "ai-sdk": ["opened", "reused-id"],
   langgraph: ["opened", "id"],
-  "ag-ui": []
+  "ag-ui": ["reused-id"]
 }
 
 /**
@@ -97,6 +102,9 @@ export const faultProblem = (fault: Fault, protocols: ReadonlyArray<ProtocolName
   }
   if (fault.kind === "id" && !protocols.some((p) => askFaultsOf[p].includes("id"))) {
     return `an id= fault: ${named} takes its ids from the client, so the app names no id to change (langgraph and turn-eval do)`
+  }
+  if (fault.kind === "reused-id" && !protocols.some((p) => askFaultsOf[p].includes("reused-id"))) {
+    return `a reused-id fault: ${named} streams no calls by id (ai-sdk and ag-ui do)`
   }
   return undefined
 }

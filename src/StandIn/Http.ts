@@ -184,6 +184,7 @@ export const injure = (response: ServerResponse, route: Route, fault: FaultKind,
       return void response.end()
     case "opened":
     case "id":
+    case "reused-id":
       return sendJson(response, 500, { error: "stand-in failure" })
   }
 }

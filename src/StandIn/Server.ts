@@ -46,6 +46,11 @@ export type FaultKind =
    * put in a route. Only this product's protocol and LangGraph's thread ids are the app's to name.
    */
   | { readonly kind: "id"; readonly id: string }
+  /**
+   * The answer's stream runs a second call under an earlier call's id: `search_docs`, then the gated
+   * `deploy` started again under its id — a wire that would hide a call that ran (ai-sdk and ag-ui).
+   */
+  | { readonly kind: "reused-id" }
 
 /**
  * A fault injected into one route. It hits the questions it selects — those containing `match`, and

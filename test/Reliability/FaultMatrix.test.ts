@@ -149,6 +149,10 @@ const faultsOf = (protocol: ProtocolName, route: Route): ReadonlyArray<Planned> 
   ...(route === "ask" && protocol !== "ag-ui"
     ? [{ name: "HTTP 500 naming its conversation", fault: { kind: "opened", status: 500 } } as const]
     : []),
+  // A call id a stream reuses is the client's to read, on the two wires that stream calls by id.
+  ...(route === "ask" && (protocol === "ai-sdk" || protocol === "ag-ui")
+    ? [{ name: "a call id started again by a gated tool", fault: { kind: "reused-id" } } as const]
+    : []),
   ...(route === "ask" && (protocol === "turn-eval" || protocol === "langgraph")
     ? [
       { name: "conversation id ..", fault: { kind: "id", id: ".." } } as const,
@@ -224,6 +228,13 @@ const expected = (protocol: ProtocolName, route: Route, fault: FaultKind): Expec
       return wrongShape(protocol, route, because)
     case "huge":
       return { case: "clean" }
+    case "reused-id": {
+      // The stand-in's search_docs call, then deploy started under its id: no turn, naming the id and both tools.
+      const named = `tool call "[^"]+-call-reused" was started again \\("search_docs", then "deploy"\\)`
+      return because(
+        protocol === "ag-ui" ? `event 5 \\(TOOL_CALL_START\\): ${named}` : `chunk 6 \\(tool-input-start\\): ${named}`
+      )
+    }
     case "redirect":
       return because(`redirected to another origin \\(${escape(fault.to)}\\); not followed`)
   }

@@ -101,6 +101,27 @@ export const agUiEvents = (turn: AssistantTurn, threadId: string, runId: string)
   ]
 }
 
+/**
+ * What a `reused-id` fault adds to a run after its start: a call of `search_docs` and its result, then
+ * the gated `deploy` started again under the same id, and its result — two calls a reader must not fold into one.
+ */
+export const reusedIdEvents = (runId: string): ReadonlyArray<AgUiEvent> => {
+  const toolCallId = `${runId}-call-reused`
+  const result = (content: string): AgUiEvent => ({
+    type: "TOOL_CALL_RESULT",
+    messageId: `${runId}-result-${content}`,
+    toolCallId,
+    content: JSON.stringify(content),
+    role: "tool"
+  })
+  return [
+    ...toolCall(toolCallId, "search_docs", { query: "refunds" }),
+    result("searched"),
+    ...toolCall(toolCallId, "deploy", { service: "checkout-web" }),
+    result("deployed")
+  ]
+}
+
 /** The question a run asks, and its thread and run ids: the text of the input's last user message. */
 export const runInputOf = (
   body: unknown
@@ -129,12 +150,14 @@ const handleRun = async (store: Store, request: IncomingMessage, response: Serve
   if (fault?.kind === "not-json") return notJson(response)
   if (
     fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
-    fault.kind !== "id"
+    fault.kind !== "id" && fault.kind !== "reused-id"
   ) {
     return injure(response, "ask", fault, request.url ?? "/", {})
   }
   const turn = store.answer(surface.name, input.question, store.nextAsk(input.question))
-  const frames = agUiEvents(turn, input.threadId, input.runId).map(sseFrame)
+  const [started, ...rest] = agUiEvents(turn, input.threadId, input.runId)
+  const events = fault?.kind === "reused-id" ? [started!, ...reusedIdEvents(input.runId), ...rest] : [started!, ...rest]
+  const frames = events.map(sseFrame)
   return writeStream(response, agUiHeaders, frames, {
     ...(fault?.kind === "reset" ? { cut: 2 } : {}),
     ...(fault?.kind === "huge"

@@ -131,11 +131,35 @@ export const uiMessageChunks = (turn: AssistantTurn, messageId: string): Readonl
   ]
 }
 
+/**
+ * What a `reused-id` fault adds to a stream after its start: a step in which `search_docs` runs and the
+ * gated `deploy` is then started again under its call's id and runs — two calls a reader must not fold into one.
+ */
+export const reusedIdChunks = (messageId: string): ReadonlyArray<UIMessageChunk> => {
+  const toolCallId = `${messageId}-call-reused`
+  const call = (toolName: string, input: unknown, output: unknown): ReadonlyArray<UIMessageChunk> => [
+    { type: "tool-input-start", toolCallId, toolName },
+    { type: "tool-input-available", toolCallId, toolName, input },
+    { type: "tool-output-available", toolCallId, output }
+  ]
+  return [
+    { type: "start-step" },
+    ...call("search_docs", { query: "refunds" }, []),
+    ...call("deploy", { service: "checkout-web" }, { deployed: true }),
+    { type: "finish-step" }
+  ]
+}
+
 /** The UI message stream's frames for a turn: its chunks, then `[DONE]`. */
 export const uiMessageFrames = (
   turn: AssistantTurn,
-  messageId: string
-): ReadonlyArray<string> => [...uiMessageChunks(turn, messageId).map(sseFrame), sseFrame("[DONE]")]
+  messageId: string,
+  reusedId = false
+): ReadonlyArray<string> => {
+  const [start, ...rest] = uiMessageChunks(turn, messageId)
+  const chunks = reusedId ? [start!, ...reusedIdChunks(messageId), ...rest] : [start!, ...rest]
+  return [...chunks.map(sseFrame), sseFrame("[DONE]")]
+}
 
 /** The question a chat request asks: the text of its last user message (UI message parts, or plain content). */
 export const questionOf = (body: unknown): string | undefined => {
@@ -173,7 +197,7 @@ const handleChat = async (
   if (fault?.kind === "not-json") return notJson(response)
   if (
     fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
-    fault.kind !== "id"
+    fault.kind !== "id" && fault.kind !== "reused-id"
   ) {
     return injure(response, "ask", fault, request.url ?? "/", {})
   }
@@ -188,7 +212,7 @@ const handleChat = async (
     ? store.openAs(account, "ai-sdk", chatId, { surface: surface.name, question, turnId })
     : store.ask(existing, surface.name, question, turnId)
   if (fault?.kind === "opened") return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}` })
-  const frames = uiMessageFrames(store.turnOf(conversation), conversation.turnId)
+  const frames = uiMessageFrames(store.turnOf(conversation), conversation.turnId, fault?.kind === "reused-id")
   return writeStream(response, uiMessageStreamHeaders, frames, {
     ...(fault?.kind === "reset" ? { cut: 3 } : {}),
     ...(fault?.kind === "huge"
