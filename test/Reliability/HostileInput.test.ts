@@ -9,8 +9,10 @@
  * format characters, workflow commands, forged case lines) are shown escaped, and huge or countless
  * ones keep every report small. A route the catalog gives, however it is spelled, is refused by
  * `validate` exactly when the transport refuses it, and no request goes to another origin or out of
- * the base URL's path. And a journal's intents (`opening`, `settled`) of any shape, whose search routes
+ * the base URL's path. A journal's intents (`opening`, `settled`) of any shape, whose search routes
  * name another host or leave the base path, take `cleanup` nowhere but the app, and reach no terminal raw.
+ * A generated AI SDK stream whose steps reuse call ids is no turn exactly when a step starts an id twice,
+ * and a turn read from one holds every gated call that started, ran or not.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Exit, FastCheck as fc, ManagedRuntime, Redacted, Scope } from "effect"
@@ -18,9 +20,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join, posix } from "node:path"
+import { resolveEvidence } from "../../src/Evidence/Rules.js"
 import { HttpLive } from "../../src/Runner/Http.js"
 import { openJournal, stateFolder } from "../../src/Runner/Journal.js"
+import { readAiSdkStream } from "../../src/Runner/Protocols/AiSdk.js"
 import { makeTransport } from "../../src/Runner/Transport.js"
+import type { Surface } from "../../src/Schema/Surface.js"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
 import { failingOnFixtures, passingOnFixtures } from "../support/golden.js"
 import { cliInProcess } from "../support/inProcess.js"
@@ -945,4 +950,56 @@ describe("a journal's intents, however malformed, never take cleanup off the app
     },
     300_000
   )
+})
+
+describe("a stream that names a call id again hides no gated call", () => {
+  const surface = {
+    protocol: "ai-sdk",
+    endpoint: "/api/chat",
+    tools: ["search_docs", "deploy"],
+    gatedTools: ["deploy"]
+  } as unknown as Surface
+  const context = { surface: "ops", conversationId: "chat", gatedTools: ["deploy"], evidence: resolveEvidence(surface) }
+  // Few ids, so that calls in a step and across steps reuse them; a call resolves with an output, an error or nothing.
+  const call = fc.record({
+    id: fc.constantFrom("call_0", "call_1"),
+    tool: fc.constantFrom("search_docs", "deploy"),
+    ends: fc.constantFrom("output", "error", "none")
+  })
+  const steps = fc.array(fc.array(call, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 })
+
+  it("reads a turn only when no step starts an id twice, and then every deploy that started is in it", () => {
+    fc.assert(
+      fc.property(steps, (generated) => {
+        const chunks = [
+          { type: "start" },
+          ...generated.flatMap((step) => [
+            { type: "start-step" },
+            ...step.flatMap(({ ends, id, tool }) => [
+              { type: "tool-input-start", toolCallId: id, toolName: tool },
+              { type: "tool-input-available", toolCallId: id, toolName: tool, input: {} },
+              ...(ends === "output" ? [{ type: "tool-output-available", toolCallId: id, output: {} }] : []),
+              ...(ends === "error" ? [{ type: "tool-output-error", toolCallId: id, errorText: "down" }] : [])
+            ]),
+            { type: "finish-step" }
+          ]),
+          { type: "finish" }
+        ]
+        const read = readAiSdkStream(chunks, context)
+        const restarted = generated.some((step) => new Set(step.map((c) => c.id)).size < step.length)
+        expect(Either.isLeft(read)).toBe(restarted)
+        if (Either.isLeft(read)) {
+          expect(read.left).toMatch(/^chunk \d+ \(tool-input-start\): tool call "call_[01]" was started again/)
+          return
+        }
+        const turn = read.right.trace
+        const deploys = generated.flat().filter((c) => c.tool === "deploy")
+        const ran = turn.toolExecutions.filter((e) => e.tool === "deploy").length
+        // Each deploy that started is an execution (an attempt when unresolved) or the proposal the client waits on.
+        expect(ran).toBeGreaterThanOrEqual(deploys.filter((c) => c.ends !== "none").length)
+        if (ran < deploys.length) expect(JSON.stringify(turn.proposal)).toContain("deploy")
+      }),
+      { numRuns: 300 }
+    )
+  })
 })
