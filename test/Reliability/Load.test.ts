@@ -28,6 +28,8 @@ describe.runIf(enabled)("interrupting a live run", () => {
     "at 18 seeded random points (SIGINT, SIGTERM, SIGHUP), with 50 cases in flight, leaves no conversation and no results file",
     async () => {
       const dir = bigGoldenSet(500)
+      // The generated set's own floor: the checkout's belongs to the committed golden set.
+      writeFileSync(join(dir, "baseline.json"), JSON.stringify({ cases: "cases.json", floor: 0.5 }))
       const random = seeded(20261130)
       let leaked = 0
       let duringAsks = 0
@@ -49,6 +51,8 @@ describe.runIf(enabled)("interrupting a live run", () => {
               "50",
               "--json",
               out,
+              "--baseline",
+              join(dir, "baseline.json"),
               "--check"
             ],
             { env: { EVAL_COOKIE: Redacted.value(s.cookie()) } }
