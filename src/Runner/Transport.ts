@@ -27,7 +27,7 @@ import { RunStopped, TurnError } from "../Schema/Errors.js"
 import { placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
 import { ChunksTypeId, giveUp, hasChunks } from "./Body.js"
-import { type Dispatched, eventReader } from "./EventStream.js"
+import { eventReader } from "./EventStream.js"
 
 /**
  * The name a request goes by in failures: a route of this product's protocol, or `thread` and `state`
@@ -256,37 +256,21 @@ export const timedOut = (route: RouteName, limit: Duration.Duration, retrying: O
   })
 
 /**
- * Gives `f` each item in order, running the effect it may give before the next item is seen; what is
- * left to run, if anything. Items that cost no effect cost none here either.
+ * Gives `f` each item in order, with its index, running the effect it may give before the next item is
+ * seen; what is left to run, if anything. Items that cost no effect cost none here either.
  */
 const eachInOrder = <A, E>(
   items: ReadonlyArray<A>,
-  f: (item: A) => Effect.Effect<void, E> | undefined,
+  f: (item: A, index: number) => Effect.Effect<void, E> | undefined,
   from = 0
 ): Effect.Effect<void, E> | undefined => {
   for (let i = from; i < items.length; i++) {
-    const after = f(items[i]!)
+    const after = f(items[i]!, i)
     if (after !== undefined) {
       return Effect.zipRight(
         after,
         Effect.suspend(() => eachInOrder(items, f, i + 1) ?? Effect.void)
       )
-    }
-  }
-  return undefined
-}
-
-/** `eachInOrder` over a chunk's events: `f` is given each event's data and its `event` field. */
-const eachEventInOrder = <E>(
-  events: Dispatched,
-  f: (data: string, event: string | undefined) => Effect.Effect<void, E> | undefined,
-  from = 0
-): Effect.Effect<void, E> | undefined => {
-  const { data, names } = events
-  for (let i = from; i < data.length; i++) {
-    const after = f(data[i]!, names?.[i])
-    if (after !== undefined) {
-      return Effect.zipRight(after, Effect.suspend(() => eachEventInOrder(events, f, i + 1) ?? Effect.void))
     }
   }
   return undefined
@@ -394,7 +378,7 @@ export const makeTransport = (config: TransportConfig) =>
     ): Effect.Effect<void, E | TurnError | TransportFailure> => {
       const reader = eventReader<Effect.Effect<void, E | TurnError> | undefined>(
         { maxLineBytes: maxLine, maxEventBytes: maxEvent },
-        (dispatched) => eachEventInOrder(dispatched, each),
+        ({ data, names }) => eachInOrder(data, (item, i) => each(item, names?.[i])),
         (what) =>
           Effect.fail(
             failure(
