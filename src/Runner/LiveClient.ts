@@ -35,7 +35,6 @@ import {
   quoteId,
   refusedPath,
   type RouteName,
-  safeRetry,
   showDuration,
   timedOut
 } from "./Transport.js"
@@ -467,35 +466,14 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         )
       },
       get: (route: Route, path: string) => transport.get(route, path, config.timeout),
-      post: (route, path, body) => {
-        const retrying = Ref.unsafeMake<Option.Option<string>>(Option.none())
-        const read = Effect.flatMap(
-          transport.send(route, "POST", path, { body }),
-          ({ headers, response, status }) =>
-            response === undefined
-              ? Effect.succeed({ status, headers, text: "" })
-              : Effect.map(transport.readText(route, response), (text) => ({ status, headers, text }))
-        )
-        return transport.withRetries(route, safeRetry, read, true, retrying).pipe(
-          Effect.flatMap((answered) => transport.requireOk(route, answered)),
-          Effect.map(({ text }) => text),
-          Effect.timeout(config.timeout),
-          Effect.catchTag(
-            "TimeoutException",
-            () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut(route, config.timeout, why)))
-          ),
-          Effect.catchTag(
-            "TurnError",
-            (error) => {
-              // A path refused before any request names no URL: it would point where nothing was sent.
-              const placed = placeRoute(base, path)
-              return Effect.fail(
-                typeof placed === "string" ? error : new TurnError({ reason: `${error.reason} — POST ${placed.href}` })
-              )
-            }
+      post: (route, path, body) =>
+        Effect.catchTag(transport.get(route, path, config.timeout, body), "TurnError", (error) => {
+          // A path refused before any request names no URL: it would point where nothing was sent.
+          const placed = placeRoute(base, path)
+          return Effect.fail(
+            typeof placed === "string" ? error : new TurnError({ reason: `${error.reason} — POST ${placed.href}` })
           )
-        )
-      },
+        }),
       deleteConversation,
       settled,
       leftBehind: Effect.zipRight(

@@ -551,12 +551,15 @@ export const makeTransport = (config: TransportConfig) =>
     const readBody = (
       route: RouteName,
       path: string,
-      retrying: Ref.Ref<Option.Option<string>>
+      retrying: Ref.Ref<Option.Option<string>>,
+      body?: unknown
     ): Effect.Effect<
       { readonly text: string; readonly status: number; readonly headers: Readonly<Record<string, string>> },
       Failure
     > => {
-      const fetch = Effect.flatMap(send(route, "GET", path), ({ headers, response, status }) =>
+      // A body makes it a POST that only reads (a search): retried as a read is.
+      const request = body === undefined ? send(route, "GET", path) : send(route, "POST", path, { body })
+      const fetch = Effect.flatMap(request, ({ headers, response, status }) =>
         response === undefined
           ? Effect.succeed({ status, headers, text: "" })
           : Effect.map(readText(route, response), (text) => ({ status, headers, text })))
@@ -584,10 +587,16 @@ export const makeTransport = (config: TransportConfig) =>
     /**
      * Reads a route's body as text, as a case's reads do (same-origin redirects only, retries, the
      * body limit), bounded by `timeout`: for commands that read the app without asking it anything.
+     * With a `body`, the read is a POST of it as JSON (a search).
      */
-    const get = (route: RouteName, path: string, timeout: Duration.Duration): Effect.Effect<string, Failure> =>
+    const get = (
+      route: RouteName,
+      path: string,
+      timeout: Duration.Duration,
+      body?: unknown
+    ): Effect.Effect<string, Failure> =>
       Effect.flatMap(Ref.make<Option.Option<string>>(Option.none()), (retrying) =>
-        readBody(route, path, retrying).pipe(
+        readBody(route, path, retrying, body).pipe(
           Effect.map(({ text }) => text),
           Effect.timeout(timeout),
           Effect.catchTag(
@@ -615,7 +624,8 @@ export const makeTransport = (config: TransportConfig) =>
         )
         return detached(attempt, limit).pipe(
           Effect.flatMap(Option.match({
-            onSome: (how) => Effect.succeed(Either.right(how)),
+            onSome: (how) =>
+              Effect.succeed(Either.right(how)),
             onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", limit, why)))
           })),
           Effect.catchTag("TurnError", (error) => {
