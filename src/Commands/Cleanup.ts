@@ -105,9 +105,8 @@ export const cleanupHandler = (args: CleanupArgs) =>
       )
       return { outcomes, searched }
     }).pipe(Effect.provide(HttpLive))
-    const found = new Set(
-      journalled.length === outcomes.length ? [] : outcomes.slice(journalled.length).map((o) => o.leftover)
-    )
+    // The journal's own leftovers come first; those after them were found by search.
+    const found = new Set(outcomes.slice(journalled.length).map((o) => o.leftover))
     const width = Math.min(64, Math.max(0, ...outcomes.map((o) => inert(o.leftover.conversationId).length)))
     const where = (l: Leftover) =>
       `${l.caseId === "" ? "" : `${inert(l.caseId)} `}(${
