@@ -467,13 +467,11 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       },
       get: (route: Route, path: string) => transport.get(route, path, config.timeout),
       post: (route, path, body) =>
-        Effect.catchTag(transport.get(route, path, config.timeout, body), "TurnError", (error) => {
-          // A path refused before any request names no URL: it would point where nothing was sent.
-          const placed = placeRoute(base, path)
-          return Effect.fail(
-            typeof placed === "string" ? error : new TurnError({ reason: `${error.reason} — POST ${placed.href}` })
-          )
-        }),
+        Effect.catchTag(
+          transport.get(route, path, config.timeout, body),
+          "TurnError",
+          (error) => Effect.fail(new TurnError({ reason: transport.naming(error.reason, "POST", path) }))
+        ),
       deleteConversation,
       settled,
       leftBehind: Effect.zipRight(

@@ -606,6 +606,15 @@ export const makeTransport = (config: TransportConfig) =>
         ))
 
     /**
+     * A failure's reason with the request it was made by (method and URL); a path refused before any
+     * request names itself already, and no URL: it would point where nothing was sent.
+     */
+    const naming = (reason: string, method: string, path: string): string => {
+      const placed = placeRoute(base, path)
+      return typeof placed === "string" ? reason : `${reason} — ${method} ${placed.href}`
+    }
+
+    /**
      * Sends a DELETE to `path`; a 2xx (any body) means deleted, 404 already gone. Never fails but for a
      * rejected session: how it ended is the answer. Runs to its end even when the caller is interrupted,
      * bounded by `limit`.
@@ -628,13 +637,7 @@ export const makeTransport = (config: TransportConfig) =>
               Effect.succeed(Either.right(how)),
             onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", limit, why)))
           })),
-          Effect.catchTag("TurnError", (error) => {
-            // A refused path names itself; any other failure names where the delete went.
-            const placed = placeRoute(base, path)
-            return Effect.succeed(
-              Either.left(typeof placed === "string" ? error.reason : `${error.reason} — DELETE ${placed.href}`)
-            )
-          })
+          Effect.catchTag("TurnError", (error) => Effect.succeed(Either.left(naming(error.reason, "DELETE", path))))
         )
       })
 
@@ -652,6 +655,7 @@ export const makeTransport = (config: TransportConfig) =>
       readBody,
       readJson,
       get,
+      naming,
       deleteAt
     }
   })
