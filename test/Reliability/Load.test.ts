@@ -12,6 +12,7 @@ import { goldenSet, seeded } from "../../bench/generate.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { stackFrame, startCli } from "../support/cli.js"
 import { withStandIn } from "../support/live.js"
+import { until } from "../support/lostThreads.js"
 
 const enabled = process.env["RELIABILITY"] === "1"
 const figures: Array<string> = []
@@ -37,7 +38,9 @@ describe.runIf(enabled)("interrupting a live run", () => {
       const trials = 18
       for (let trial = 0; trial < trials; trial++) {
         const [signal, code] = signals[trial % signals.length]!
-        const delay = 200 + Math.floor(random() * 2500)
+        // A point of the run, counted from its first request: the node process's own start-up before that
+        // takes as long as the machine is loaded, and is no part of the run.
+        const delay = Math.floor(random() * 2500)
         await withStandIn({ maxConversations: 50, latency: { ask: 150, conversation: 100, trace: 200 } }, async (s) => {
           const out = join(dir, `r${trial}.json`)
           const cli = startCli(
@@ -57,6 +60,7 @@ describe.runIf(enabled)("interrupting a live run", () => {
             ],
             { env: { EVAL_COOKIE: Redacted.value(s.cookie()) } }
           )
+          await until(() => s.stats().requests.ask > 0)
           await new Promise((r) => setTimeout(r, delay))
           const asked = s.stats().requests.ask
           const created = s.stats().created
