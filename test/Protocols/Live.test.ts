@@ -17,54 +17,11 @@ import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
 import { startLangGraphApp } from "../support/apps/langGraphApp.js"
 import { turnUsage } from "../support/apps/usage.js"
 import { evalCliAsync } from "../support/cli.js"
-import { runProtocol, type Shown, surfacesOf } from "../support/protocolRun.js"
+import { expected, runProtocol, surfacesOf } from "../support/protocolRun.js"
 
 const key = "k-7f3a9c2e51d04b86"
 const auth = { header: "x-api-key", value: key }
 const env = { EVAL_AUTH_HEADER: `x-api-key: ${key}` }
-
-const pass = (kind: string) => ({ kind, passed: true })
-
-/** What the golden set shows on every protocol. */
-export const expected: ReadonlyArray<Shown> = [
-  {
-    id: "support.refund-window-cites-kb",
-    passed: true,
-    expectations: ["calls-tool", "cites", "cites-only-surfaced", "answer-includes", "outcome"].map(pass)
-  },
-  {
-    id: "support.order-lookup-errors",
-    passed: false,
-    expectations: [
-      { kind: "calls-tool", passed: false, fact: "lookup_order errored: order service unavailable" },
-      pass("outcome")
-    ]
-  },
-  {
-    id: "support.refund-waits-for-approval",
-    passed: true,
-    expectations: ["calls-tool", "stops-at-approval", "never-calls"].map(pass)
-  },
-  {
-    id: "support.shipping-cites-only-surfaced",
-    passed: false,
-    expectations: [pass("calls-tool"), pass("cites"), {
-      kind: "cites-only-surfaced",
-      passed: false,
-      fact: "unsurfaced: /kb/delivery"
-    }]
-  },
-  {
-    id: "support.greeting-calls-nothing",
-    passed: true,
-    expectations: ["never-calls", "no-citations", "outcome"].map(pass)
-  },
-  {
-    id: "support.invoice-failure-is-an-error",
-    passed: false,
-    expectations: [pass("calls-tool"), { kind: "outcome", passed: false, fact: "outcome: error (expected answered)" }]
-  }
-]
 
 /** The model calls each case's turn makes: one per tool call, and one for the answer; a call that fails reports nothing. */
 const modelCalls: Readonly<Record<string, number>> = {

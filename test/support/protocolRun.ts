@@ -18,6 +18,49 @@ export interface Shown {
   readonly expectations: ReadonlyArray<{ readonly kind: string; readonly passed: boolean; readonly fact?: string }>
 }
 
+const pass = (kind: string) => ({ kind, passed: true })
+
+/** What the protocols' golden set shows on every protocol. */
+export const expected: ReadonlyArray<Shown> = [
+  {
+    id: "support.refund-window-cites-kb",
+    passed: true,
+    expectations: ["calls-tool", "cites", "cites-only-surfaced", "answer-includes", "outcome"].map(pass)
+  },
+  {
+    id: "support.order-lookup-errors",
+    passed: false,
+    expectations: [
+      { kind: "calls-tool", passed: false, fact: "lookup_order errored: order service unavailable" },
+      pass("outcome")
+    ]
+  },
+  {
+    id: "support.refund-waits-for-approval",
+    passed: true,
+    expectations: ["calls-tool", "stops-at-approval", "never-calls"].map(pass)
+  },
+  {
+    id: "support.shipping-cites-only-surfaced",
+    passed: false,
+    expectations: [pass("calls-tool"), pass("cites"), {
+      kind: "cites-only-surfaced",
+      passed: false,
+      fact: "unsurfaced: /kb/delivery"
+    }]
+  },
+  {
+    id: "support.greeting-calls-nothing",
+    passed: true,
+    expectations: ["never-calls", "no-citations", "outcome"].map(pass)
+  },
+  {
+    id: "support.invoice-failure-is-an-error",
+    passed: false,
+    expectations: [pass("calls-tool"), { kind: "outcome", passed: false, fact: "outcome: error (expected answered)" }]
+  }
+]
+
 /** A live run of the protocols' golden set and what it showed. */
 export interface ProtocolRun {
   readonly run: CliRun
@@ -34,7 +77,8 @@ export const runProtocol = async (
   protocol: ProtocolName,
   url: string,
   env: NodeJS.ProcessEnv,
-  extra: ReadonlyArray<string> = []
+  extra: ReadonlyArray<string> = [],
+  surfaces = surfacesOf(protocol)
 ): Promise<ProtocolRun> => {
   const dir = mkdtempSync(join(tmpdir(), `eval-${protocol}-`))
   const run = await evalCliAsync([
@@ -44,7 +88,7 @@ export const runProtocol = async (
     "--cases",
     "test/fixtures/protocols/golden-cases.json",
     "--surfaces",
-    surfacesOf(protocol),
+    surfaces,
     "--baseline",
     join(dir, "baseline.json"),
     "--json",
