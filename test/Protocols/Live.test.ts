@@ -1,9 +1,10 @@
 /**
- * Every live protocol against the real library serving its wire on loopback, through the real CLI: the
- * same scripted behaviour (test/support/scenarios.ts) gives the same verdicts and facts on every
- * protocol, with the session in EVAL_AUTH_HEADER, and the app holds no conversation afterwards. The
- * turns recorded with `--record` hold the tokens the app's model reported where the wire carries them
- * (LangGraph, AG-UI), and none where it does not (the AI SDK's UI message stream).
+ * Every live protocol against the real library serving its wire on loopback (the AI SDK in 5, 6 and
+ * 7), through the real CLI: the same scripted behaviour (test/support/scenarios.ts) gives the same
+ * verdicts and facts on every protocol, with the session in EVAL_AUTH_HEADER, and the app holds no
+ * conversation afterwards. The turns recorded with `--record` hold the tokens the app's model reported
+ * where the wire carries them (LangGraph, AG-UI), and none where it does not (the AI SDK's UI message
+ * stream).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
@@ -76,7 +77,7 @@ describe("ag-ui, against an agent streaming through AG-UI's own encoder", () => 
   })
 })
 
-describe.each([6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on its mock model", (version) => {
+describe.each([5, 6, 7] as const)("ai-sdk, against the AI SDK %i's streamText on its mock model", (version) => {
   it(
     "grades the scenarios as every protocol does, records no usage, deletes every chat it opened, and the header " +
       "appears nowhere",

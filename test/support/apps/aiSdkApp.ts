@@ -2,7 +2,9 @@
  * A real `useChat` app's chat route on loopback, for the `ai-sdk` protocol: `POST /api/chat` takes the
  * body `useChat` sends and answers with the AI SDK's own UI message stream — `streamText` over the
  * library's mock model and real `tool({...})` tools, turned into a response by the library (v7's
- * `toUIMessageStream` + `createUIMessageStreamResponse`, v6's `toUIMessageStreamResponse`). The mock
+ * `toUIMessageStream` + `createUIMessageStreamResponse`, v6's and v5's `toUIMessageStreamResponse`). v5
+ * has no `needsApproval`: a tool that needs a person is declared without `execute`, the v5 way to leave
+ * its call to the client (the person confirms, the client runs it). The mock
  * model plays the scenario of the last user message (test/support/scenarios.ts): one tool call per
  * step, then the answer or the failure; the tools return, throw, or wait for approval as scripted.
  * Each model call reports its tokens (usage.ts), which the library's stream does not carry; with
@@ -18,6 +20,15 @@ import {
   toUIMessageStream,
   type UIMessage
 } from "ai"
+import {
+  convertToModelMessages as convertToModelMessages5,
+  stepCountIs as stepCountIs5,
+  streamText as streamText5,
+  tool as tool5,
+  type ToolSet as ToolSet5,
+  type UIMessage as UIMessage5
+} from "ai-v5"
+import { MockLanguageModelV2 } from "ai-v5/test"
 import {
   convertToModelMessages as convertToModelMessages6,
   stepCountIs as stepCountIs6,
@@ -38,7 +49,7 @@ import { modelCallUsage } from "./usage.js"
 /** How to start the app. */
 export interface AiSdkAppOptions {
   /** The AI SDK major version whose stream the route answers with. */
-  readonly version: 6 | 7
+  readonly version: 5 | 6 | 7
   /** A header every request must carry with this value, else 401. */
   readonly auth?: { readonly header: string; readonly value: string }
   /**
@@ -118,6 +129,19 @@ const tools6 = (scenario: Scenario) =>
     })
   ]))
 
+// v5 asks a person by leaving the tool without `execute`: its call is the client's to confirm and run.
+const tools5 = (scenario: Scenario): ToolSet5 =>
+  Object.fromEntries(toolNames.map((name) => [
+    name,
+    callOf(scenario, name)?.needsApproval === true
+      ? tool5({ description: `the ${name} tool`, inputSchema: inputSchemas[name] })
+      : tool5({
+        description: `the ${name} tool`,
+        inputSchema: inputSchemas[name],
+        execute: execute(callOf(scenario, name))
+      })
+  ]))
+
 /** The tokens the turn's `n`-th model call reports, in the mock models' shape. */
 const usageOf = (n: number) => {
   const { inputTokens, outputTokens } = modelCallUsage(n)
@@ -188,6 +212,28 @@ const model7 = (scenario: Scenario) =>
     doStream: async ({ prompt }) => ({ stream: convertArrayToReadableStream(stepParts(scenario, callsMade(prompt))) })
   })
 
+// The v2 model interface's `finish` takes a plain reason and flat token counts; its other parts are alike.
+const model5 = (scenario: Scenario) =>
+  new MockLanguageModelV2({
+    doStream: async ({ prompt }) => ({
+      stream: convertArrayToReadableStream(
+        stepParts(scenario, callsMade(prompt)).map((part) =>
+          part.type === "finish"
+            ? {
+              type: "finish" as const,
+              finishReason: part.finishReason.unified,
+              usage: {
+                inputTokens: part.usage.inputTokens.total,
+                outputTokens: part.usage.outputTokens.total,
+                totalTokens: part.usage.inputTokens.total + part.usage.outputTokens.total
+              }
+            }
+            : part
+        )
+      )
+    })
+  })
+
 const model6 = (scenario: Scenario) =>
   new MockLanguageModelV3({
     doStream: async ({ prompt }) => ({ stream: convertArrayToReadableStream(stepParts(scenario, callsMade(prompt))) })
@@ -208,7 +254,7 @@ const usageMetadata = ({ part }: { readonly part: { readonly type: string } }) =
   part.type === "finish" && "totalUsage" in part ? { totalUsage: part.totalUsage } : undefined
 
 const answer = async (
-  version: 6 | 7,
+  version: 5 | 6 | 7,
   chatId: string,
   messages: Array<UIMessage>,
   scenario: Scenario,
@@ -235,6 +281,17 @@ const answer = async (
         ...metadata
       })
     })
+  }
+  if (version === 5) {
+    const tools = tools5(scenario)
+    const result = streamText5({
+      model: model5(scenario),
+      messages: convertToModelMessages5(messages as Array<UIMessage5>, { tools }),
+      tools,
+      stopWhen: stepCountIs5(maxSteps(scenario)),
+      onError: quiet
+    })
+    return result.toUIMessageStreamResponse({ ...(errorMessages ? { onError: messageOf } : {}), ...metadata })
   }
   const tools = tools6(scenario)
   const result = streamText6({
