@@ -135,7 +135,7 @@ const proposeCommand = Command.make("propose", proposeOptions, proposeHandler).p
 
 const cleanupCommand = Command.make("cleanup", cleanupOptions, cleanupHandler).pipe(
   Command.withDescription(
-    `Delete the conversations earlier live runs left in the app (killed, quit at once, or whose delete failed), as recorded in the journal of this base URL and session, and list each id; exit 1 if any could not be deleted. Example: EVAL_COOKIE='session=…' ${programName} cleanup --base-url http://127.0.0.1:5173`
+    `Delete the conversations earlier live runs left in the app (killed, quit at once, or whose delete failed), as recorded in the journal of this base URL and session, and list each id; exit 1 if any could not be deleted; --forget drops what could not be from the journal. Example: EVAL_COOKIE='session=…' ${programName} cleanup --base-url http://127.0.0.1:5173`
   )
 )
 

@@ -3,15 +3,17 @@
  * (a run killed with kill -9, quit with a second Ctrl-C, or whose deletes failed), signed in as the same
  * session, and reports each id. Conversations a run was opening when it ended, their ids never learned
  * (LangGraph threads), are found by searching the app for threads tagged with that run's key, and
- * deleted too. Conversations of a run still going are left to it.
+ * deleted too; an app without a thread search is said to be one, with the metadata that finds them by
+ * hand. `--forget` drops from the journal what could not be cleaned up, once the user has seen to it, so
+ * that no later run warns of it again. Conversations of a run still going are left to it.
  */
 import { Console, Duration, Effect, Either } from "effect"
 import { parseBaseUrl, sessionAuth } from "../Application/Session.js"
 import { programName } from "../ProgramName.js"
-import { adoptFound, type Leftover, markGone, type Opening, readJournal } from "../Runner/Journal.js"
+import { adoptFound, forget, type Leftover, markGone, type Opening, readJournal } from "../Runner/Journal.js"
 import { type Live, makeLive } from "../Runner/LiveClient.js"
-import { findRunThreads } from "../Runner/Protocols/LangGraph.js"
-import { quoteId, sessionOf } from "../Runner/Transport.js"
+import { findRunThreads, runMetadataKey } from "../Runner/Protocols/LangGraph.js"
+import { type Failure, quoteId, sessionOf } from "../Runner/Transport.js"
 import { GateFailed } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { placeRoute, resolveRoutes, routeBaseOf } from "../Schema/Protocol.js"
@@ -19,12 +21,33 @@ import type { CleanupArgs } from "./Options.js"
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
 
+/** Why a search for an earlier run's threads did not happen, and whether the app has no search to ask. */
+interface NotSearched {
+  readonly why: string
+  /** The app answered that it has no such route: asking again cannot help. */
+  readonly noSearch: boolean
+}
+
 /** What searching for one earlier run's threads found: the leftovers to delete, or why it could not search. */
 interface Searched {
   readonly openings: ReadonlyArray<Opening>
   readonly url: string
-  readonly outcome: Either.Either<ReadonlyArray<Leftover>, string>
+  readonly outcome: Either.Either<ReadonlyArray<Leftover>, NotSearched>
 }
+
+/**
+ * The answers of an app without a thread search: Not Found, Method Not Allowed (the path serves only
+ * other methods), Not Implemented. LangGraph-compatible servers that keep no metadata answer so.
+ */
+const noSearchStatuses: ReadonlySet<number> = new Set([404, 405, 501])
+
+/** Why a search failed; an answer that the app has no thread search says so, not which request failed. */
+const notSearched = (error: Failure): NotSearched =>
+  error._tag === "RunStopped"
+    ? { why: error.message, noSearch: false }
+    : error.status !== undefined && noSearchStatuses.has(error.status)
+    ? { why: `the app has no thread search (HTTP ${error.status})`, noSearch: true }
+    : { why: error.reason, noSearch: false }
 
 /**
  * Searches the app for the threads each earlier run was opening (one search per run and route), and
@@ -49,7 +72,7 @@ const searchOpenings = (live: Live, baseUrl: URL, openings: ReadonlyArray<Openin
         Effect.succeed({
           openings: group,
           url,
-          outcome: Either.left(error._tag === "TurnError" ? error.reason : error.message)
+          outcome: Either.left(notSearched(error))
         })
       )
     )
@@ -113,12 +136,16 @@ export const cleanupHandler = (args: CleanupArgs) =>
         found.has(l) ? "found by search, opened" : "left"
       } by process ${l.pid}${l.started === "" ? "" : ` started ${inert(l.started)}`})`
     const searchLines = searched.map(({ openings: group, outcome, url: searchUrl }) => {
-      const { pid } = group[0]!
+      const { pid, run } = group[0]!
       const cut = `${plural(group.length, "thread")} process ${pid} was opening`
       return Either.match(outcome, {
         onRight: (adopted) => `searched POST ${inert(searchUrl)} for the ${cut}: found ${adopted.length}`,
-        onLeft: (why) =>
-          `${"not searched".padEnd(13)} POST ${inert(searchUrl)} for the ${cut}: ${inert(why)}; they may remain`
+        onLeft: ({ noSearch, why }) =>
+          noSearch
+            ? `${"cannot search".padEnd(13)} POST ${inert(searchUrl)} for the ${cut} (metadata ${runMetadataKey}: ${
+              inert(run)
+            }): ${inert(why)}; they may remain`
+            : `${"not searched".padEnd(13)} POST ${inert(searchUrl)} for the ${cut}: ${inert(why)}; they may remain`
       })
     })
     if (searchLines.length > 0) yield* Console.log(searchLines.join("\n"))
@@ -134,21 +161,91 @@ export const cleanupHandler = (args: CleanupArgs) =>
     if (lines.length > 0) yield* Console.log(lines.join("\n"))
     const gone = outcomes.filter((o) => Either.isRight(o.outcome)).map((o) => o.leftover)
     yield* markGone(gone)
-    const remain = outcomes.length - gone.length
-    const unsearched = searched.filter((s) => Either.isLeft(s.outcome)).reduce((n, s) => n + s.openings.length, 0)
+    const undeleted = outcomes.filter((o) => Either.isLeft(o.outcome)).map((o) => o.leftover)
+    const notSearched = searched.flatMap((s) =>
+      Either.match(s.outcome, {
+        onRight: () => [],
+        onLeft: ({ noSearch }) => s.openings.map((opening) => ({ opening, noSearch }))
+      })
+    )
+    const forgotten = args.forget
+      ? yield* forgetUnresolved(
+        notSearched.map((n) => n.opening),
+        undeleted,
+        (l) => `${inert(l.conversationId).padEnd(width)}  ${where(l)}`
+      )
+      : new Set<string>()
+    const remain = undeleted.filter((l) => !forgotten.has(l.file)).length
+    const unsearched = notSearched.filter((n) => !forgotten.has(n.opening.file))
     const foundGone = gone.filter((l) => found.has(l)).length
     yield* Console.log(
       `\n${plural(gone.length, "conversation")} cleaned up at ${url}${
         found.size === 0 ? "" : ` (${foundGone} of the ${found.size} found by search)`
       }${
-        remain === 0 && unsearched === 0
-          ? "; the journal holds none of this session now"
-          : `;${remain === 0 ? "" : ` ${remain} could not be deleted and stay in the journal`}${
-            remain > 0 && unsearched > 0 ? ", and" : ""
-          }${
-            unsearched === 0 ? "" : ` ${plural(unsearched, "thread")} being opened could not be searched for`
-          } (run ${programName} cleanup again)`
+        summaryTail({
+          url,
+          remain,
+          retry: unsearched.filter((n) => !n.noSearch).length,
+          noSearch: unsearched.filter((n) => n.noSearch).length,
+          forgotten: undeleted.length + notSearched.length - remain - unsearched.length
+        })
       }`
     )
-    if (remain > 0 || unsearched > 0) return yield* new GateFailed({ reason: "conversations-remain" })
+    if (remain > 0 || unsearched.length > 0) return yield* new GateFailed({ reason: "conversations-remain" })
   })
+
+/**
+ * `--forget`: drops from the journal the intents no search resolved and the conversations no delete
+ * removed, listing each (an intent by its case and the metadata that finds its thread by hand). The
+ * journal files written: what is in the others stays.
+ */
+const forgetUnresolved = (
+  openings: ReadonlyArray<Opening>,
+  undeleted: ReadonlyArray<Leftover>,
+  named: (leftover: Leftover) => string
+) =>
+  Effect.gen(function*() {
+    const written = yield* forget(openings, undeleted)
+    const how = (file: string) => written.has(file) ? "forgotten".padEnd(13) : "not forgotten"
+    const unwritten = (file: string) => written.has(file) ? "" : ": the journal could not be written"
+    const lines = [
+      ...openings.map((o) =>
+        `${how(o.file)} a thread being opened for ${inert(o.caseId)} by process ${o.pid}${
+          o.started === "" ? "" : ` started ${inert(o.started)}`
+        } (metadata ${runMetadataKey}: ${inert(o.run)})${unwritten(o.file)}`
+      ),
+      ...undeleted.map((l) => `${how(l.file)} ${named(l)}${unwritten(l.file)}`)
+    ]
+    if (lines.length > 0) yield* Console.log(lines.join("\n"))
+    return written
+  })
+
+/**
+ * The end of cleanup's last line: that the journal holds nothing now, or what stays and what to do about
+ * it — run again for what may succeed next time; for threads an app cannot search, find them by hand and
+ * then `--forget` them, so that no later run warns of them again.
+ */
+const summaryTail = (left: {
+  readonly url: string
+  readonly remain: number
+  readonly retry: number
+  readonly noSearch: number
+  readonly forgotten: number
+}): string => {
+  const forgot = left.forgotten === 0
+    ? ""
+    : `; forgot ${plural(left.forgotten, "conversation")} it could not clean up (they may remain in the app)`
+  if (left.remain === 0 && left.retry === 0 && left.noSearch === 0) {
+    return `${forgot}; the journal holds none of this session now`
+  }
+  const again = [
+    ...(left.remain === 0 ? [] : [`${left.remain} could not be deleted and stay in the journal`]),
+    ...(left.retry === 0 ? [] : [`${plural(left.retry, "thread")} being opened could not be searched for`])
+  ]
+  const them = left.noSearch === 1 ? "it" : "them"
+  return `${forgot}${again.length === 0 ? "" : `; ${again.join(", and ")} (run ${programName} cleanup again)`}${
+    left.noSearch === 0 ? "" : `; ${plural(left.noSearch, "thread")} being opened may remain: the app cannot search ` +
+      `its threads, so find ${them} in the app by the metadata above and delete ${them} there, then ` +
+      `\`${programName} cleanup --base-url ${left.url} --forget\` drops ${them} from the journal`
+  }`
+}

@@ -427,8 +427,20 @@ export const proposeOptions = {
 /** The arguments of `eval propose`. */
 export type ProposeArgs = Command.Command.ParseConfig<typeof proposeOptions>
 
+const forgetOption = Options.boolean("forget").pipe(
+  Options.withDescription(
+    "After trying, drop from the journal what could not be cleaned up (threads an app without a thread search " +
+      "cannot find, conversations whose delete failed) and list each: once you have seen to them in the app."
+  )
+)
+
 /** `eval cleanup`. */
-export const cleanupOptions = { baseUrl: appUrlOption, cookie: cookieOption, timeout: cleanupTimeoutOption }
+export const cleanupOptions = {
+  baseUrl: appUrlOption,
+  cookie: cookieOption,
+  timeout: cleanupTimeoutOption,
+  forget: forgetOption
+}
 /** The arguments of `eval cleanup`. */
 export type CleanupArgs = Command.Command.ParseConfig<typeof cleanupOptions>
 

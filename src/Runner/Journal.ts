@@ -328,6 +328,23 @@ export const markGone = (leftovers: ReadonlyArray<Leftover>): Effect.Effect<void
     appendTo(leftovers.map((l) => ({ file: l.file, entry: { gone: l.conversationId } })), false)
   })
 
+/**
+ * Drops from the journal what `eval cleanup --forget` gives up on, once the user has seen to it in the
+ * app: intents no search could resolve, and conversations no delete could remove. Written through to the
+ * disk; a file left empty is removed. The journal files that were written (what stays in the others is
+ * still held).
+ */
+export const forget = (
+  openings: ReadonlyArray<Opening>,
+  leftovers: ReadonlyArray<Leftover>
+): Effect.Effect<ReadonlySet<string>> =>
+  Effect.sync(() =>
+    appendTo([
+      ...openings.map((o) => ({ file: o.file, entry: { settled: o.intent } })),
+      ...leftovers.map((l) => ({ file: l.file, entry: { gone: l.conversationId } }))
+    ], true)
+  )
+
 /** A conversation a search found for an earlier run's intents: its id, and the case the app says it was for. */
 export interface Found {
   readonly conversationId: string

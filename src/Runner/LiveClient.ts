@@ -470,7 +470,13 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         Effect.catchTag(
           transport.get(route, path, config.timeout, body),
           "TurnError",
-          (error) => Effect.fail(new TurnError({ reason: transport.naming(error.reason, "POST", path) }))
+          (error) =>
+            Effect.fail(
+              new TurnError({
+                reason: transport.naming(error.reason, "POST", path),
+                ...(error.status === undefined ? {} : { status: error.status })
+              })
+            )
         ),
       deleteConversation,
       settled,

@@ -545,7 +545,7 @@ export const makeTransport = (config: TransportConfig) =>
     const requireOk = <A extends Answered>(route: RouteName, answered: A) =>
       answered.status >= 200 && answered.status < 300
         ? Effect.succeed(answered)
-        : Effect.fail(failure(route, `HTTP ${answered.status}`))
+        : Effect.fail(new TurnError({ reason: `${route}: HTTP ${answered.status}`, status: answered.status }))
 
     /** Reads a route's body as text; a dropped connection, even half-way through the body, is retried. */
     const readBody = (

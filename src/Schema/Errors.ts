@@ -52,7 +52,9 @@ export class Refused extends Schema.TaggedError<Refused>()("Refused", {
 
 /** Why one case's turn could not be obtained; the case fails with it and the run goes on. */
 export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
-  reason: Schema.String
+  reason: Schema.String,
+  /** The status of the answer that failed the request, when one did: what tells a route the app lacks. */
+  status: Schema.optional(Schema.Number)
 }) {
   override get message(): string {
     return this.reason

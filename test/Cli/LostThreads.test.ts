@@ -4,7 +4,10 @@
  * before the request, the thread carries the run's key in its metadata, and after kill -9 or a second
  * Ctrl-C the next run and the quit say how many may be left and `eval cleanup` finds each through
  * `POST /threads/search` and deletes it — never a thread of the account that names no run of its
- * journal. And an `https://` URL against an http app journals nothing and says so.
+ * journal. An app without a thread search (404, 405, 501) is said to be one, with the metadata to find
+ * the threads by hand, until `cleanup --forget` drops them from the journal, listing each — after trying
+ * everything, so only what stays is forgotten. And an `https://` URL against an http app journals
+ * nothing and says so.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
@@ -117,4 +120,102 @@ describe("https:// against an app that speaks http", () => {
         expect(s.stats()).toMatchObject({ created: 0 })
       }))
   }
+})
+
+describe("an app that cannot search its threads", () => {
+  for (const status of [404, 405, 501]) {
+    it(`search answered ${status}: cleanup says so and how to stop the warning; --forget drops them, listing each`, () =>
+      withProtocolStandIn("langgraph", {}, async (s, p) => {
+        const state = scratch()
+        const { cli, env, proxy } = await creatingThreads(s, p, state, inFlight)
+        try {
+          cli.signal("SIGKILL")
+          await cli.done
+          const creations = proxy.seen().filter((r) => isCreate(r.method, r.path)).map((r) =>
+            JSON.parse(r.body) as { metadata: { turn_eval_run: string; turn_eval_case: string } }
+          )
+          const run = creations[0]!.metadata.turn_eval_run
+          proxy.setHold(() => false)
+          proxy.setRefuse((method, path) => method === "POST" && path === "/threads/search" ? status : undefined)
+          const url = `${proxy.url}/`
+
+          const cleanup = await evalCliAsync(["cleanup", "--base-url", proxy.url], { env })
+          expect([cleanup.code, cleanup.stderr]).toEqual([1, ""])
+          expect(cleanup.stdout).toMatch(
+            new RegExp(
+              `^cannot search POST ${proxy.url}/threads/search for the ${inFlight} threads process \\d+ was opening ` +
+                `\\(metadata turn_eval_run: ${run}\\): the app has no thread search \\(HTTP ${status}\\); they may remain$`,
+              "m"
+            )
+          )
+          expect(cleanup.stdout.trimEnd().split("\n").at(-1)).toBe(
+            `0 conversations cleaned up at ${url}; ${inFlight} threads being opened may remain: the app cannot search ` +
+              "its threads, so find them in the app by the metadata above and delete them there, then " +
+              `\`turn-eval cleanup --base-url ${url} --forget\` drops them from the journal`
+          )
+          // The threads are still there, as the user finds them by hand; the journal still holds the intents.
+          expect(s.conversations()).toHaveLength(inFlight)
+          expect(journalText(state)).toContain(run)
+
+          const forgot = await evalCliAsync(["cleanup", "--base-url", proxy.url, "--forget"], { env })
+          expect([forgot.code, forgot.stderr]).toEqual([0, ""])
+          const listed = [
+            ...forgot.stdout.matchAll(
+              new RegExp(
+                `^forgotten     a thread being opened for (\\S+) by process \\d+ started \\S+ \\(metadata ` +
+                  `turn_eval_run: ${run}\\)$`,
+                "gm"
+              )
+            )
+          ].map((m) => m[1])
+          expect(listed.sort()).toEqual(creations.map((c) => c.metadata.turn_eval_case).sort())
+          expect(forgot.stdout.trimEnd().split("\n").at(-1)).toBe(
+            `0 conversations cleaned up at ${url}; forgot ${inFlight} conversations it could not clean up (they may ` +
+              "remain in the app); the journal holds none of this session now"
+          )
+          // Forgetting deletes nothing: the threads are the user's to see to.
+          expect(s.conversations()).toHaveLength(inFlight)
+          expect(journalText(state)).toBe("")
+
+          const again = await evalCliAsync(["cleanup", "--base-url", proxy.url], { env })
+          expect([again.code, again.stdout]).toEqual([0, expect.stringContaining("nothing to clean up")])
+          const next = await evalCliAsync(["run", "--base-url", proxy.url, ...surfacesArgs(p), "--filter", "smoke"], {
+            env
+          })
+          expect(next.notes).not.toContain("earlier runs")
+        } finally {
+          await proxy.close()
+        }
+      }))
+  }
+
+  it("--forget tries first: what the search finds is deleted, and only what stays is forgotten", () =>
+    withProtocolStandIn("langgraph", {}, async (s, p) => {
+      const state = scratch()
+      const { cli, env, proxy } = await creatingThreads(s, p, state, inFlight)
+      try {
+        cli.signal("SIGKILL")
+        await cli.done
+        const [failing, ...others] = s.conversations().map((c) => c.id)
+        proxy.setHold(() => false)
+        proxy.setRefuse((method, path) => method === "DELETE" && path === `/threads/${failing}` ? 500 : undefined)
+        const forgot = await evalCliAsync(["cleanup", "--base-url", proxy.url, "--timeout", "2", "--forget"], { env })
+        expect([forgot.code, forgot.stderr]).toEqual([0, ""])
+        expect([...forgot.stdout.matchAll(/^deleted +(\S+) /gm)].map((m) => m[1]).sort()).toEqual(others.sort())
+        expect(forgot.stdout).toMatch(new RegExp(`^not deleted +${failing} .*: delete: HTTP 500`, "m"))
+        expect(forgot.stdout).toMatch(
+          new RegExp(`^forgotten +${failing} +\\S+ \\(found by search, opened by process \\d+ started \\S+\\)$`, "m")
+        )
+        expect([...forgot.stdout.matchAll(/^forgotten /gm)]).toHaveLength(1)
+        expect(forgot.stdout.trimEnd().split("\n").at(-1)).toBe(
+          `${inFlight - 1} conversations cleaned up at ${proxy.url}/ (${inFlight - 1} of the ${inFlight} found by ` +
+            "search); forgot 1 conversation it could not clean up (they may remain in the app); the journal holds " +
+            "none of this session now"
+        )
+        expect(s.conversations().map((c) => c.id)).toEqual([failing])
+        expect(journalText(state)).toBe("")
+      } finally {
+        await proxy.close()
+      }
+    }))
 })

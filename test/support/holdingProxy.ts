@@ -4,7 +4,7 @@
  * its answer never reaches the client, as an app still streaming a long answer would. That keeps asks
  * in flight with their conversations open on every protocol, whose asks are one request.
  */
-import { createServer, type IncomingMessage } from "node:http"
+import { createServer, type IncomingMessage, STATUS_CODES } from "node:http"
 import { listenOnLoopback } from "./loopback.js"
 
 /** A request the proxy saw: its method, its path and query, and its body. */
@@ -24,6 +24,11 @@ export interface HoldingProxy {
   readonly held: () => number
   /** Holds back the answers to the requests `hold` selects from now on (answers held already stay held). */
   readonly setHold: (hold: (method: string, path: string) => boolean) => void
+  /**
+   * Answers the requests `refuse` gives a status for itself, with that status and a JSON error body,
+   * never passing them on: an app without that route.
+   */
+  readonly setRefuse: (refuse: (method: string, path: string) => number | undefined) => void
   readonly close: () => Promise<void>
 }
 
@@ -48,6 +53,7 @@ export const startHoldingProxy = async (
   initially: (method: string, path: string) => boolean = isAsk
 ): Promise<HoldingProxy> => {
   let hold = initially
+  let refuse: (method: string, path: string) => number | undefined = () => undefined
   const seen: Array<Seen> = []
   let held = 0
   const server = createServer(async (request, response) => {
@@ -55,6 +61,12 @@ export const startHoldingProxy = async (
     const path = request.url ?? "/"
     const body = await bodyOf(request)
     seen.push({ method, path, body })
+    const refused = refuse(method, path)
+    if (refused !== undefined) {
+      // As FastAPI, which LangGraph-compatible servers are often built on, answers a route it lacks.
+      response.writeHead(refused, { "content-type": "application/json" })
+      return void response.end(JSON.stringify({ detail: STATUS_CODES[refused] ?? "" }))
+    }
     const headers = Object.fromEntries(
       Object.entries(request.headers).filter(([name, value]) => !hopHeaders.has(name) && typeof value === "string")
     ) as Record<string, string>
@@ -84,6 +96,7 @@ export const startHoldingProxy = async (
     seen: () => [...seen],
     held: () => held,
     setHold: (next) => void (hold = next),
+    setRefuse: (next) => void (refuse = next),
     close: listening.close
   }
 }
