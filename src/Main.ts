@@ -10,6 +10,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Exit, type Fiber } from "effect"
 import { programName } from "./ProgramName.js"
 import { openConversations } from "./Runner/Journal.js"
+import { plural } from "./Words.js"
 
 const signalCodes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
 type Stop = keyof typeof signalCodes
@@ -57,10 +58,11 @@ const stop = (signal: Stop) => {
   if (stoppedBy !== undefined || ending) {
     const open = openConversations()
     if (open.length > 0) {
-      const plural = (n: number) => `${n} conversation${n === 1 ? "" : "s"}`
       const lines = open.map(({ baseUrl, count, opening }) => {
         const cleanup = `\`${programName} cleanup --base-url ${baseUrl}\``
-        const kept = `${plural(count)} still open at ${baseUrl} ${count === 1 ? "is" : "are"} kept in the journal`
+        const kept = `${plural(count, "conversation")} still open at ${baseUrl} ${
+          count === 1 ? "is" : "are"
+        } kept in the journal`
         if (opening === 0) return `quitting at once: ${kept}; ${cleanup} deletes them`
         // Threads being created: the app may hold each, and the journal holds the intent that finds it.
         const maybe = `${opening === 1 ? "it" : "they"} may be left, and the journal can find ${
@@ -68,7 +70,7 @@ const stop = (signal: Stop) => {
         }`
         return count === 0
           ? `quitting at once: ${
-            plural(opening)
+            plural(opening, "conversation")
           } being opened at ${baseUrl}: ${maybe}; ${cleanup} finds and deletes them`
           : `quitting at once: ${kept}, and ${opening} more being opened: ${maybe}; ${cleanup} finds and deletes them`
       })

@@ -11,6 +11,7 @@ import { type Auth, sessionOf } from "../Runner/Transport.js"
 import { inert } from "../Schema/Inert.js"
 import { idProblem } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
+import { plural } from "../Words.js"
 
 /** The `eval cleanup` command line for a base URL. */
 const cleanupCommand = (baseUrl: URL): string => `${programName} cleanup --base-url ${inert(baseUrl.href)}`
@@ -28,7 +29,6 @@ export const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, bas
     const clipped = (id: string): string => inert(shown(id))
     const width = Math.min(64, Math.max(0, ...[...kept, ...undeleted].map((c) => clipped(c.conversationId).length)))
     const padded = (id: string): string => clipped(id).padEnd(width)
-    const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
     if (kept.length > 0) {
       yield* say(
         [
@@ -70,7 +70,6 @@ export const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, bas
 export const noteLeftovers = (baseUrl: URL, auth: Auth) =>
   Effect.gen(function*() {
     const { leftovers, openings, otherSessions } = yield* readJournal(baseUrl, sessionOf(auth))
-    const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
     const at = `in this account at ${inert(baseUrl.href)}`
     // Conversations being opened when a run ended, their ids never learned: the app may hold each.
     const opening = `${

@@ -17,9 +17,8 @@ import { type Failure, quoteId, sessionOf } from "../Runner/Transport.js"
 import { GateFailed } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { placeRoute, resolveRoutes, routeBaseOf } from "../Schema/Protocol.js"
+import { plural } from "../Words.js"
 import type { CleanupArgs } from "./Options.js"
-
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
 
 /** Why a search for an earlier run's threads did not happen, and whether the app has no search to ask. */
 interface NotSearched {

@@ -15,9 +15,8 @@ import { encodeRecording, fixturePath } from "../Runner/SurfaceClient.js"
 import { UsageError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import type { RecordedTurn } from "../Schema/Trace.js"
+import { plural } from "../Words.js"
 import type { ImportArgs } from "./Options.js"
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 /** `eval import`. */
 export const importHandler = (args: ImportArgs) =>

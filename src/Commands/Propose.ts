@@ -23,6 +23,7 @@ import { shown } from "../Schema/Shown.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
 import { caseProblems } from "../Schema/Validate.js"
+import { plural } from "../Words.js"
 import type { CandidatesArgs, ProposeArgs } from "./Options.js"
 
 /** Bounds each read of the app, retries included. */
@@ -40,7 +41,6 @@ const oneLine = (text: string, max: number): string => {
 const quoted = (id: string): string => JSON.stringify(inert(id.slice(0, 200)))
 
 /** `1 fact`, `3 facts`. */
-const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`
 
 /**
  * Signs in to the app and reads its routes' JSON, each problem naming the route, its URL and the JSON
@@ -101,7 +101,7 @@ export const candidatesHandler = (args: CandidatesArgs) =>
     const conversationWidth = Math.max("conversation".length, ...rows.map(([, conversation]) => conversation.length))
     yield* Console.log(
       [
-        `${count(ratings.length, "thumbs-down turn")} at ${app.ratingsUrl}:`,
+        `${plural(ratings.length, "thumbs-down turn")} at ${app.ratingsUrl}:`,
         "",
         `  ${"turn".padEnd(turnWidth)}  ${"conversation".padEnd(conversationWidth)}  comment`,
         ...rows.map(([turn, conversation, comment]) =>
@@ -160,7 +160,7 @@ export const proposeHandler = (args: ProposeArgs) =>
     if (rating === undefined) {
       return yield* new UsageError({
         message: `turn ${shownTurn} is not among the ${
-          count(ratings.length, "thumbs-down turn")
+          plural(ratings.length, "thumbs-down turn")
         } at ${app.ratingsUrl} (${programName} candidates lists them)`
       })
     }
@@ -240,7 +240,7 @@ export const proposeHandler = (args: ProposeArgs) =>
       yield* Console.error(
         [
           `drafted ${testCase.id} from turn ${shownTurn}: ${
-            count(draft.violated.length, "fact")
+            plural(draft.violated.length, "fact")
           } it broke, ${heldCount} it held`,
           ...violatedLines,
           ...(draft.violated.length === 0 ? [noViolation] : []),
@@ -294,7 +294,7 @@ export const proposeHandler = (args: ProposeArgs) =>
           ? [noViolation]
           : [
             `${programName} run --fixtures ${args.fixtures} fails it until the assistant is fixed (${
-              count(draft.violated.length, "fact")
+              plural(draft.violated.length, "fact")
             } broken):`,
             ...violatedLines
           ]),

@@ -12,6 +12,7 @@
  */
 import { fnv1a } from "../Hash.js"
 import type { Citation, Proposal, ToolExecution, Usage } from "../Schema/Trace.js"
+import { plural } from "../Words.js"
 import {
   canonical,
   contentWords,
@@ -306,8 +307,6 @@ const handOff = (asked: Asked): AssistantTurn => {
 
 // ---------------------------------------------------------------------------------------------
 // Read-only answers about services
-
-const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`
 
 const ownership = (entry: Service): string =>
   `**${entry.service}** is owned by \`${entry.owner}\`; its repo is \`${entry.repo}\`, ` +
