@@ -35,11 +35,11 @@ import {
   quoteId,
   refusedPath,
   type RouteName,
-  showDuration,
+  showLimit,
   timedOut
 } from "./Transport.js"
 
-export { type Deleted, retryAfter, showDuration } from "./Transport.js"
+export { type Deleted, retryAfter, showLimit } from "./Transport.js"
 
 /** How to reach the app and how patient to be with it. */
 export interface LiveConfig {
@@ -415,7 +415,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                   yield* Ref.set(
                     state.unsure,
                     Option.some(
-                      Exit.isInterrupted(exit) ? "was interrupted" : `timed out after ${showDuration(config.timeout)}`
+                      Exit.isInterrupted(exit) ? "was interrupted" : `timed out after ${showLimit(config.timeout)}`
                     )
                   )
                 }

@@ -119,8 +119,8 @@ const maxRetryAfter = Duration.seconds(60)
 /** The largest error body an ask reads, looking for the conversation it may name. */
 const maxErrorBody = 1024 * 1024
 
-/** `2s`, `1500ms`. */
-export const showDuration = (duration: Duration.Duration): string => {
+/** A limit (a timeout) exactly as it was set: `2s`, `1500ms`, `120s`. */
+export const showLimit = (duration: Duration.Duration): string => {
   const ms = Duration.toMillis(duration)
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
 }
@@ -251,8 +251,8 @@ const brokeOff = (error: unknown) =>
 /** A timeout names what was being retried when time ran out, or that nothing answered. */
 export const timedOut = (route: RouteName, limit: Duration.Duration, retrying: Option.Option<string>): TurnError =>
   Option.match(retrying, {
-    onNone: () => failure(route, `timed out after ${showDuration(limit)}`),
-    onSome: (why) => failure(route, `${why} (retried until the ${showDuration(limit)} timeout)`)
+    onNone: () => failure(route, `timed out after ${showLimit(limit)}`),
+    onSome: (why) => failure(route, `${why} (retried until the ${showLimit(limit)} timeout)`)
   })
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Option } from "effect"
-import { retryAfter, showDuration } from "../../src/Runner/LiveClient.js"
+import { retryAfter, showLimit } from "../../src/Runner/LiveClient.js"
 import { fillRoute, resolveRoutes } from "../../src/Schema/Protocol.js"
 
 describe("retryAfter", () => {
@@ -37,7 +37,7 @@ describe("routes", () => {
   })
 
   it("show durations the way timeouts are reported", () => {
-    expect(showDuration(Duration.seconds(120))).toBe("120s")
-    expect(showDuration(Duration.millis(1500))).toBe("1500ms")
+    expect(showLimit(Duration.seconds(120))).toBe("120s")
+    expect(showLimit(Duration.millis(1500))).toBe("1500ms")
   })
 })

@@ -11,8 +11,8 @@ export interface Progress {
   readonly elapsedMs: number
 }
 
-/** A duration as the progress line shows it: `42s`, `3m05s`, `1h02m`. */
-export const showDuration = (ms: number): string => {
+/** Time gone or left as the progress line shows it, rounded to the second: `42s`, `3m05s`, `1h02m`. */
+export const showElapsed = (ms: number): string => {
   const seconds = Math.max(0, Math.round(ms / 1000))
   if (seconds < 60) return `${seconds}s`
   const minutes = Math.floor(seconds / 60)
@@ -22,6 +22,6 @@ export const showDuration = (ms: number): string => {
 
 /** The line: `12/40 cases · 11 passing · 8s elapsed · ~19s left` (no estimate before the first case ends). */
 export const renderProgress = (p: Progress): string => {
-  const left = p.done === 0 ? "estimating" : `~${showDuration((p.elapsedMs / p.done) * (p.total - p.done))} left`
-  return `${p.done}/${p.total} cases · ${p.passing} passing · ${showDuration(p.elapsedMs)} elapsed · ${left}`
+  const left = p.done === 0 ? "estimating" : `~${showElapsed((p.elapsedMs / p.done) * (p.total - p.done))} left`
+  return `${p.done}/${p.total} cases · ${p.passing} passing · ${showElapsed(p.elapsedMs)} elapsed · ${left}`
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { renderProgress, showDuration } from "../../../src/Scorecard/Render/Progress.js"
+import { renderProgress, showElapsed } from "../../../src/Scorecard/Render/Progress.js"
 
 describe("the progress line", () => {
   it("says cases done of the total, passing so far, time elapsed and an estimate of the time left", () => {
@@ -12,7 +12,7 @@ describe("the progress line", () => {
   })
 
   it("shows durations in seconds, minutes or hours", () => {
-    expect([showDuration(400), showDuration(59_000), showDuration(185_000), showDuration(3_725_000)]).toEqual([
+    expect([showElapsed(400), showElapsed(59_000), showElapsed(185_000), showElapsed(3_725_000)]).toEqual([
       "0s",
       "59s",
       "3m05s",
