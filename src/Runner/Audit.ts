@@ -7,43 +7,17 @@
  */
 import { Either, Schema } from "effect"
 import { gradeExpectation } from "../Graders/index.js"
-import type { Expectation } from "../Schema/Case.js"
+import type { AuditPlan, AuditTally, Violation } from "../Schema/Audit.js"
 import { decodeValue, isRecord } from "../Schema/Decode.js"
 import { inert } from "../Schema/Inert.js"
 import { describeJsonError } from "../Schema/JsonSyntax.js"
-import type { Surface } from "../Schema/Surface.js"
 import { isTurnTrace, type Turn, TurnTrace } from "../Schema/Trace.js"
-import { inShard, type Shard } from "./Shard.js"
+import { inShard } from "./Shard.js"
+
+export type { AuditPlan, AuditTally, Violation } from "../Schema/Audit.js"
 
 /** A turn as an export holds it: its answer and trace (a case id or question, when present, is not needed). */
 const AuditTurn = Schema.Struct({ answer: Schema.String, trace: TurnTrace })
-
-/** What to audit. */
-export interface AuditPlan {
-  readonly surfaceName: string
-  readonly surface: Surface
-  readonly expectations: ReadonlyArray<Expectation>
-  readonly shard?: Shard
-}
-
-/** The running counts of an audit. */
-export interface AuditTally {
-  turns: number
-  otherSurfaces: number
-  otherShards: number
-  violatingTurns: number
-  violations: number
-  unreadable: number
-  /** The first unreadable lines, located; the rest are only counted. */
-  readonly unreadableShown: Array<string>
-}
-
-/** An expectation a turn broke: the turn, the expectation's kind and the grader's fact. */
-export interface Violation {
-  readonly turnId: string
-  readonly kind: Expectation["kind"]
-  readonly fact: string | undefined
-}
 
 /** How many unreadable lines are shown; an archive with more has a systematic problem. */
 const unreadableShownMax = 20

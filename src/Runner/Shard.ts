@@ -5,12 +5,9 @@
  */
 import { Either } from "effect"
 import { fnv1a } from "../Hash.js"
+import type { Shard } from "../Schema/Shard.js"
 
-/** Part `index` (from 1) of `count`. */
-export interface Shard {
-  readonly index: number
-  readonly count: number
-}
+export type { Shard } from "../Schema/Shard.js"
 
 /** Reads `i/n`, with 1 ≤ i ≤ n; the problem with any other text names no CLI flag (the CLI adds `--shard`). */
 export const parseShard = (text: string): Either.Either<Shard, string> => {

@@ -2,7 +2,7 @@
  * An audit's report as text: a line per violation (`✗ TURN  KIND  FACT`) as the turns are graded, and
  * the closing summary. Text from the archive is shown inert.
  */
-import type { AuditPlan, AuditTally, Violation } from "../../Runner/Audit.js"
+import type { AuditPlan, AuditTally, Violation } from "../../Schema/Audit.js"
 import { inert } from "../../Schema/Inert.js"
 import { shown } from "../../Schema/Shown.js"
 
