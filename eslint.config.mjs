@@ -53,6 +53,19 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-require-imports": "off" }
   },
   {
+    // The pure core — cases, traces and results, graders, evidence rules, the scorecard — runs nothing:
+    // it may not reach into the runner, the application or the commands, whose effects it would drag in.
+    files: ["src/Schema/**/*.ts", "src/Graders/**/*.ts", "src/Evidence/**/*.ts", "src/Scorecard/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          group: ["**/Runner/*", "**/Application/*", "**/Commands/*", "**/Runner", "**/Application", "**/Commands"],
+          message: "the pure core imports nothing of Runner, Application or Commands"
+        }]
+      }]
+    }
+  },
+  {
     // The HTML page's own script and style, held as text: their lines are the page's, not ours to break.
     files: ["src/Scorecard/Render/Html/Script.ts", "src/Scorecard/Render/Html/Style.ts"],
     rules: { "max-len": "off" }
