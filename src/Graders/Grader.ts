@@ -15,12 +15,11 @@ export interface Verdict {
   readonly fact?: string
 }
 
-/** The grader of expectations of kind `K`. */
-export type Grader<K extends ExpectationKind> = (
-  expectation: Extract<Expectation, { readonly kind: K }>,
-  turn: Turn,
-  surface: Surface
-) => Verdict
+/** A grader of expectations `A`: a pure function from one expectation, the turn and its surface to a verdict. */
+export type Grade<A> = (expectation: A, turn: Turn, surface: Surface) => Verdict
+
+/** The grader of expectations of kind `K`: a `Grade` of that kind's expectation. */
+export type Grader<K extends ExpectationKind> = Grade<Extract<Expectation, { readonly kind: K }>>
 
 /** The verdict of an expectation that holds. */
 export const pass: Verdict = { passed: true }

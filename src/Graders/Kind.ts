@@ -7,12 +7,10 @@
  * missing one of these parts does not compile.
  */
 import type { Schema } from "effect"
-import type { Surface } from "../Schema/Surface.js"
-import type { Turn, TurnTrace } from "../Schema/Trace.js"
-import type { Verdict } from "./Grader.js"
+import type { TurnTrace } from "../Schema/Trace.js"
+import type { Grade } from "./Grader.js"
 
-/** A grader: a pure function from one expectation, the turn and its surface to a verdict. */
-export type Grade<A> = (expectation: A, turn: Turn, surface: Surface) => Verdict
+export type { Grade } from "./Grader.js"
 
 /** A name from the catalog that an expectation uses, at its path under the expectation (`tools[1]`). */
 export type Named =
