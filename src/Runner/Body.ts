@@ -1,9 +1,8 @@
 /**
  * A response body read a chunk at a time without a Stream. A live run reads four bodies a case, and a
  * Stream run per body (its channel executor, its scope and finalizers) allocated more than the rest of
- * the request did: read this way, 10,000 live cases at 10 ms make a third fewer young-generation
- * collections (489 → 328) and take 10.8 s instead of 12.9 s. The live runs' HTTP client (`Http.ts`)
- * answers with responses that offer their body this way; the transport reads any other's `stream`.
+ * the request did (docs/performance.md has the figures). The live runs' HTTP client (`Http.ts`) answers
+ * with responses that offer their body this way; the transport reads any other's `stream`.
  */
 import { Effect } from "effect"
 import type { Readable } from "node:stream"
