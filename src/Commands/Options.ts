@@ -274,7 +274,8 @@ const faultOption = Options.text("fault").pipe(
   Options.withDescription(
     "Inject a fault (repeatable): ROUTE ask, conversation, trace, delete or ratings; FAULT an HTTP status (503, 503/2 " +
       "with Retry-After), hang, reset, not-json, wrong-shape, huge, redirect=ORIGIN, or on the ask opened=STATUS " +
-      "(opens the conversation, then fails naming it) or id=ID (names it by another id, such as ..); RATE the fraction of questions hit."
+      "(opens the conversation, then fails naming it), id=ID (names it by another id, such as ..), reused-id (starts a " +
+      "call again under an earlier call's id) or no-result (drops the first call's result); RATE the fraction of questions hit."
   )
 )
 

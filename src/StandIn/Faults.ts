@@ -3,8 +3,10 @@
  * status (`503`, or `503/2` with a Retry-After of 2 seconds), `hang`, `reset`, `not-json`,
  * `wrong-shape`, `huge` or `redirect=ORIGIN` — and, on the ask, `opened=STATUS` (the conversation is
  * opened, then the answer is that status naming it), `id=ID` (the conversation is named by ID, such
- * as `..`) or `reused-id` (the stream starts the gated `deploy` again under an earlier call's id; ai-sdk
- * and ag-ui, which stream calls by id) — and RATE the fraction of questions hit (default all).
+ * as `..`), `reused-id` (the stream starts the gated `deploy` again under an earlier call's id) or
+ * `no-result` (the stream starts the turn's first tool call, sends its input and ends it, and sends no
+ * result: a tool that threw where the wire says nothing of it) — the last two on ai-sdk and ag-ui, which
+ * stream calls by id — and RATE the fraction of questions hit (default all).
  *
  * The routes per protocol (a fault selects requests by the question they are about):
  * - ask: the POST to the surface's endpoint (turn-eval, ai-sdk's chat route, ag-ui's agent); on
@@ -31,6 +33,10 @@ import type { Fault, FaultKind } from "./Server.js"
 
 const routes: ReadonlyArray<Route> = ["ask", "conversation", "trace", "delete", "ratings"]
 
+/** The faults only an ask takes: what they change is the answer's conversation or its stream. */
+const askFaults = ["opened", "id", "reused-id", "no-result"] as const
+type AskFault = typeof askFaults[number]
+
 const kindOf = (text: string): FaultKind | undefined => {
   const status = /^([1-5]\d\d)(?:\/(\d+))?$/.exec(text)
   if (status !== null) {
@@ -40,7 +46,7 @@ const kindOf = (text: string): FaultKind | undefined => {
   }
   if (
     text === "hang" || text === "reset" || text === "not-json" || text === "wrong-shape" || text === "huge" ||
-    text === "reused-id"
+    text === "reused-id" || text === "no-result"
   ) {
     return { kind: text }
   }
@@ -59,13 +65,12 @@ export const parseFault = (spec: string): Either.Either<Fault, string> => {
     `--fault ${JSON.stringify(spec)}: expected ROUTE:FAULT[@RATE], ROUTE one of ${
       routes.join(", ")
     }, FAULT an HTTP status (503 or 503/2 for a Retry-After), hang, reset, not-json, wrong-shape, huge, ` +
-    `redirect=ORIGIN, or on the ask opened=STATUS, id=ID or reused-id, RATE from 0 to 1`
+    `redirect=ORIGIN, or on the ask opened=STATUS, id=ID, reused-id or no-result, RATE from 0 to 1`
   if (match === null) return Either.left(usage)
   const route = routes.find((r) => r === match[1])
   const kind = kindOf(match[2]!)
   const rate = match[3] === undefined ? undefined : Number(match[3])
-  const askOnly = kind !== undefined && (kind.kind === "opened" || kind.kind === "id" || kind.kind === "reused-id") &&
-    route !== "ask"
+  const askOnly = kind !== undefined && askFaults.some((k) => k === kind.kind) && route !== "ask"
   if (route === undefined || kind === undefined || askOnly || (rate !== undefined && !(rate >= 0 && rate <= 1))) {
     return Either.left(usage)
   }
@@ -81,11 +86,11 @@ const routesOf: { readonly [P in ProtocolName]: ReadonlyArray<Route> } = {
 }
 
 /** The ask faults each protocol takes beyond those every route takes. */
-const askFaultsOf: { readonly [P in ProtocolName]: ReadonlyArray<"opened" | "id" | "reused-id"> } = {
+const askFaultsOf: { readonly [P in ProtocolName]: ReadonlyArray<AskFault> } = {
   "turn-eval": ["opened", "id"],
-  "ai-sdk": ["opened", "reused-id"],
+  "ai-sdk": ["opened", "reused-id", "no-result"],
   langgraph: ["opened", "id"],
-  "ag-ui": ["reused-id"]
+  "ag-ui": ["reused-id", "no-result"]
 }
 
 /**
@@ -105,6 +110,9 @@ export const faultProblem = (fault: Fault, protocols: ReadonlyArray<ProtocolName
   }
   if (fault.kind === "reused-id" && !protocols.some((p) => askFaultsOf[p].includes("reused-id"))) {
     return `a reused-id fault: ${named} streams no calls by id (ai-sdk and ag-ui do)`
+  }
+  if (fault.kind === "no-result" && !protocols.some((p) => askFaultsOf[p].includes("no-result"))) {
+    return `a no-result fault: ${named} streams no call apart from its result (ai-sdk and ag-ui do)`
   }
   return undefined
 }

@@ -185,6 +185,7 @@ export const injure = (response: ServerResponse, route: Route, fault: FaultKind,
     case "opened":
     case "id":
     case "reused-id":
+    case "no-result":
       return sendJson(response, 500, { error: "stand-in failure" })
   }
 }

@@ -51,6 +51,12 @@ export type FaultKind =
    * `deploy` started again under its id — a wire that would hide a call that ran (ai-sdk and ag-ui).
    */
   | { readonly kind: "reused-id" }
+  /**
+   * The answer's stream drops the result of the turn's first tool call: the call is started, its input
+   * sent and the call ended, and nothing says how it went — as a tool that throws leaves an AG-UI run on
+   * some frameworks. The call is an attempt, not a call that never happened (ai-sdk and ag-ui).
+   */
+  | { readonly kind: "no-result" }
 
 /**
  * A fault injected into one route. It hits the questions it selects — those containing `match`, and

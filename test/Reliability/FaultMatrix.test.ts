@@ -1,17 +1,18 @@
 /**
- * The fault matrix: for every protocol, every route it has and every fault that route takes, a live
- * run of the committed golden set through the real CLI, with the fault injected into a fraction of
- * the cases. The faulted cases fail naming the route and the fault (and the request: method and URL),
- * every other case grades exactly as in a clean run of the same protocol, every conversation created
- * is deleted or reported by id (the stand-in's counts: created = deleted + reported), the results file
- * is whole, and the session appears nowhere: not in any output, and not at the other origin a redirect
- * points to, which no request reaches. This product's protocol signs in by cookie, as it always has;
- * the others by the header in EVAL_AUTH_HEADER (a bearer token, or LangGraph's API key), and the AI
- * SDK's redirects once more by cookie. Long: runs when RELIABILITY=1 (CI sets it), two runs at a time
- * (each is mostly waiting on its timeouts); RELIABILITY_REPORT=DIR also writes the figures there as
- * Markdown tables. Its last rows are of the catalog, not the app: every route a protocol builds from
- * the catalog spelled to name the other origin's host or to leave the base URL's path
- * (test/support/routeSpellings.ts), which `run` refuses, exit 2, naming each JSON path, before any
+ * The fault matrix: for every protocol, every route it has and every fault that route takes, a live run
+ * of the committed golden set through the real CLI, with the fault injected into a fraction of the
+ * cases. The faulted cases fail naming the route and the fault (and the request: method and URL); a
+ * stream that drops a call's result is still a turn, the call kept as an attempt that fails the
+ * expectations naming its tool. Every other case grades exactly as in a clean run of the same protocol,
+ * every conversation created is deleted or reported by id (the stand-in's counts: created = deleted +
+ * reported), the results file is whole, and the session appears nowhere: not in any output, and not at
+ * the other origin a redirect points to, which no request reaches. This product's protocol signs in by
+ * cookie, as it always has; the others by the header in EVAL_AUTH_HEADER (a bearer token, or LangGraph's
+ * API key), and the AI SDK's redirects once more by cookie. Long: runs when RELIABILITY=1 (CI sets it),
+ * two runs at a time (each is mostly waiting on its timeouts); RELIABILITY_REPORT=DIR also writes the
+ * figures there as Markdown tables. Its last rows are of the catalog, not the app: every route a
+ * protocol builds from the catalog spelled to name the other origin's host or to leave the base URL's
+ * path (test/support/routeSpellings.ts), which `run` refuses, exit 2, naming each JSON path, before any
  * request; and `cleanup` of a journal whose delete or search routes are so spelled, which sends nothing.
  * Then the threads a LangGraph run was opening when it was killed (kill -9) or quit by a second Ctrl-C,
  * their creations reaching the app but unanswered: `cleanup` finds each by search and deletes it, and
@@ -62,6 +63,8 @@ type Expected =
   }
   | { readonly case: "clean" }
   | { readonly case: "undeleted"; readonly reason: RegExp }
+  /** The turn is read, its first call an attempt with no result (droppedAsExpected). */
+  | { readonly case: "attempted" }
 
 /** How each protocol signs in here: this product's by cookie, as it always has; the others by a header. */
 const signInOf = (protocol: ProtocolName): SignIn => protocol === "turn-eval" ? "cookie" : headerSignInOf[protocol]
@@ -153,6 +156,10 @@ const faultsOf = (protocol: ProtocolName, route: Route): ReadonlyArray<Planned> 
   ...(route === "ask" && (protocol === "ai-sdk" || protocol === "ag-ui")
     ? [{ name: "a call id started again by a gated tool", fault: { kind: "reused-id" } } as const]
     : []),
+  // A call whose result never comes is an attempt, on the two wires that stream a call apart from its result.
+  ...(route === "ask" && (protocol === "ai-sdk" || protocol === "ag-ui")
+    ? [{ name: "the first call's result dropped", fault: { kind: "no-result" } } as const]
+    : []),
   ...(route === "ask" && (protocol === "turn-eval" || protocol === "langgraph")
     ? [
       { name: "conversation id ..", fault: { kind: "id", id: ".." } } as const,
@@ -235,8 +242,59 @@ const expected = (protocol: ProtocolName, route: Route, fault: FaultKind): Expec
         protocol === "ag-ui" ? `event 5 \\(TOOL_CALL_START\\): ${named}` : `chunk 6 \\(tool-input-start\\): ${named}`
       )
     }
+    case "no-result":
+      return { case: "attempted" }
     case "redirect":
       return because(`redirected to another origin \\(${escape(fault.to)}\\); not followed`)
+  }
+}
+
+/**
+ * The kinds whose verdict reads nothing a call's result carries — the answer, the outcome, the usage, and
+ * the calls' names, counts and inputs — so a dropped result leaves them as they were. (`stops-at-approval`
+ * reads whether a gated tool ran; the call whose result the fault drops is of no gated tool.)
+ */
+const blindToResults: ReadonlySet<string> = new Set([
+  "answer-includes",
+  "answer-excludes",
+  "answer-matches",
+  "calls-at-most",
+  "no-repeated-calls",
+  "within-budget",
+  "outcome",
+  "stops-at-approval"
+])
+
+/**
+ * A case whose stream lost its first call's result, against its clean run: no call is lost (the same
+ * calls in the same order, the first unresolved and with no output), the answer and outcome are the
+ * clean run's, `calls-tool` and `never-calls` of the first call's tool fail naming the missing result,
+ * and every expectation of a kind that reads nothing of a result, or of another tool, grades as in the
+ * clean run. What a result surfaced (citations) and which calls succeeded in order are the readers' own
+ * rules, held by their tests. A case whose turn called nothing grades as in the clean run.
+ */
+const droppedAsExpected = (c: CaseResult, clean: ReturnType<typeof withoutTurnId>, testCase: Case): void => {
+  const kept = "turn" in clean ? clean.turn : undefined
+  const tools = kept?.tools ?? []
+  if (tools.length === 0) return void expect(withoutTurnId(c), c.id).toEqual(clean)
+  const dropped = tools[0]!
+  const executions = c.turn?.trace.toolExecutions ?? []
+  expect(executions.map((e) => [e.tool, e.unresolved === true]), c.id).toEqual(tools.map((t, i) => [t, i === 0]))
+  expect(executions[0]?.output, c.id).toBeUndefined()
+  expect([c.turn?.answer, c.turn?.trace.outcome], c.id).toEqual([kept?.answer, kept?.outcome])
+  const once = tools.filter((tool) => tool === dropped).length === 1
+  for (const [i, expectation] of testCase.expect.entries()) {
+    const got = c.expectations[i]
+    const named = "tool" in expectation && expectation.tool === dropped
+    const own = expectation.kind === "calls-tool" || expectation.kind === "never-calls"
+    if (named && once && own) {
+      const fact = expectation.kind === "calls-tool"
+        ? `${dropped}: no result on the wire`
+        : `called: ${dropped} (no result on the wire)`
+      expect(got, `${c.id} ${expectation.kind}`).toEqual({ kind: expectation.kind, passed: false, fact })
+    } else if ((own && !named) || blindToResults.has(expectation.kind)) {
+      expect(got, `${c.id} ${expectation.kind}`).toEqual(clean.expectations[i])
+    }
   }
 }
 
@@ -433,6 +491,9 @@ describe.runIf(enabled)("the fault matrix", () => {
           if (hit.has(c.id) && want.case === "fails") {
             expect(c.passed, c.id).toBe(false)
             expect(c.error, c.id).toMatch(want.reason)
+            asExpected++
+          } else if (hit.has(c.id) && want.case === "attempted") {
+            droppedAsExpected(c, clean.get(protocol)!.get(c.id)!, cases.find((k) => k.id === c.id)!)
             asExpected++
           } else {
             expect(withoutTurnId(c), c.id).toEqual(clean.get(protocol)!.get(c.id))

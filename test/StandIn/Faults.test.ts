@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { parseFault } from "../../src/StandIn/Faults.js"
+import { faultProblem, parseFault } from "../../src/StandIn/Faults.js"
 import { stableFraction } from "../../src/StandIn/Server.js"
 
 describe("parseFault", () => {
@@ -12,7 +12,8 @@ describe("parseFault", () => {
     ["trace:not-json", { route: "trace", kind: "not-json" }],
     ["trace:wrong-shape@0", { route: "trace", kind: "wrong-shape", rate: 0 }],
     ["trace:huge", { route: "trace", kind: "huge" }],
-    ["delete:redirect=http://127.0.0.1:9", { route: "delete", kind: "redirect", to: "http://127.0.0.1:9" }]
+    ["delete:redirect=http://127.0.0.1:9", { route: "delete", kind: "redirect", to: "http://127.0.0.1:9" }],
+    ["ask:no-result@0.3", { route: "ask", kind: "no-result", rate: 0.3 }]
   ])("reads %s", (spec, fault) => {
     expect(parseFault(spec)).toEqual(Either.right(fault))
   })
@@ -25,6 +26,7 @@ describe("parseFault", () => {
     "trace:500@1.5",
     "trace:500@x",
     "ask:redirect=ftp://x",
+    "trace:no-result",
     ""
   ])(
     "refuses %j with what it expects",
@@ -33,6 +35,16 @@ describe("parseFault", () => {
       expect(Either.isLeft(parsed) && parsed.left).toMatch(/^--fault ".*": expected ROUTE:FAULT\[@RATE\]/)
     }
   )
+})
+
+describe("faultProblem", () => {
+  it("takes a no-result fault where calls stream by id, and says why not elsewhere", () => {
+    expect(faultProblem({ route: "ask", kind: "no-result" }, ["ag-ui"])).toBeUndefined()
+    expect(faultProblem({ route: "ask", kind: "no-result" }, ["turn-eval", "ai-sdk"])).toBeUndefined()
+    expect(faultProblem({ route: "ask", kind: "no-result" }, ["turn-eval", "langgraph"])).toBe(
+      "a no-result fault: turn-eval, langgraph streams no call apart from its result (ai-sdk and ag-ui do)"
+    )
+  })
 })
 
 describe("stableFraction", () => {

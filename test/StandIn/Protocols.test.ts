@@ -6,8 +6,9 @@
  */
 import { EventSchemas } from "@ag-ui/core/schemas"
 import { describe, expect, it } from "@effect/vitest"
-import { parseJsonEventStream, uiMessageChunkSchema } from "ai"
+import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from "ai"
 import { Cause, Effect, Exit, Redacted } from "effect"
+import { isDeepStrictEqual } from "node:util"
 import type { ProtocolName } from "../../src/Schema/Surface.js"
 import { type FaultKind, type StandIn, start } from "../../src/StandIn/Server.js"
 import { goldenSet, withStandIn } from "../support/live.js"
@@ -231,6 +232,60 @@ describe("faults, per protocol", () => {
         expect(events.every((e) => EventSchemas.safeParse(e).success)).toBe(true)
       })
     }))
+
+  it("ai-sdk and ag-ui: a no-result ask leaves the first call started, its input sent, and no result", async () => {
+    // The same question of two stand-ins, one clean and one faulted: the faulted stream is the clean one less
+    // the first call's result (and on ai-sdk the sources that result surfaced), which each library still reads.
+    const streams = async (protocol: "ai-sdk" | "ag-ui") => {
+      const read = (faults: ReadonlyArray<FaultKind>) =>
+        withStandIn({ protocol }, async (s) => {
+          s.setFaults(faults.map((f) => ({ ...f, route: "ask" })))
+          const data = sseData(await (await ask(s, protocol)).text()).filter((d) => d !== "[DONE]")
+          // The AI SDK turn's id is the stand-in's, new each run: the two streams are compared without it.
+          const turnId = (JSON.parse(data[0]!) as { messageId?: string }).messageId
+          return data.map((d) =>
+            JSON.parse(turnId === undefined ? d : d.replaceAll(turnId, "turn")) as { type: string; toolCallId?: string }
+          )
+        })
+      const clean = await read([])
+      const faulted = await read([{ kind: "no-result" }])
+      const missing = clean.filter((c) => !faulted.some((f) => isDeepStrictEqual(f, c)))
+      expect(faulted).toEqual(clean.filter((c) => !missing.includes(c)))
+      return { faulted, missing }
+    }
+    const aiSdk = await streams("ai-sdk")
+    const [output, ...sources] = aiSdk.missing
+    expect(output).toMatchObject({ type: "tool-output-available", toolCallId: expect.stringMatching(/-call-1$/) })
+    expect(sources.map((c) => c.type)).toEqual(sources.map(() => "source-url"))
+    const chunks = parseJsonEventStream({
+      stream: new Response(aiSdk.faulted.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("")).body!,
+      schema: uiMessageChunkSchema
+    }).getReader()
+    const parsed: Array<unknown> = []
+    for (let next = await chunks.read(); !next.done; next = await chunks.read()) {
+      expect(next.value.success).toBe(true)
+      if (next.value.success) parsed.push(next.value.value)
+    }
+    let message: UIMessage | undefined
+    const stream = new ReadableStream({
+      start(controller) {
+        for (const chunk of parsed) controller.enqueue(chunk)
+        controller.close()
+      }
+    })
+    for await (const read of readUIMessageStream({ stream: stream as never })) message = read
+    const tools = (message?.parts ?? []).filter((p) => p.type.startsWith("tool-")) as ReadonlyArray<
+      { type: string; state: string; output?: unknown }
+    >
+    expect(tools[0]).toMatchObject({ type: "tool-catalog", state: "input-available" })
+    expect(tools[0]?.output).toBeUndefined()
+
+    const agUi = await streams("ag-ui")
+    expect(agUi.missing).toEqual([expect.objectContaining({ type: "TOOL_CALL_RESULT", toolCallId: "run-1-call-1" })])
+    expect(agUi.faulted.filter((e) => e.toolCallId === "run-1-call-1").map((e) => e.type))
+      .toEqual(["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"])
+    expect(agUi.faulted.every((e) => EventSchemas.safeParse(e).success)).toBe(true)
+  })
 
   it("langgraph: the thread and state reads and the delete take their faults, a 404 on the delete deleting all the same", () =>
     withStandIn({ protocol: "langgraph" }, async (s) => {

@@ -122,6 +122,15 @@ export const reusedIdEvents = (runId: string): ReadonlyArray<AgUiEvent> => {
   ]
 }
 
+/**
+ * A run's events less the result of its first tool call, as a `no-result` fault sends them: the call is
+ * started, its arguments streamed and the call ended, and no `TOOL_CALL_RESULT` follows.
+ */
+export const withoutFirstResult = (events: ReadonlyArray<AgUiEvent>): ReadonlyArray<AgUiEvent> => {
+  const first = events.findIndex((event) => event.type === "TOOL_CALL_RESULT")
+  return first === -1 ? events : [...events.slice(0, first), ...events.slice(first + 1)]
+}
+
 /** The question a run asks, and its thread and run ids: the text of the input's last user message. */
 export const runInputOf = (
   body: unknown
@@ -150,13 +159,17 @@ const handleRun = async (store: Store, request: IncomingMessage, response: Serve
   if (fault?.kind === "not-json") return notJson(response)
   if (
     fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
-    fault.kind !== "id" && fault.kind !== "reused-id"
+    fault.kind !== "id" && fault.kind !== "reused-id" && fault.kind !== "no-result"
   ) {
     return injure(response, "ask", fault, request.url ?? "/", {})
   }
   const turn = store.answer(surface.name, input.question, store.nextAsk(input.question))
   const [started, ...rest] = agUiEvents(turn, input.threadId, input.runId)
-  const events = fault?.kind === "reused-id" ? [started!, ...reusedIdEvents(input.runId), ...rest] : [started!, ...rest]
+  const events = fault?.kind === "reused-id"
+    ? [started!, ...reusedIdEvents(input.runId), ...rest]
+    : fault?.kind === "no-result"
+    ? withoutFirstResult([started!, ...rest])
+    : [started!, ...rest]
   const frames = events.map(sseFrame)
   return writeStream(response, agUiHeaders, frames, {
     ...(fault?.kind === "reset" ? { cut: 2 } : {}),

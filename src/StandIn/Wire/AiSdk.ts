@@ -150,14 +150,32 @@ export const reusedIdChunks = (messageId: string): ReadonlyArray<UIMessageChunk>
   ]
 }
 
-/** The UI message stream's frames for a turn: its chunks, then `[DONE]`. */
+/**
+ * A stream's chunks less the result of its first tool call, as a `no-result` fault sends them: the call's
+ * input streams and is available, and neither its output (or error) nor the sources it surfaced follow.
+ */
+export const withoutFirstResult = (chunks: ReadonlyArray<UIMessageChunk>): ReadonlyArray<UIMessageChunk> => {
+  const first = chunks.findIndex((chunk) =>
+    chunk.type === "tool-output-available" || chunk.type === "tool-output-error"
+  )
+  if (first === -1) return chunks
+  let after = first + 1
+  while (chunks[after]?.type === "source-url") after++
+  return [...chunks.slice(0, first), ...chunks.slice(after)]
+}
+
+/** The UI message stream's frames for a turn: its chunks, then `[DONE]`; a stream fault changes the chunks. */
 export const uiMessageFrames = (
   turn: AssistantTurn,
   messageId: string,
-  reusedId = false
+  fault?: "reused-id" | "no-result"
 ): ReadonlyArray<string> => {
   const [start, ...rest] = uiMessageChunks(turn, messageId)
-  const chunks = reusedId ? [start!, ...reusedIdChunks(messageId), ...rest] : [start!, ...rest]
+  const chunks = fault === "reused-id"
+    ? [start!, ...reusedIdChunks(messageId), ...rest]
+    : fault === "no-result"
+    ? withoutFirstResult([start!, ...rest])
+    : [start!, ...rest]
   return [...chunks.map(sseFrame), sseFrame("[DONE]")]
 }
 
@@ -197,7 +215,7 @@ const handleChat = async (
   if (fault?.kind === "not-json") return notJson(response)
   if (
     fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
-    fault.kind !== "id" && fault.kind !== "reused-id"
+    fault.kind !== "id" && fault.kind !== "reused-id" && fault.kind !== "no-result"
   ) {
     return injure(response, "ask", fault, request.url ?? "/", {})
   }
@@ -212,7 +230,8 @@ const handleChat = async (
     ? store.openAs(account, "ai-sdk", chatId, { surface: surface.name, question, turnId })
     : store.ask(existing, surface.name, question, turnId)
   if (fault?.kind === "opened") return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}` })
-  const frames = uiMessageFrames(store.turnOf(conversation), conversation.turnId, fault?.kind === "reused-id")
+  const streamFault = fault?.kind === "reused-id" || fault?.kind === "no-result" ? fault.kind : undefined
+  const frames = uiMessageFrames(store.turnOf(conversation), conversation.turnId, streamFault)
   return writeStream(response, uiMessageStreamHeaders, frames, {
     ...(fault?.kind === "reset" ? { cut: 3 } : {}),
     ...(fault?.kind === "huge"
