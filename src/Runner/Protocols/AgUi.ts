@@ -372,6 +372,13 @@ const proposalOfInterrupts = (interrupts: ReadonlyArray<Interrupt>, run: Run): P
   return { id: first.id, summary: first.message ?? first.reason, status: "pending", actions }
 }
 
+/** A gated call the run leaves for the client to run, as a proposal's action: its call id, tool and input. */
+const waitAction = ([toolCallId, call]: readonly [string, Call]) => ({
+  toolCallId,
+  tool: call.tool,
+  ...(call.args === "" ? {} : { input: parsed(call.args) })
+})
+
 /**
  * The proposal a run that finished leaves in the client's hands: the gated calls it waits for the client
  * to run (frontend tools), the first one's call id as its id, each an action.
@@ -383,11 +390,7 @@ const proposalOfWaits = (waits: ReadonlyArray<readonly [string, Call]>): Proposa
     id: first[0],
     summary: waits.map(([, call]) => call.tool).join(", "),
     status: "pending",
-    actions: waits.map(([toolCallId, call]) => ({
-      toolCallId,
-      tool: call.tool,
-      ...(call.args === "" ? {} : { input: parsed(call.args) })
-    }))
+    actions: waits.map(waitAction)
   }
 }
 
@@ -499,12 +502,18 @@ export const readAgUiEvents = (
   const { executions, surfaced, last } = executionsOf(run, context.evidence.identifierFields, waiting)
   const streamed = [...run.texts.values()].filter((m) => m.role === "assistant" && m.text !== "").map((m) => m.text)
   const answer = streamed.length > 0 ? streamed.join("\n\n") : run.snapshotAnswer ?? ""
+  // A gated call left to the client is the proposal's, beside the interrupts when they make it: else it would be
+  // neither an execution nor an action, and never-calls would pass on a call the person was never shown.
+  const gatedWaits = clientSide.filter(([, call]) => context.gatedTools.includes(call.tool))
+  const interrupts = ending.kind === "finished" && ending.outcome?.type === "interrupt"
+    ? proposalOfInterrupts(ending.outcome.interrupts, run)
+    : undefined
   const proposal = ending.kind === "error"
     ? null
-    : ending.outcome?.type === "interrupt"
-    ? proposalOfInterrupts(ending.outcome.interrupts, run)
-    : clientSide.some(([, call]) => context.gatedTools.includes(call.tool))
-    ? proposalOfWaits(clientSide.filter(([, call]) => context.gatedTools.includes(call.tool)))
+    : interrupts !== undefined
+    ? { ...interrupts, actions: [...(interrupts.actions ?? []), ...gatedWaits.map(waitAction)] }
+    : gatedWaits.length > 0
+    ? proposalOfWaits(gatedWaits)
     : last !== undefined && context.evidence.proposalTools.includes(last.execution.tool) && !errored(last.execution)
     ? proposalOfResult(last.callId, last.execution.output)
     : null

@@ -138,4 +138,25 @@ describe("a call the run never resolves", () => {
     const pending = { ...finished, outcome: { type: "success", pendingToolCallIds: ["c"] } }
     expect(read([started, ...call("c", "issue_refund", "{\"orderId\":\"42\"}"), pending]).trace.proposal?.id).toBe("c")
   })
+
+  it("a gated frontend call left for the client in a run an interrupt ends is an action of the interrupts' proposal", () => {
+    // The interrupt concerns another call; the frontend call is neither run nor shown, unless the proposal holds it.
+    const interrupted = {
+      ...finished,
+      outcome: { type: "interrupt", interrupts: [{ id: "i-1", reason: "tool_call", toolCallId: "l" }] }
+    }
+    const events = [started, ...call("l", "lookup_order", "{}"), ...call("c", "issue_refund", "{}"), interrupted]
+    const turn = read(events, ["issue_refund"])
+    expect(turn.trace.toolExecutions).toEqual([])
+    expect(turn.trace.proposal).toEqual({
+      id: "i-1",
+      summary: "tool_call",
+      status: "pending",
+      actions: [
+        { id: "i-1", reason: "tool_call", toolCallId: "l", tool: "lookup_order", input: {} },
+        { toolCallId: "c", tool: "issue_refund", input: {} }
+      ]
+    })
+    expect(factOf({ kind: "stops-at-approval" } as Expectation, turn)).toEqual({ passed: true })
+  })
 })
