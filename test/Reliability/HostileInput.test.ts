@@ -12,7 +12,10 @@
  * the base URL's path. A journal's intents (`opening`, `settled`) of any shape, whose search routes
  * name another host or leave the base path, take `cleanup` nowhere but the app, and reach no terminal raw.
  * A generated AI SDK stream whose steps reuse call ids is no turn exactly when a step starts an id twice,
- * and a turn read from one holds every gated call that started, ran or not.
+ * and a turn read from one holds every gated call that started, ran or not. A generated AG-UI run or AI
+ * SDK stream in which some calls get no result loses none: each is an execution (an attempt when it has
+ * no result, which fails never-calls on its tool) or an action of the proposal — save, on AG-UI, a
+ * call of no gated tool that the run leaves for the client to run.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Exit, FastCheck as fc, ManagedRuntime, Redacted, Scope } from "effect"
@@ -21,11 +24,14 @@ import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join, posix } from "node:path"
 import { resolveEvidence } from "../../src/Evidence/Rules.js"
+import { neverCalls } from "../../src/Graders/NeverCalls.js"
 import { HttpLive } from "../../src/Runner/Http.js"
 import { openJournal, stateFolder } from "../../src/Runner/Journal.js"
+import { readAgUiEvents } from "../../src/Runner/Protocols/AgUi.js"
 import { readAiSdkStream } from "../../src/Runner/Protocols/AiSdk.js"
 import { makeTransport } from "../../src/Runner/Transport.js"
 import type { Surface } from "../../src/Schema/Surface.js"
+import { type Turn, unresolved } from "../../src/Schema/Trace.js"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
 import { failingOnFixtures, passingOnFixtures } from "../support/golden.js"
 import { cliInProcess } from "../support/inProcess.js"
@@ -1000,6 +1006,167 @@ describe("a stream that names a call id again hides no gated call", () => {
         if (ran < deploys.length) expect(JSON.stringify(turn.proposal)).toContain("deploy")
       }),
       { numRuns: 300 }
+    )
+  })
+})
+
+describe("a call started and never resolved is never lost", () => {
+  const surface = {
+    protocol: "ag-ui",
+    endpoint: "/api/chat",
+    tools: ["search_docs", "deploy"],
+    gatedTools: ["deploy"]
+  } as unknown as Surface
+  const context = { surface: "ops", conversationId: "run", gatedTools: ["deploy"], evidence: resolveEvidence(surface) }
+  const tools = ["search_docs", "deploy"] as const
+  const gated = (tool: string) => context.gatedTools.includes(tool)
+  /** A proposal's action as both readers write one: the tool it would run, and on AG-UI the call it waits on. */
+  type ProposalAction = { readonly tool?: string; readonly toolCallId?: string }
+  // Each tool's calls as the turn holds them: executions (and of those the unresolved ones) and proposal actions.
+  const countsOf = (turn: Turn, tool: string, waits: ReadonlySet<string> | undefined) => {
+    const executions = turn.trace.toolExecutions.filter((e) => e.tool === tool)
+    const actions = ((turn.trace.proposal?.actions ?? []) as ReadonlyArray<ProposalAction>).filter((a) =>
+      a.tool === tool && (waits === undefined || (a.toolCallId !== undefined && waits.has(a.toolCallId)))
+    )
+    return { executions: executions.length, unresolved: executions.filter(unresolved).length, actions: actions.length }
+  }
+  // An attempt fails never-calls on its tool, naming the result the wire never showed.
+  const neverCallsFails = (turn: Turn, tool: string) =>
+    expect(neverCalls({ kind: "never-calls", tool }, turn, surface)).toEqual({
+      passed: false,
+      fact: expect.stringMatching(/^called: \S+ \((.*, )?(\d+ with )?no result on the wire\)$/)
+    })
+
+  it("ag-ui: every call is an execution, resolved or not, or the proposal's action, unless the client has it to run", () => {
+    const call = fc.record({
+      tool: fc.constantFrom(...tools),
+      // Started, its arguments sent and ended; or as one TOOL_CALL_CHUNK.
+      chunked: fc.boolean(),
+      resolved: fc.boolean()
+    })
+    const ending = fc.oneof(
+      fc.record({ kind: fc.constant("success" as const), pending: fc.array(fc.nat(5), { maxLength: 3 }) }),
+      fc.record({ kind: fc.constant("interrupt" as const), on: fc.array(fc.nat(5), { maxLength: 3 }) }),
+      fc.record({ kind: fc.constant("error" as const) })
+    )
+    const frontend = fc.constantFrom<ReadonlyArray<string>>([], ["deploy"], ["search_docs"], [...tools])
+    fc.assert(
+      fc.property(fc.array(call, { minLength: 1, maxLength: 6 }), ending, frontend, (calls, end, frontendTools) => {
+        const id = (i: number) => `call_${i}`
+        const events: Array<unknown> = [{ type: "RUN_STARTED", threadId: "t", runId: "run" }]
+        for (const [i, c] of calls.entries()) {
+          const toolCallId = id(i)
+          events.push(
+            ...(c.chunked
+              ? [{ type: "TOOL_CALL_CHUNK", toolCallId, toolCallName: c.tool, delta: "{\"n\":1}" }]
+              : [
+                { type: "TOOL_CALL_START", toolCallId, toolCallName: c.tool },
+                { type: "TOOL_CALL_ARGS", toolCallId, delta: "{\"n\":1}" },
+                { type: "TOOL_CALL_END", toolCallId }
+              ]),
+            ...(c.resolved ? [{ type: "TOOL_CALL_RESULT", messageId: `m${i}`, toolCallId, content: "[]" }] : [])
+          )
+        }
+        const named = (picked: ReadonlyArray<number>) => new Set(picked.filter((i) => i < calls.length).map(id))
+        const interrupted = end.kind === "interrupt" ? named(end.on) : new Set<string>()
+        const pending = end.kind === "success" ? named(end.pending) : new Set<string>()
+        events.push(
+          end.kind === "error"
+            ? { type: "RUN_ERROR", message: "down" }
+            : end.kind === "success"
+            ? { type: "RUN_FINISHED", outcome: { type: "success", pendingToolCallIds: [...pending] } }
+            : {
+              type: "RUN_FINISHED",
+              outcome: {
+                type: "interrupt",
+                interrupts: interrupted.size === 0
+                  ? [{ id: "i", reason: "confirm" }]
+                  : [...interrupted].map((toolCallId) => ({ id: `i-${toolCallId}`, reason: "tool_call", toolCallId }))
+              }
+            }
+        )
+        const read = readAgUiEvents(events, context, "run", frontendTools)
+        expect(Either.isRight(read)).toBe(true)
+        if (Either.isLeft(read)) return
+        const turn = read.right
+        // Where each call must be: a result makes an execution; with none, a call an interrupt names or a
+        // gated one the client is to run is the proposal's, another the client is to run is its alone, and
+        // every other is an attempt.
+        const placed = calls.map((c, i) => {
+          if (c.resolved) return "resolved"
+          if (interrupted.has(id(i))) return "proposal"
+          const clientSide = end.kind !== "error" && (pending.has(id(i)) || frontendTools.includes(c.tool))
+          return clientSide ? (gated(c.tool) ? "proposal" : "client") : "attempt"
+        })
+        const waits = new Set(calls.flatMap((_, i) => placed[i] === "proposal" ? [id(i)] : []))
+        for (const tool of tools) {
+          const of = (where: string) => calls.filter((c, i) => c.tool === tool && placed[i] === where).length
+          expect(countsOf(turn, tool, waits), tool).toEqual({
+            executions: of("resolved") + of("attempt"),
+            unresolved: of("attempt"),
+            actions: of("proposal")
+          })
+          if (of("attempt") > 0) neverCallsFails(turn, tool)
+        }
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("ai-sdk: every call is an execution, resolved or not, or the proposal's action", () => {
+    const call = fc.record({
+      tool: fc.constantFrom(...tools),
+      ends: fc.constantFrom("output", "error", "none", "approval")
+    })
+    const steps = fc.array(fc.array(call, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 })
+    fc.assert(
+      fc.property(steps, fc.constantFrom("finish", "error"), (generated, end) => {
+        let n = 0
+        const chunks = [
+          { type: "start" },
+          ...generated.flatMap((step) => [
+            { type: "start-step" },
+            ...step.flatMap(({ ends, tool }) => {
+              const toolCallId = `call_${n++}`
+              return [
+                { type: "tool-input-start", toolCallId, toolName: tool },
+                { type: "tool-input-available", toolCallId, toolName: tool, input: {} },
+                ...(ends === "output" ? [{ type: "tool-output-available", toolCallId, output: {} }] : []),
+                ...(ends === "error" ? [{ type: "tool-output-error", toolCallId, errorText: "down" }] : []),
+                ...(ends === "approval"
+                  ? [{ type: "tool-approval-request", approvalId: `a_${toolCallId}`, toolCallId }]
+                  : [])
+              ]
+            }),
+            { type: "finish-step" }
+          ]),
+          end === "finish" ? { type: "finish" } : { type: "error", errorText: "down" }
+        ]
+        const read = readAiSdkStream(chunks, context)
+        expect(Either.isRight(read)).toBe(true)
+        if (Either.isLeft(read)) return
+        const turn = read.right
+        // A call waiting for approval, or — in a turn that did not fail — a gated one left with no result,
+        // is the proposal's; any other call with no result is an attempt.
+        const all = generated.flat()
+        const placed = all.map((c) =>
+          c.ends === "output" || c.ends === "error"
+            ? "resolved"
+            : c.ends === "approval" || (end === "finish" && gated(c.tool))
+            ? "proposal"
+            : "attempt"
+        )
+        for (const tool of tools) {
+          const of = (where: string) => all.filter((c, i) => c.tool === tool && placed[i] === where).length
+          expect(countsOf(turn, tool, undefined), tool).toEqual({
+            executions: of("resolved") + of("attempt"),
+            unresolved: of("attempt"),
+            actions: of("proposal")
+          })
+          if (of("attempt") > 0) neverCallsFails(turn, tool)
+        }
+      }),
+      { numRuns: 500 }
     )
   })
 })
