@@ -98,6 +98,23 @@ const slowStdout = async (dir: string, args: ReadonlyArray<string>) => {
 
 const lastLine = (text: string) => text.trimEnd().split("\n").at(-1)
 
+/**
+ * Runs the command with standard error a pipe whose reader stops reading once the first case's line is
+ * in it, interrupts the run there (SIGINT), and reads only after a whole run of the same command has
+ * been made meanwhile (blocking, as `slowStdout` does). Gives the exit code and what arrived.
+ */
+const interruptedSlowStderr = async (dir: string, args: ReadonlyArray<string>) => {
+  const { reader, writeEnd } = shellPipe(dir, "stderr-interrupted")
+  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: env(), stdio: ["ignore", "ignore", writeEnd] })
+  closeSync(writeEnd)
+  const code = new Promise<number | null>((resolve) => child.on("close", resolve))
+  await written(reader)
+  child.kill("SIGINT")
+  toFile(dir, args)
+  const stderr = await readAll(reader)
+  return { code: await code, stderr }
+}
+
 describe("a slow reader of standard output", () => {
   const dir = project()
 
@@ -118,5 +135,13 @@ describe("a slow reader of standard output", () => {
     expect(lastLine(run.stdout)).toBe(lastLine(run.whole))
     expect(Buffer.byteLength(run.stdout)).toBe(Buffer.byteLength(run.whole))
     expect(run.stdout).toBe(run.whole)
+  })
+
+  it("gets every line a run stopped by a signal wrote to standard error, its last the stop's (exit 130)", async () => {
+    const run = await interruptedSlowStderr(dir, runArgs("low"))
+    expect(run.code).toBe(130)
+    // Case lines came before the stop, more than a pipe takes at once; the stop's own line ends it.
+    expect(run.stderr.split("\n").filter((l) => /^[✓✗] /.test(l)).length).toBeGreaterThan(65_536 / 80)
+    expect(lastLine(run.stderr)).toBe("interrupted: cleaning up (send it again to quit at once)")
   })
 })
