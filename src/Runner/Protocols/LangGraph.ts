@@ -322,9 +322,16 @@ export const readLangGraphTurn = (wire: LangGraphWire, context: ReadContext): Re
       if (kindOf(m) === "tool" && typeof m["tool_call_id"] === "string") results.set(m["tool_call_id"], m)
     }
     const ai = after.filter((m) => kindOf(m) === "ai")
-    const toolExecutions = ai.flatMap(toolCallsOf).flatMap((call) => {
+    const interrupts = interruptsOf(wire)
+    const waiting = statusOf(wire.thread) === "interrupted" || interrupts.length > 0
+    // A call with no tool message is one an interrupt stops before (it has not run), or else an attempt:
+    // a tool that threw with no tool node to catch it ends the run with its call and no result.
+    const toolExecutions = ai.flatMap(toolCallsOf).flatMap((call): ReadonlyArray<ToolExecution> => {
       const result = call.id === undefined ? undefined : results.get(call.id)
-      return result === undefined ? [] : [executionOf(call, result)]
+      if (result !== undefined) return [executionOf(call, result)]
+      return waiting
+        ? []
+        : [{ tool: call.name, ...(call.args === undefined ? {} : { input: call.args }), unresolved: true }]
     })
     const surfaced = new Set<string>()
     for (const m of results.values()) {
@@ -334,12 +341,7 @@ export const readLangGraphTurn = (wire: LangGraphWire, context: ReadContext): Re
     }
     const answer = textOf(ai.at(-1)?.["content"])
     const turnId = turnIdOf(wire, context.conversationId, at)
-    const interrupts = interruptsOf(wire)
-    const outcome = failed(wire)
-      ? "error"
-      : statusOf(wire.thread) === "interrupted" || interrupts.length > 0
-      ? "awaiting-approval"
-      : "answered"
+    const outcome = failed(wire) ? "error" : waiting ? "awaiting-approval" : "answered"
     const usage = usageOf(ai)
     return Either.right({
       answer,

@@ -488,7 +488,12 @@ describe("reading a LangGraph turn", () => {
         outcome: "answered",
         // An earlier turn's results and an errored result surface nothing for this turn.
         citations: [{ path: "/kb/old", match: "unsurfaced" }, { path: "/kb/new", match: "unsurfaced" }],
-        toolExecutions: [{ tool: "search_kb", input: { query: "y" }, error: "{\"path\": \"/kb/new\"}" }],
+        // The last call has no tool message and nothing waits on it: an attempt.
+        toolExecutions: [{ tool: "search_kb", input: { query: "y" }, error: "{\"path\": \"/kb/new\"}" }, {
+          tool: "lookup_order",
+          input: { orderId: "1" },
+          unresolved: true
+        }],
         proposal: null
       }
     }))
