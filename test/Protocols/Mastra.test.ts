@@ -20,6 +20,7 @@ import { gradeExpectation } from "../../src/Graders/index.js"
 import { eventStreamChunks, readAiSdkStream } from "../../src/Runner/Protocols/AiSdk.js"
 import type { Expectation } from "../../src/Schema/Case.js"
 import type { Surface } from "../../src/Schema/Surface.js"
+import { oneTokenUsage, type V3StreamPart } from "../support/apps/mockStream.js"
 
 process.env["MASTRA_TELEMETRY_DISABLED"] = "1"
 
@@ -36,41 +37,24 @@ const context = {
   evidence: resolveEvidence(surface)
 }
 
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 }
-}
-
-/** The mock model's stream parts this file uses. */
-type StreamPart =
-  | { readonly type: "stream-start"; readonly warnings: Array<never> }
-  | { readonly type: "tool-call"; readonly toolCallId: string; readonly toolName: string; readonly input: string }
-  | { readonly type: "text-start" | "text-end"; readonly id: string }
-  | { readonly type: "text-delta"; readonly id: string; readonly delta: string }
-  | {
-    readonly type: "finish"
-    readonly finishReason: { readonly unified: "stop" | "tool-calls"; readonly raw: string }
-    readonly usage: typeof usage
-  }
-
 /** A Mastra agent whose mock model calls `tool` once, then answers. */
 const mastraOf = (tool: "issue_refund" | "lookup_order") => {
   let step = 0
   const model = new MockLanguageModelV3({
     doStream: async () => ({
-      stream: convertArrayToReadableStream<StreamPart>(
+      stream: convertArrayToReadableStream<V3StreamPart>(
         step++ === 0
           ? [
             { type: "stream-start", warnings: [] },
             { type: "tool-call", toolCallId: "call_1", toolName: tool, input: JSON.stringify({ orderId: "42" }) },
-            { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage }
+            { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage: oneTokenUsage }
           ]
           : [
             { type: "stream-start", warnings: [] },
             { type: "text-start", id: "t" },
             { type: "text-delta", id: "t", delta: "Sorry." },
             { type: "text-end", id: "t" },
-            { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage }
+            { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: oneTokenUsage }
           ]
       )
     })

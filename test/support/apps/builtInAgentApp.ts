@@ -18,6 +18,7 @@ import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
 import { z } from "zod"
 import { type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
+import { oneTokenUsage, type V3StreamPart } from "./mockStream.js"
 
 /** A running app. */
 export interface BuiltInAgentApp {
@@ -26,24 +27,6 @@ export interface BuiltInAgentApp {
   readonly inputs: ReadonlyArray<RunAgentInput>
   readonly close: () => Promise<void>
 }
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 }
-}
-
-/** The parts of the AI SDK 6 provider stream the mock model plays. */
-type StreamPart =
-  | { readonly type: "stream-start"; readonly warnings: Array<never> }
-  | { readonly type: "tool-call"; readonly toolCallId: string; readonly toolName: string; readonly input: string }
-  | { readonly type: "text-start" | "text-end"; readonly id: string }
-  | { readonly type: "text-delta"; readonly id: string; readonly delta: string }
-  | { readonly type: "error"; readonly error: Error }
-  | {
-    readonly type: "finish"
-    readonly finishReason: { readonly unified: "stop" | "tool-calls"; readonly raw: string }
-    readonly usage: typeof usage
-  }
 
 /** The text of a prompt message's parts. */
 const textOf = (content: unknown): string =>
@@ -60,20 +43,20 @@ const textOf = (content: unknown): string =>
 const nextStep = (
   scenario: Scenario | undefined,
   prompt: ReadonlyArray<{ role: string; content: unknown }>
-): ReadonlyArray<StreamPart> => {
+): ReadonlyArray<V3StreamPart> => {
   const made = prompt.flatMap((m) =>
     m.role === "tool" && Array.isArray(m.content)
       ? m.content.filter((p: { type?: string }) => p.type === "tool-result")
       : []
   ).length
-  const start: StreamPart = { type: "stream-start", warnings: [] }
+  const start: V3StreamPart = { type: "stream-start", warnings: [] }
   if (scenario === undefined) return [start, { type: "error", error: new Error("no scenario for this question") }]
   const call = scenario.calls[made]
   if (call !== undefined) {
     return [
       start,
       { type: "tool-call", toolCallId: `call_${made}`, toolName: call.tool, input: JSON.stringify(call.input) },
-      { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage }
+      { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage: oneTokenUsage }
     ]
   }
   if (scenario.fails !== undefined) return [start, { type: "error", error: new Error(scenario.fails) }]
@@ -82,7 +65,7 @@ const nextStep = (
     { type: "text-start", id: "answer" },
     { type: "text-delta", id: "answer", delta: scenario.answer ?? "" },
     { type: "text-end", id: "answer" },
-    { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage }
+    { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: oneTokenUsage }
   ]
 }
 
@@ -110,7 +93,7 @@ const agentFor = (input: RunAgentInput) => {
     // The mock model is the AI SDK 6 provider's, the version the agent runs.
     model: new MockLanguageModelV3({
       doStream: async ({ prompt }) => ({
-        stream: convertArrayToReadableStream<StreamPart>([...nextStep(scenario, prompt as never)])
+        stream: convertArrayToReadableStream<V3StreamPart>([...nextStep(scenario, prompt as never)])
       })
     }) as never,
     maxSteps: 8,
