@@ -6,15 +6,13 @@
  * host of a second listener, which must see no request at all.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, Redacted, Scope } from "effect"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { openJournal, stateFolder } from "../../src/Runner/Journal.js"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
 import { type Listening, listenOnLoopback } from "../support/loopback.js"
-import { type SpelledField, spellings, validateMessage } from "../support/routeSpellings.js"
+import { journalSpelledDeletes, type SpelledField, spellings, validateMessage } from "../support/routeSpellings.js"
 
 /** A listener that records the path of every request, answering 404. */
 const recording = async (): Promise<Listening & { readonly seen: Array<string> }> => {
@@ -125,30 +123,7 @@ describe("a journal whose delete routes would leave the app", () => {
     const cookie = "session=s3cret"
     try {
       // The journal a run killed with kill -9 would leave, its conversations journalled with those routes.
-      const scope = Effect.runSync(Scope.make())
-      const journal = await Effect.runPromise(Scope.extend(
-        openJournal({
-          baseUrl: new URL(app.url),
-          session: Redacted.make(cookie),
-          deleteRoute: "/api/ai/conversations/{conversationId}",
-          folder: stateFolder({ XDG_STATE_HOME: state }),
-          warn: (text) => {
-            throw new Error(text)
-          }
-        }),
-        scope
-      ))
-      for (const [i, spelling] of spellings.entries()) {
-        await Effect.runPromise(journal.opened(`case-${i}`, `conv-${i}`, `${spelling.path(host)}/{conversationId}`))
-      }
-      await Effect.runPromise(Scope.close(scope, Exit.void))
-      const files = readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) =>
-        e.name.endsWith(".jsonl")
-      )
-      expect(files).toHaveLength(1)
-      const file = join(files[0]!.parentPath, files[0]!.name)
-      // Its run has ended: a process id no process holds.
-      writeFileSync(file, readFileSync(file, "utf8").replace(/"pid":\d+/, "\"pid\":2147483646"))
+      await journalSpelledDeletes(app.url, cookie, state, host)
 
       const run = await evalCliAsync(["cleanup", "--base-url", app.url], {
         env: { EVAL_COOKIE: cookie, XDG_STATE_HOME: state }

@@ -46,7 +46,13 @@ import {
   surfacesArgs,
   withProtocolStandIn
 } from "../support/protocols.js"
-import { type SpelledField, type Spelling, spellings, validateMessage } from "../support/routeSpellings.js"
+import {
+  journalSpelledDeletes,
+  type SpelledField,
+  type Spelling,
+  spellings,
+  validateMessage
+} from "../support/routeSpellings.js"
 
 const enabled = process.env["RELIABILITY"] === "1"
 const rate = 0.3
@@ -766,29 +772,7 @@ describe.runIf(enabled)("catalog routes that would leave the app", () => {
         const host = new URL(other.origin).host
         const state = mkdtempSync(join(tmpdir(), "eval-route-origin-"))
         // The journal a run killed with kill -9 would leave: a conversation per spelling, each with its delete route.
-        const scope = Effect.runSync(Scope.make())
-        const journal = await Effect.runPromise(Scope.extend(
-          openJournal({
-            baseUrl: new URL(s.url),
-            session: Redacted.make(journalSessionOf(s, signIn)),
-            deleteRoute: "/api/ai/conversations/{conversationId}",
-            folder: stateFolder({ XDG_STATE_HOME: state }),
-            warn: (text) => {
-              throw new Error(text)
-            }
-          }),
-          scope
-        ))
-        for (const [i, spelling] of spellings.entries()) {
-          await Effect.runPromise(journal.opened(`case-${i}`, `conv-${i}`, `${spelling.path(host)}/{conversationId}`))
-        }
-        await Effect.runPromise(Scope.close(scope, Exit.void))
-        const entry = readdirSync(state, { recursive: true, withFileTypes: true }).find((e) =>
-          e.name.endsWith(".jsonl")
-        )!
-        const file = join(entry.parentPath, entry.name)
-        // Its run has ended: a process id no process holds.
-        writeFileSync(file, readFileSync(file, "utf8").replace(/"pid":\d+/, "\"pid\":2147483646"))
+        await journalSpelledDeletes(s.url, journalSessionOf(s, signIn), state, host)
         const run = await evalCliAsync(["cleanup", "--base-url", s.url], {
           env: { XDG_STATE_HOME: state, ...sessionEnv(s, signIn) }
         })

@@ -4,6 +4,10 @@
  * it), or out of the base URL's path (`..` segments, percent-encoded or not, and `\`). Each comes with
  * the words a refusal gives for it. And routes that look alike but stay on the app, which must be sent.
  */
+import { Effect, Exit, Redacted, Scope } from "effect"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { openJournal, stateFolder } from "../../src/Runner/Journal.js"
 import { quoted } from "../../src/Schema/Shown.js"
 
 /** A spelling of a route that must be refused. */
@@ -64,4 +68,39 @@ export const validateMessage = (spelling: Spelling, field: SpelledField, value: 
     : `expected a path starting with "/" that holds ${field === "trace" ? "{turnId}" : "{conversationId}"}, got ${
       quoted(value)
     }`
+}
+
+/**
+ * The journal a run killed with kill -9 would leave under `state`: conversation `conv-{i}` of case
+ * `case-{i}` per spelling, each with its delete route spelled so against `host`, written by a run that
+ * has ended (a process id no process holds). Gives the journal file.
+ */
+export const journalSpelledDeletes = async (
+  baseUrl: string,
+  session: string,
+  state: string,
+  host: string
+): Promise<string> => {
+  const scope = Effect.runSync(Scope.make())
+  const journal = await Effect.runPromise(Scope.extend(
+    openJournal({
+      baseUrl: new URL(baseUrl),
+      session: Redacted.make(session),
+      deleteRoute: "/api/ai/conversations/{conversationId}",
+      folder: stateFolder({ XDG_STATE_HOME: state }),
+      warn: (text) => {
+        throw new Error(text)
+      }
+    }),
+    scope
+  ))
+  for (const [i, spelling] of spellings.entries()) {
+    await Effect.runPromise(journal.opened(`case-${i}`, `conv-${i}`, `${spelling.path(host)}/{conversationId}`))
+  }
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+  const files = readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.name.endsWith(".jsonl"))
+  if (files.length !== 1) throw new Error(`expected one journal file, found ${files.length}`)
+  const file = join(files[0]!.parentPath, files[0]!.name)
+  writeFileSync(file, readFileSync(file, "utf8").replace(/"pid":\d+/, "\"pid\":2147483646"))
+  return file
 }
