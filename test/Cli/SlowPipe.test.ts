@@ -6,7 +6,7 @@
  * no more than its buffer (64 KiB) at once, so each run here writes several times that.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { spawn, spawnSync } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { closeSync, constants, cpSync, mkdtempSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { Socket } from "node:net"
 import { tmpdir } from "node:os"
@@ -78,41 +78,47 @@ const shellPipe = (dir: string, name: string) => {
 }
 
 /**
- * Runs the command with a reader of its standard output that is busy elsewhere once the scorecard —
- * the one write the text report makes, after every case is graded — is in the pipe: it runs the same
+ * Runs the command with a reader of its standard output (or error) that is busy elsewhere once the
+ * command's first write is in the pipe: `then` acts on the child there, and the reader runs the same
  * command to completion with its output to a file (blocking, so it reads nothing meanwhile), and only
- * then reads. Gives the exit code, what arrived, and what the command writes whole.
+ * then reads. Gives the exit code, what arrived, the other stream's text, and what the command writes
+ * whole.
  */
-const slowStdout = async (dir: string, args: ReadonlyArray<string>) => {
-  const { reader, writeEnd } = shellPipe(dir, `stdout-${args.join("-").replace(/\W/g, "")}`)
-  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: env(), stdio: ["ignore", writeEnd, "pipe"] })
+const slowReader = async (
+  dir: string,
+  args: ReadonlyArray<string>,
+  stream: "stdout" | "stderr",
+  then: (child: ChildProcess) => void = () => {}
+) => {
+  const { reader, writeEnd } = shellPipe(dir, `${stream}-${args.join("-").replace(/\W/g, "")}`)
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: dir,
+    env: env(),
+    stdio: stream === "stdout" ? ["ignore", writeEnd, "pipe"] : ["ignore", "ignore", writeEnd]
+  })
   // The child holds the write end now: the pipe ends when the child does.
   closeSync(writeEnd)
-  const stderr = readAll(child.stderr!)
+  const other = stream === "stdout" ? readAll(child.stderr!) : Promise.resolve("")
   const code = new Promise<number | null>((resolve) => child.on("close", resolve))
   await written(reader)
+  then(child)
   const whole = toFile(dir, args)
-  const stdout = await readAll(reader)
-  return { code: await code, stdout, stderr: await stderr, whole }
+  const text = await readAll(reader)
+  return { code: await code, text, other: await other, whole }
+}
+
+/** The scorecard on standard output, read slowly. */
+const slowStdout = async (dir: string, args: ReadonlyArray<string>) => {
+  const { code, other, text, whole } = await slowReader(dir, args, "stdout")
+  return { code, stdout: text, stderr: other, whole }
 }
 
 const lastLine = (text: string) => text.trimEnd().split("\n").at(-1)
 
-/**
- * Runs the command with standard error a pipe whose reader stops reading once the first case's line is
- * in it, interrupts the run there (SIGINT), and reads only after a whole run of the same command has
- * been made meanwhile (blocking, as `slowStdout` does). Gives the exit code and what arrived.
- */
+/** A run interrupted (SIGINT) once its first case line is in a standard error nobody reads yet. */
 const interruptedSlowStderr = async (dir: string, args: ReadonlyArray<string>) => {
-  const { reader, writeEnd } = shellPipe(dir, "stderr-interrupted")
-  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: env(), stdio: ["ignore", "ignore", writeEnd] })
-  closeSync(writeEnd)
-  const code = new Promise<number | null>((resolve) => child.on("close", resolve))
-  await written(reader)
-  child.kill("SIGINT")
-  toFile(dir, args)
-  const stderr = await readAll(reader)
-  return { code: await code, stderr }
+  const { code, text } = await slowReader(dir, args, "stderr", (child) => child.kill("SIGINT"))
+  return { code, stderr: text }
 }
 
 describe("a slow reader of standard output", () => {
