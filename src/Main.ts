@@ -10,7 +10,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Exit, type Fiber } from "effect"
 import { programName } from "./ProgramName.js"
 import { openConversations } from "./Runner/Journal.js"
-import { plural } from "./Words.js"
+import { plural, them, they } from "./Words.js"
 
 const signalCodes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
 type Stop = keyof typeof signalCodes
@@ -65,9 +65,7 @@ const stop = (signal: Stop) => {
         } kept in the journal`
         if (opening === 0) return `quitting at once: ${kept}; ${cleanup} deletes them`
         // Threads being created: the app may hold each, and the journal holds the intent that finds it.
-        const maybe = `${opening === 1 ? "it" : "they"} may be left, and the journal can find ${
-          opening === 1 ? "it" : "them"
-        }`
+        const maybe = `${they(opening)} may be left, and the journal can find ${them(opening)}`
         return count === 0
           ? `quitting at once: ${
             plural(opening, "conversation")

@@ -11,7 +11,7 @@ import { type Auth, sessionOf } from "../Runner/Transport.js"
 import { inert } from "../Schema/Inert.js"
 import { idProblem } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
-import { plural } from "../Words.js"
+import { plural, them } from "../Words.js"
 
 /** The `eval cleanup` command line for a base URL. */
 const cleanupCommand = (baseUrl: URL): string => `${programName} cleanup --base-url ${inert(baseUrl.href)}`
@@ -40,8 +40,8 @@ export const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, bas
     if (undeleted.length > 0) {
       // Those with an id a route can hold stay in the journal, for `eval cleanup` to try again.
       const retry = baseUrl !== undefined && undeleted.some((c) => idProblem(c.conversationId) === undefined)
-        ? `; \`${cleanupCommand(baseUrl)}\` tries again, or delete ${undeleted.length === 1 ? "it" : "them"} by hand`
-        : `; delete ${undeleted.length === 1 ? "it" : "them"} by hand`
+        ? `; \`${cleanupCommand(baseUrl)}\` tries again, or delete ${them(undeleted.length)} by hand`
+        : `; delete ${them(undeleted.length)} by hand`
       yield* Console.error(
         [
           `${plural(undeleted.length, "conversation")} could not be deleted${retry}:`,
@@ -54,7 +54,7 @@ export const reportLeftBehind = (say: (text: string) => Effect.Effect<void>, bas
         [
           `${plural(unknown.length, "case")} may have left a conversation the run never learned of; ${
             baseUrl !== undefined && unknown.every((c) => c.findable === true)
-              ? `\`${cleanupCommand(baseUrl)}\` searches the app for ${unknown.length === 1 ? "it" : "them"}`
+              ? `\`${cleanupCommand(baseUrl)}\` searches the app for ${them(unknown.length)}`
               : "look in the app's account"
           }:`,
           ...unknown.map((c) => `  ${c.caseId}: ${inert(c.reason)}`)

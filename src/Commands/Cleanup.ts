@@ -17,7 +17,7 @@ import { type Failure, quoteId, sessionOf } from "../Runner/Transport.js"
 import { GateFailed } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { placeRoute, resolveRoutes, routeBaseOf } from "../Schema/Protocol.js"
-import { plural } from "../Words.js"
+import { plural, them } from "../Words.js"
 import type { CleanupArgs } from "./Options.js"
 
 /** Why a search for an earlier run's threads did not happen, and whether the app has no search to ask. */
@@ -241,10 +241,10 @@ const summaryTail = (left: {
     ...(left.remain === 0 ? [] : [`${left.remain} could not be deleted and stay in the journal`]),
     ...(left.retry === 0 ? [] : [`${plural(left.retry, "thread")} being opened could not be searched for`])
   ]
-  const them = left.noSearch === 1 ? "it" : "them"
+  const those = them(left.noSearch)
   return `${forgot}${again.length === 0 ? "" : `; ${again.join(", and ")} (run ${programName} cleanup again)`}${
     left.noSearch === 0 ? "" : `; ${plural(left.noSearch, "thread")} being opened may remain: the app cannot search ` +
-      `its threads, so find ${them} in the app by the metadata above and delete ${them} there, then ` +
-      `\`${programName} cleanup --base-url ${left.url} --forget\` drops ${them} from the journal`
+      `its threads, so find ${those} in the app by the metadata above and delete ${those} there, then ` +
+      `\`${programName} cleanup --base-url ${left.url} --forget\` drops ${those} from the journal`
   }`
 }
