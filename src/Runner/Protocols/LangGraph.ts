@@ -172,9 +172,12 @@ const toolCallsOf = (message: Record<string, unknown>): ReadonlyArray<ToolCall> 
   )
 }
 
+/** A call's input, as an execution holds it: none when the call has no `args`. */
+const inputOf = (call: ToolCall): { readonly input?: unknown } => call.args === undefined ? {} : { input: call.args }
+
 /** What a tool message recorded: its content (with its artifact, when it has one) or its error. */
 const executionOf = (call: ToolCall, result: Record<string, unknown>): ToolExecution => {
-  const input = call.args === undefined ? {} : { input: call.args }
+  const input = inputOf(call)
   if (result["status"] === "error") {
     const text = textOf(result["content"])
     return { tool: call.name, ...input, error: text === "" ? "status: error" : toolErrorText(text) }
@@ -329,9 +332,7 @@ export const readLangGraphTurn = (wire: LangGraphWire, context: ReadContext): Re
     const toolExecutions = ai.flatMap(toolCallsOf).flatMap((call): ReadonlyArray<ToolExecution> => {
       const result = call.id === undefined ? undefined : results.get(call.id)
       if (result !== undefined) return [executionOf(call, result)]
-      return waiting
-        ? []
-        : [{ tool: call.name, ...(call.args === undefined ? {} : { input: call.args }), unresolved: true }]
+      return waiting ? [] : [{ tool: call.name, ...inputOf(call), unresolved: true }]
     })
     const surfaced = new Set<string>()
     for (const m of results.values()) {
