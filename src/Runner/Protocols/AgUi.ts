@@ -352,6 +352,9 @@ const usageOf = (usage: unknown): Usage | undefined =>
     )
     : undefined
 
+/** A call's input, parsed as JSON where it is JSON: none when no arguments were streamed. */
+const inputOf = (call: Call): { readonly input?: unknown } => call.args === "" ? {} : { input: parsed(call.args) }
+
 /**
  * The proposal an interrupted run leaves: the first interrupt's `id`, its `message` (else its `reason`)
  * as the summary, status `pending`, and one action per interrupt — its id and reason, and the tool and
@@ -366,7 +369,7 @@ const proposalOfInterrupts = (interrupts: ReadonlyArray<Interrupt>, run: Run): P
       id: interrupt.id,
       reason: interrupt.reason,
       ...(interrupt.toolCallId === undefined ? {} : { toolCallId: interrupt.toolCallId }),
-      ...(call === undefined ? {} : { tool: call.tool, ...(call.args === "" ? {} : { input: parsed(call.args) }) })
+      ...(call === undefined ? {} : { tool: call.tool, ...inputOf(call) })
     }
   })
   return { id: first.id, summary: first.message ?? first.reason, status: "pending", actions }
@@ -376,7 +379,7 @@ const proposalOfInterrupts = (interrupts: ReadonlyArray<Interrupt>, run: Run): P
 const waitAction = ([toolCallId, call]: readonly [string, Call]) => ({
   toolCallId,
   tool: call.tool,
-  ...(call.args === "" ? {} : { input: parsed(call.args) })
+  ...inputOf(call)
 })
 
 /**
@@ -410,7 +413,7 @@ const executionsOf = (run: Run, identifierFields: ReadonlyArray<string>, waiting
       if (!waiting.has(callId)) {
         executions.push({
           tool: call.tool,
-          ...(call.args === "" ? {} : { input: parsed(call.args) }),
+          ...inputOf(call),
           unresolved: true
         })
       }
@@ -422,7 +425,7 @@ const executionsOf = (run: Run, identifierFields: ReadonlyArray<string>, waiting
       : undefined
     const execution: ToolExecution = {
       tool: call.tool,
-      ...(call.args === "" ? {} : { input: parsed(call.args) }),
+      ...inputOf(call),
       output: typeof result.content === "string" ? parsed(result.content) : result.content,
       ...(error === undefined ? {} : { error }),
       ...(durationMs === undefined ? {} : { durationMs })
