@@ -7,6 +7,7 @@
 import { type Deferred, Effect, type Either, Option, Ref } from "effect"
 import type { ResolvedEvidence } from "../../Evidence/Rules.js"
 import type { Case } from "../../Schema/Case.js"
+import { isRecord } from "../../Schema/Decode.js"
 import { RunStopped, type TurnError } from "../../Schema/Errors.js"
 import type { Routes, Surface } from "../../Schema/Surface.js"
 import type { Turn } from "../../Schema/Trace.js"
@@ -127,11 +128,7 @@ const jsonMessage = (text: string): string | undefined => {
     return undefined
   }
   for (const path of messagePaths) {
-    const found = path.reduce<unknown>(
-      (at, key) =>
-        typeof at === "object" && at !== null && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined,
-      value
-    )
+    const found = path.reduce<unknown>((at, key) => isRecord(at) ? at[key] : undefined, value)
     if (typeof found === "string" && found.trim() !== "") return found
   }
   return undefined
