@@ -7,7 +7,7 @@
  * hand. `--forget` drops from the journal what could not be cleaned up, once the user has seen to it, so
  * that no later run warns of it again. Conversations of a run still going are left to it.
  */
-import { Console, Duration, Effect, Either } from "effect"
+import { Array as Arr, Console, Duration, Effect, Either } from "effect"
 import { parseBaseUrl, sessionAuth } from "../Application/Session.js"
 import { programName } from "../ProgramName.js"
 import { adoptFound, forget, type Leftover, markGone, type Opening, readJournal } from "../Runner/Journal.js"
@@ -54,13 +54,9 @@ const notSearched = (error: Failure): NotSearched =>
  * the journal already names are deleted through it, not twice.
  */
 const searchOpenings = (live: Live, baseUrl: URL, openings: ReadonlyArray<Opening>, known: ReadonlySet<string>) => {
-  const groups = new Map<string, Array<Opening>>()
-  for (const o of openings) {
-    const key = JSON.stringify([o.file, o.run, o.searchRoute, o.deleteRoute])
-    groups.set(key, [...(groups.get(key) ?? []), o])
-  }
-  return Effect.forEach([...groups.values()], (group): Effect.Effect<Searched> => {
-    const { run, searchRoute } = group[0]!
+  const groups = Arr.groupBy(openings, (o) => JSON.stringify([o.file, o.run, o.searchRoute, o.deleteRoute]))
+  return Effect.forEach(Object.values(groups), (group): Effect.Effect<Searched> => {
+    const { run, searchRoute } = group[0]
     // A route that would leave the app is named as the journal gives it: no request goes where it points.
     const placed = placeRoute(routeBaseOf(baseUrl), searchRoute)
     const url = typeof placed === "string" ? quoteId(searchRoute) : placed.href

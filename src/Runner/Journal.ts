@@ -17,7 +17,7 @@
  * file's random `run` key, so an intent a kill left unresolved is resolved by searching the app for
  * conversations tagged with that key.
  */
-import { Effect, Either, Redacted, type Scope } from "effect"
+import { Array as Arr, Effect, Either, Redacted, type Scope } from "effect"
 import { createHash, randomBytes } from "node:crypto"
 import {
   appendFileSync,
@@ -304,10 +304,9 @@ const appendLine = (file: string, entry: object, sync: boolean): void => {
  * holding nothing is removed. Whether each file was written.
  */
 const appendTo = (lines: ReadonlyArray<{ readonly file: string; readonly entry: object }>, sync: boolean) => {
-  const byFile = new Map<string, Array<object>>()
-  for (const l of lines) byFile.set(l.file, [...(byFile.get(l.file) ?? []), l.entry])
   const written = new Set<string>()
-  for (const [file, entries] of byFile) {
+  for (const [file, byFile] of Object.entries(Arr.groupBy(lines, (l) => l.file))) {
+    const entries = byFile.map((l) => l.entry)
     try {
       // A run killed mid-write may have left its last line unfinished: the marks start on a line of their own.
       if (!readFileSync(file, "utf8").endsWith("\n")) appendFileSync(file, "\n")
