@@ -74,6 +74,10 @@ const searchOpenings = (live: Live, baseUrl: URL, openings: ReadonlyArray<Openin
   }, { concurrency: 4 })
 }
 
+/** The run that journalled an entry: `by process 4242 started 2026-12-02T…` (its start when the journal has it). */
+const byProcess = (entry: { readonly pid: number; readonly started: string }): string =>
+  `by process ${entry.pid}${entry.started === "" ? "" : ` started ${inert(entry.started)}`}`
+
 /** `eval cleanup`. */
 export const cleanupHandler = (args: CleanupArgs) =>
   Effect.gen(function*() {
@@ -127,9 +131,9 @@ export const cleanupHandler = (args: CleanupArgs) =>
     const found = new Set(outcomes.slice(journalled.length).map((o) => o.leftover))
     const width = Math.min(64, Math.max(0, ...outcomes.map((o) => inert(o.leftover.conversationId).length)))
     const where = (l: Leftover) =>
-      `${l.caseId === "" ? "" : `${inert(l.caseId)} `}(${
-        found.has(l) ? "found by search, opened" : "left"
-      } by process ${l.pid}${l.started === "" ? "" : ` started ${inert(l.started)}`})`
+      `${l.caseId === "" ? "" : `${inert(l.caseId)} `}(${found.has(l) ? "found by search, opened" : "left"} ${
+        byProcess(l)
+      })`
     const searchLines = searched.map(({ openings: group, outcome, url: searchUrl }) => {
       const { pid, run } = group[0]!
       const cut = `${plural(group.length, "thread")} process ${pid} was opening`
@@ -205,9 +209,9 @@ const forgetUnresolved = (
     const unwritten = (file: string) => written.has(file) ? "" : ": the journal could not be written"
     const lines = [
       ...openings.map((o) =>
-        `${how(o.file)} a thread being opened for ${inert(o.caseId)} by process ${o.pid}${
-          o.started === "" ? "" : ` started ${inert(o.started)}`
-        } (metadata ${runMetadataKey}: ${inert(o.run)})${unwritten(o.file)}`
+        `${how(o.file)} a thread being opened for ${inert(o.caseId)} ${byProcess(o)} (metadata ${runMetadataKey}: ${
+          inert(o.run)
+        })${unwritten(o.file)}`
       ),
       ...undeleted.map((l) => `${how(l.file)} ${named(l)}${unwritten(l.file)}`)
     ]
