@@ -15,7 +15,7 @@ import { type HttpClient } from "@effect/platform"
 import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, type Redacted, Ref } from "effect"
 import { resolveEvidence } from "../Evidence/Rules.js"
 import type { Case } from "../Schema/Case.js"
-import { type RunStopped, TurnError } from "../Schema/Errors.js"
+import { RunStopped, TurnError } from "../Schema/Errors.js"
 import { fillRoute, idProblem, placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { type ProtocolName, protocolOf, type Routes, type Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
@@ -23,7 +23,7 @@ import type { Journal } from "./Journal.js"
 import { agUiProtocol } from "./Protocols/AgUi.js"
 import { aiSdkProtocol } from "./Protocols/AiSdk.js"
 import { langGraphProtocol } from "./Protocols/LangGraph.js"
-import type { Asking, AskState, LiveProtocol, RefusedId } from "./Protocols/Protocol.js"
+import type { Asking, LiveProtocol, Opening } from "./Protocols/Protocol.js"
 import { turnEvalProtocol } from "./Protocols/TurnEval.js"
 import {
   type AskPhase,
@@ -31,12 +31,16 @@ import {
   cookieAuth,
   type Deleted,
   type Failure,
+  failure,
   makeTransport,
   quoteId,
   refusedPath,
   type RouteName,
+  type SendOptions,
+  type Sent,
   showLimit,
-  timedOut
+  timedOut,
+  type TransportFailure
 } from "./Transport.js"
 
 export { type Deleted, retryAfter, showLimit } from "./Transport.js"
@@ -107,6 +111,31 @@ export const liveProtocols: Record<ProtocolName, LiveProtocol> = {
   "ai-sdk": aiSdkProtocol,
   langgraph: langGraphProtocol,
   "ag-ui": agUiProtocol
+}
+
+/** Conversation ids the app named that cannot be put in a route, with why. */
+interface RefusedId {
+  readonly id: string
+  readonly why: string
+}
+
+/** What one case's ask has learned and done so far: what the case's end needs to leave nothing unsaid. */
+interface AskState {
+  /** Conversations named (by the app, or by the run before asking), safe to put in a route, in order (each journalled). */
+  readonly opened: Ref.Ref<ReadonlyArray<string>>
+  /** Conversation ids the app named that cannot be put in a route, with why. */
+  readonly refused: Ref.Ref<ReadonlyArray<RefusedId>>
+  readonly phase: Ref.Ref<AskPhase>
+  /** Set when the ask ended in a way that may have opened a conversation it did not name. */
+  readonly unsure: Ref.Ref<Option.Option<string>>
+  /** What is being retried, for a timeout's message. */
+  readonly retrying: Ref.Ref<Option.Option<string>>
+  /** Completed when the case is cut short: a retry still sleeping then stops at once. */
+  readonly stopping: Deferred.Deferred<void>
+  /** Whether the ask's request reached the app: it answered, or broke off once connected. */
+  readonly reached: Ref.Ref<boolean>
+  /** The journal's intent of the conversation being opened, whose id the app's answer will tell. */
+  readonly intent: Ref.Ref<Option.Option<string>>
 }
 
 /** The auth a config names. */
@@ -265,6 +294,61 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       })
 
     /**
+     * Takes back a conversation the run named itself before asking, once the app's answer shows it never
+     * opened it (the session was rejected, or the app was never reached): nothing is left to delete.
+     */
+    const forgetting = (state: AskState, id: string): Effect.Effect<void> =>
+      Effect.uninterruptible(
+        Effect.zipRight(
+          Ref.update(state.opened, (all) => all.filter((o) => o !== id)),
+          journalling ? journal.gone(id) : Effect.void
+        )
+      )
+
+    /**
+     * Posts a question (or a request that opens a conversation) of the app: retried on 429 and 503 only
+     * (honouring `Retry-After`; a sleep stops at once when the case is cut short), never after a connection
+     * that may have reached the app — that could ask twice. A connection that broke off leaves the ask
+     * unsure of what the app opened; an app that cannot be reached at all, before anything of the run was
+     * answered, stops the run. `answered` sees an answer other than 2xx before it fails the case.
+     */
+    const postQuestion = (
+      state: AskState,
+      route: RouteName,
+      path: string,
+      options: SendOptions,
+      answered: (sent: Sent) => Effect.Effect<void>
+    ): Effect.Effect<Sent, Failure> => {
+      const attempt = Effect.zipRight(Ref.set(state.phase, "sending"), transport.send(route, "POST", path, options))
+        .pipe(
+          Effect.tap((sent) =>
+            Effect.zipRight(Ref.set(state.reached, true), sent.response === undefined ? answered(sent) : Effect.void)
+          ),
+          Effect.tapError((error) =>
+            error._tag === "TransportFailure" && error.reached
+              ? Effect.zipRight(
+                Ref.set(state.reached, true),
+                Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
+              )
+              : Effect.void
+          ),
+          Effect.catchTag(
+            "TransportFailure",
+            (error): Effect.Effect<never, RunStopped | TransportFailure> =>
+              !error.reached && !transport.connected()
+                ? Effect.fail(
+                  new RunStopped({ reason: "unreachable", url: transport.urlOf(path).href, why: error.reason })
+                )
+                : Effect.fail(error)
+          )
+        )
+      return transport.withRetries(route, [429, 503], attempt, false, state.retrying, {
+        stopping: state.stopping,
+        phase: state.phase
+      })
+    }
+
+    /**
      * Why a surface's cases cannot be asked: a path its catalog gives (the endpoint, this product's read
      * routes, the delete route) would leave the app's origin or the base URL's path. Checked once per
      * surface, before anything is asked, so a case opens nothing it could not read back or delete; the
@@ -328,6 +412,55 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           readonly request: string
           readonly retrying?: Ref.Ref<Option.Option<string>>
         } = { route: "ask", request: `POST ${askUrl}` }
+        const settle = Effect.uninterruptible(
+          Effect.flatMap(
+            Ref.getAndSet(state.intent, Option.none()),
+            (intent) => Option.isSome(intent) && journalling ? journal.settled(intent.value) : Effect.void
+          )
+        )
+        const noteNamed = (id: string, where: string) =>
+          // A refused id is reported as not deleted: the intent is resolved by that report.
+          Effect.tapError(named(testCase, state, deleteRoute, id, where), () => settle)
+        const ask = (
+          route: RouteName,
+          path: string,
+          options: SendOptions,
+          answered: (sent: Sent) => Effect.Effect<void> = () => Effect.void
+        ) =>
+          Effect.tap(
+            postQuestion(state, route, path, options, answered),
+            (sent) => sent.response === undefined ? Effect.void : Ref.set(state.phase, "reading")
+          )
+        const open = <A>(opening: Opening<A>): Effect.Effect<A, Failure> =>
+          Effect.gen(function*() {
+            const { path, route } = opening
+            yield* asking.at(route, "POST", path)
+            if (opening.search !== undefined && journalling && deleteRoute !== null) {
+              const intent = yield* Effect.uninterruptible(journal.opening(testCase.id, opening.search, deleteRoute))
+              yield* Ref.set(state.intent, Option.some(intent))
+            }
+            const sent = yield* ask(route, path, opening.options, (sent) =>
+              Effect.gen(function*() {
+                if (sent.status >= 500) yield* Ref.set(state.unsure, Option.some(`was answered HTTP ${sent.status}`))
+                // An answer that failed may still name the conversation it opened: it is deleted all the same.
+                for (const id of opening.namedInFailure?.(sent) ?? []) {
+                  if (id !== undefined) yield* Effect.ignore(noteNamed(id, `in an HTTP ${sent.status} answer`))
+                }
+              })).pipe(
+                // A request that never reached the app (or whose session it rejected) opened nothing.
+                Effect.tapError(() =>
+                  Effect.flatMap(Ref.get(state.unsure), (unsure) => Option.isNone(unsure) ? settle : Effect.void)
+                )
+              )
+            if (sent.response === undefined) {
+              if (sent.status < 500) yield* settle
+              return yield* failure(route, `HTTP ${sent.status}`)
+            }
+            yield* Ref.set(state.unsure, Option.some("ended"))
+            const read = yield* opening.read(sent, sent.response)
+            yield* Ref.set(state.unsure, Option.none())
+            return read
+          }).pipe(Effect.ensuring(Ref.set(state.phase, "done")))
         const asking: Asking = {
           testCase,
           surface,
@@ -338,31 +471,21 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
             evidence: resolveEvidence(surface)
           },
           transport,
-          state,
-          named: (id, where) => named(testCase, state, deleteRoute, id, where),
-          forget: (id) =>
-            Effect.uninterruptible(
-              Effect.zipRight(
-                Ref.update(state.opened, (all) => all.filter((o) => o !== id)),
-                journalling ? journal.gone(id) : Effect.void
-              )
-            ),
-          run,
-          opening: (searchRoute) =>
-            !journalling || deleteRoute === null
-              ? Effect.void
-              : Effect.uninterruptible(
+          retrying: state.retrying,
+          ask: (route, path, options) => ask(route, path, options),
+          open,
+          inConversation: (id, what, ask) =>
+            Effect.gen(function*() {
+              yield* named(testCase, state, deleteRoute, id, `the ${what} the run generated`)
+              yield* Ref.set(state.unsure, Option.none())
+              return yield* Effect.tapError(ask, (error) =>
                 Effect.flatMap(
-                  journal.opening(testCase.id, searchRoute, deleteRoute),
-                  (intent) => Ref.set(state.intent, Option.some(intent))
-                )
-              ),
-          settle: Effect.uninterruptible(
-            Effect.flatMap(
-              Ref.getAndSet(state.intent, Option.none()),
-              (intent) => Option.isSome(intent) && journalling ? journal.settled(intent.value) : Effect.void
-            )
-          ),
+                  Ref.get(state.reached),
+                  (reached) => error._tag === "RunStopped" || !reached ? forgetting(state, id) : Effect.void
+                ))
+            }),
+          named: noteNamed,
+          run,
           at: (route, method, path, retrying) =>
             Effect.sync(() => (stage = {
               route,

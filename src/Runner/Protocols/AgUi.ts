@@ -14,7 +14,7 @@ import { quoted } from "../../Schema/Shown.js"
 import { errored, type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
 import { failure } from "../Transport.js"
 import { fillTemplate, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
-import { askForEvents, askInGenerated } from "./Stream.js"
+import { askForEvents } from "./Stream.js"
 
 // ---------------------------------------------------------------------------------------------------
 // The request
@@ -549,7 +549,7 @@ export const agUiProtocol: LiveProtocol = {
     Effect.gen(function*() {
       const ids: AgUiIds = { threadId: asking.newId(), runId: asking.newId(), messageId: asking.newId() }
       const body = agUiRunInput(asking.testCase.question, ids, asking.surface.request?.body)
-      const events = yield* askInGenerated(asking, ids.threadId, "thread id", askForEvents(asking, body))
+      const events = yield* asking.inConversation(ids.threadId, "thread id", askForEvents(asking, body))
       return yield* Either.match(
         readAgUiEvents(events.frames, { ...asking.context, conversationId: ids.threadId }, ids.runId, toolsOf(body)),
         {

@@ -14,7 +14,7 @@ import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import { eventsOf } from "../EventStream.js"
 import { failure } from "../Transport.js"
 import { fillTemplate, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
-import { askForEvents, askInGenerated } from "./Stream.js"
+import { askForEvents } from "./Stream.js"
 
 /** The response header that marks a UI message stream. */
 export const uiMessageStreamHeader = "x-vercel-ai-ui-message-stream"
@@ -401,7 +401,7 @@ export const aiSdkProtocol: LiveProtocol = {
     Effect.gen(function*() {
       const ids: AiSdkIds = { conversationId: asking.newId(), messageId: asking.newId() }
       const body = aiSdkRequestBody(asking.testCase.question, ids, asking.surface.request?.body)
-      const stream = yield* askInGenerated(asking, ids.conversationId, "chat id", askForEvents(asking, body))
+      const stream = yield* asking.inConversation(ids.conversationId, "chat id", askForEvents(asking, body))
       const context = { ...asking.context, conversationId: ids.conversationId }
       return yield* Either.match(readAiSdkStream(stream.frames, context, stream.done), {
         onLeft: (why) => Effect.fail(failure("ask", why)),

@@ -15,15 +15,7 @@ import { quoted } from "../../Schema/Shown.js"
 import type { Surface } from "../../Schema/Surface.js"
 import { type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
 import { type Answered, type Failure, failure, isWebPage, type RouteName, webPage } from "../Transport.js"
-import {
-  type Asking,
-  fillTemplate,
-  type LiveProtocol,
-  postQuestion,
-  type Read,
-  type ReadContext,
-  toolErrorText
-} from "./Protocol.js"
+import { type Asking, fillTemplate, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
 export interface LangGraphEvent {
@@ -400,40 +392,30 @@ export const threadSearchRoute = (surface: Surface): string => `${threadsOf(surf
 
 /**
  * Opens the thread, tagged with the run's key; the thread id is noted the moment it is known. The
- * intent is journalled before the request, so a run killed before the answer leaves the thread
- * findable; an answer that shows no thread was made (refused, 4xx) resolves it. The request is not
- * retried after a connection that may have reached the server: that could open a second thread.
+ * live client journals the intent before the request, so a run killed before the answer leaves the
+ * thread findable by the search route. The request is not retried after a connection that may have
+ * reached the server: that could open a second thread.
  */
-const openThread = (asking: Asking) =>
-  Effect.gen(function*() {
-    const { at, named, state, transport } = asking
-    const path = threadsOf(asking.surface)
-    yield* at("thread", "POST", path)
-    yield* asking.opening(threadSearchRoute(asking.surface))
-    const body = { metadata: threadMetadata(asking.run, asking.testCase.id) }
-    const sent = yield* postQuestion(asking, "thread", path, { body }).pipe(
-      // A request that never reached the server (or whose session it rejected) opened nothing.
-      Effect.tapError(() =>
-        Effect.flatMap(Ref.get(state.unsure), (unsure) => Option.isNone(unsure) ? asking.settle : Effect.void)
-      )
-    )
-    if (sent.response === undefined) {
-      if (sent.status >= 500) yield* Ref.set(state.unsure, Option.some(`was answered HTTP ${sent.status}`))
-      else yield* asking.settle
-      return yield* failure("thread", `HTTP ${sent.status}`)
-    }
-    yield* Ref.set(state.phase, "reading")
-    yield* Ref.set(state.unsure, Option.some("ended"))
-    const text = yield* transport.readText("thread", sent.response).pipe(
-      Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("thread", error.reason)))
-    )
-    yield* refuseWebPage(asking, "thread", path, sent, text)
-    const thread = yield* transport.decodeBody("thread", text, OpenedThread)
-    // A refused id is reported as not deleted: the intent is resolved by that report.
-    yield* named(thread.thread_id, "POST /threads").pipe(Effect.tapError(() => asking.settle))
-    yield* Ref.set(state.unsure, Option.none())
-    return thread.thread_id
-  }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
+const openThread = (asking: Asking) => {
+  const { named, transport } = asking
+  const path = threadsOf(asking.surface)
+  return asking.open({
+    route: "thread",
+    path,
+    options: { body: { metadata: threadMetadata(asking.run, asking.testCase.id) } },
+    search: threadSearchRoute(asking.surface),
+    read: (sent, response) =>
+      Effect.gen(function*() {
+        const text = yield* transport.readText("thread", response).pipe(
+          Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("thread", error.reason)))
+        )
+        yield* refuseWebPage(asking, "thread", path, sent, text)
+        const thread = yield* transport.decodeBody("thread", text, OpenedThread)
+        yield* named(thread.thread_id, "POST /threads")
+        return thread.thread_id
+      })
+  })
+}
 
 /** A LangGraph server as a live run speaks it: a thread per case, one run waited for, the thread read, the thread deleted. */
 export const langGraphProtocol: LiveProtocol = {
@@ -455,7 +437,7 @@ export const langGraphProtocol: LiveProtocol = {
         }
       )
       // The question is not re-posted after a connection that may have reached the server: that would run it twice.
-      const sent = yield* postQuestion(asking, "ask", runPath, { body })
+      const sent = yield* asking.ask("ask", runPath, { body })
       if (sent.response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
       const runText = yield* transport.readText("ask", sent.response).pipe(
         Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))

@@ -4,14 +4,15 @@
  * evidence rules. Reading is pure: a protocol's reader takes what the wire carried, already parsed,
  * and gives the turn or why the wire cannot be read as one.
  */
-import { type Deferred, Effect, type Either, Option, Ref } from "effect"
+import type { HttpClientResponse } from "@effect/platform"
+import type { Effect, Either, Option, Ref } from "effect"
 import type { ResolvedEvidence } from "../../Evidence/Rules.js"
 import type { Case } from "../../Schema/Case.js"
 import { isRecord } from "../../Schema/Decode.js"
-import { RunStopped, type TurnError } from "../../Schema/Errors.js"
+import type { TurnError } from "../../Schema/Errors.js"
 import type { Routes, Surface } from "../../Schema/Surface.js"
 import type { Turn } from "../../Schema/Trace.js"
-import type { AskPhase, Failure, RouteName, SendOptions, Sent, Transport, TransportFailure } from "../Transport.js"
+import type { Failure, RouteName, SendOptions, Sent, Transport } from "../Transport.js"
 
 /** What reading a turn from a wire needs to know besides the wire itself. */
 export interface ReadContext {
@@ -28,32 +29,31 @@ export interface ReadContext {
 /** A turn read from a wire, or why the wire cannot be read as one (in words a case's failure uses). */
 export type Read = Either.Either<Turn, string>
 
-/** Conversation ids the app named that cannot be put in a route, with why. */
-export interface RefusedId {
-  readonly id: string
-  readonly why: string
+/**
+ * A request that opens a conversation the app names (this product's ask, a LangGraph thread): the live
+ * client journals and deletes what the answer names, and knows, when the request is cut short or fails,
+ * whether the app may hold a conversation the run cannot name.
+ */
+export interface Opening<A> {
+  readonly route: RouteName
+  readonly path: string
+  readonly options: SendOptions
+  /**
+   * The route that finds the run's conversations by its key (the request tags what it opens with
+   * `Asking.run`): journalled before the request, so a run killed before the answer leaves the
+   * conversation to `eval cleanup`'s search.
+   */
+  readonly search?: string
+  /** The conversation ids an answer other than 2xx names: each is deleted all the same. */
+  readonly namedInFailure?: (sent: Sent) => ReadonlyArray<string | undefined>
+  /** Reads a 2xx answer, naming its conversation through `Asking.named`, into what the turn goes on with. */
+  readonly read: (sent: Sent, response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, Failure>
 }
 
-/** What one case's ask has learned and done so far. */
-export interface AskState {
-  /** Conversations named (by the app, or by the run before asking), safe to put in a route, in order (each journalled). */
-  readonly opened: Ref.Ref<ReadonlyArray<string>>
-  /** Conversation ids the app named that cannot be put in a route, with why. */
-  readonly refused: Ref.Ref<ReadonlyArray<RefusedId>>
-  readonly phase: Ref.Ref<AskPhase>
-  /** Set when the ask ended in a way that may have opened a conversation it did not name. */
-  readonly unsure: Ref.Ref<Option.Option<string>>
-  /** What is being retried, for a timeout's message. */
-  readonly retrying: Ref.Ref<Option.Option<string>>
-  /** Completed when the case is cut short: a retry still sleeping then stops at once. */
-  readonly stopping: Deferred.Deferred<void>
-  /** Whether the ask's request reached the app: it answered, or broke off once connected. */
-  readonly reached: Ref.Ref<boolean>
-  /** The journal's intent of the conversation being opened, whose id the app's answer will tell. */
-  readonly intent: Ref.Ref<Option.Option<string>>
-}
-
-/** Everything a protocol needs to ask one case's question and obtain its turn. */
+/**
+ * Everything a protocol needs to ask one case's question and obtain its turn. The live client keeps
+ * every piece of cleanup state: a protocol says which requests it makes and what their answers name.
+ */
 export interface Asking {
   readonly testCase: Case
   readonly surface: Surface
@@ -62,30 +62,32 @@ export interface Asking {
   /** The surface's name, gated tools and evidence rules; `conversationId` is the protocol's to fill. */
   readonly context: Omit<ReadContext, "conversationId">
   readonly transport: Transport
-  readonly state: AskState
+  /** What the case's reads are retrying, for a timeout's message. */
+  readonly retrying: Ref.Ref<Option.Option<string>>
   /**
-   * Takes note of a conversation named by the app or by the run (`where` says how): a safe id is
-   * journalled and will be deleted with the case; another is refused, reported as not deleted, and fails.
+   * Posts a question in a conversation that exists (or is the run's own): retried on 429 and 503 only,
+   * honouring `Retry-After`, never after a connection that may have reached the app — that could ask
+   * twice. An app that cannot be reached at all, before anything of the run was answered, stops the run.
+   */
+  readonly ask: (route: RouteName, path: string, options: SendOptions) => Effect.Effect<Sent, Failure>
+  /** Makes a request that opens a conversation the app names, and reads its answer. */
+  readonly open: <A>(opening: Opening<A>) => Effect.Effect<A, Failure>
+  /**
+   * Runs `ask` in a conversation the run names itself (`what` it is: "chat id"): the id is journalled
+   * before the question is sent, so it is deleted whatever happens next — unless the app rejected the
+   * session or the request never reached it, when it opened nothing and the id is taken back.
+   */
+  readonly inConversation: <A>(id: string, what: string, ask: Effect.Effect<A, Failure>) => Effect.Effect<A, Failure>
+  /**
+   * Takes note of a conversation the app named (`where` says how): a safe id is journalled and will be
+   * deleted with the case; another is refused, reported as not deleted, and fails.
    */
   readonly named: (id: string, where: string) => Effect.Effect<void, TurnError>
-  /**
-   * Takes back a conversation the run named itself before asking, once the app's answer shows it never
-   * opened it (the session was rejected, or the app was never reached): nothing is left to delete.
-   */
-  readonly forget: (id: string) => Effect.Effect<void>
   /** The run's random key, which the app is asked to tag a conversation with (never the session). */
   readonly run: string
   /**
-   * Journals, before the request that opens a conversation the app will name, the intent to open one
-   * and the route that finds the run's conversations: a run killed before the answer leaves it to
-   * `eval cleanup`'s search. `named` resolves it; `settle` when the answer shows nothing was opened.
-   */
-  readonly opening: (searchRoute: string) => Effect.Effect<void>
-  /** Resolves the intent with nothing opened. */
-  readonly settle: Effect.Effect<void>
-  /**
    * Says which request the case is making: every failure from now names it (method and URL), and a
-   * timeout what `retrying` (default `state.retrying`) says that request was retrying.
+   * timeout what `retrying` (default the case's own) says that request was retrying.
    */
   readonly at: (
     route: RouteName,
@@ -146,47 +148,6 @@ export const toolErrorText = (text: string): string => {
   const line = (jsonMessage(text) ?? text).split(/\r?\n/).map((l) => l.trim()).find((l) => l !== "") ?? ""
   const message = line.replace(/^Error:\s*/, "")
   return message === "" ? "(no error text)" : message
-}
-
-/**
- * Posts a question (or a request that opens a conversation) of the app: retried on 429 and 503 only
- * (honouring `Retry-After`; a sleep stops at once when the case is cut short), never after a connection
- * that may have reached the app — that could ask twice. A connection that broke off leaves the ask
- * unsure of what the app opened; an app that cannot be reached at all, before anything of the run was
- * answered, stops the run. `answered` sees an answer other than 2xx before it fails the case.
- */
-export const postQuestion = (
-  asking: Asking,
-  route: RouteName,
-  path: string,
-  options: SendOptions,
-  answered: (sent: Sent) => Effect.Effect<void> = () => Effect.void
-): Effect.Effect<Sent, Failure> => {
-  const { state, transport } = asking
-  const attempt = Effect.zipRight(Ref.set(state.phase, "sending"), transport.send(route, "POST", path, options)).pipe(
-    Effect.tap((sent) =>
-      Effect.zipRight(Ref.set(state.reached, true), sent.response === undefined ? answered(sent) : Effect.void)
-    ),
-    Effect.tapError((error) =>
-      error._tag === "TransportFailure" && error.reached
-        ? Effect.zipRight(
-          Ref.set(state.reached, true),
-          Ref.set(state.unsure, Option.some(`broke off (${error.reason})`))
-        )
-        : Effect.void
-    ),
-    Effect.catchTag(
-      "TransportFailure",
-      (error): Effect.Effect<never, RunStopped | TransportFailure> =>
-        !error.reached && !transport.connected()
-          ? Effect.fail(new RunStopped({ reason: "unreachable", url: transport.urlOf(path).href, why: error.reason }))
-          : Effect.fail(error)
-    )
-  )
-  return transport.withRetries(route, [429, 503], attempt, false, state.retrying, {
-    stopping: state.stopping,
-    phase: state.phase
-  })
 }
 
 /**

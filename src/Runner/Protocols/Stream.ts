@@ -1,11 +1,12 @@
 /**
  * What the streaming protocols share (`ai-sdk`, `ag-ui`): post the question as JSON and read the
  * answer's event stream to its end, each event's data parsed as JSON. The conversation id is the
- * run's own, named before asking, so an ask cut short never leaves a conversation the run cannot name.
+ * run's own, named before asking (`Asking.inConversation`), so an ask cut short never leaves a
+ * conversation the run cannot name.
  */
-import { Effect, Option, Ref } from "effect"
-import { type Failure, failure, isEventStream, isWebPage, webPage } from "../Transport.js"
-import { type Asking, postQuestion } from "./Protocol.js"
+import { Effect } from "effect"
+import { failure, isEventStream, isWebPage, webPage } from "../Transport.js"
+import type { Asking } from "./Protocol.js"
 
 /** The end-of-stream frame the AI SDK writes (`data: [DONE]`). */
 const done = "[DONE]"
@@ -25,12 +26,11 @@ export interface EventStream {
  */
 export const askForEvents = (asking: Asking, body: unknown, accept = "text/event-stream") =>
   Effect.gen(function*() {
-    const { state, surface, transport } = asking
+    const { surface, transport } = asking
     const endpoint = surface.endpoint ?? ""
-    const sent = yield* postQuestion(asking, "ask", endpoint, { body, accept })
+    const sent = yield* asking.ask("ask", endpoint, { body, accept })
     const response = sent.response
     if (response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
-    yield* Ref.set(state.phase, "reading")
     const contentType = response.headers["content-type"] ?? ""
     if (!isEventStream(response)) {
       yield* transport.discard("ask", response)
@@ -59,20 +59,4 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
     }).pipe(Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason))))
     const stream: EventStream = { frames, done: ended }
     return stream
-  }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
-
-/**
- * Asks in a conversation the run names itself: the id is journalled before the question is sent, so it
- * is deleted whatever happens next — unless the app rejected the session or the ask's request never
- * reached it (refused, a TLS failure), when it opened nothing and the id is taken back.
- */
-export const askInGenerated = <A>(asking: Asking, id: string, what: string, ask: Effect.Effect<A, Failure>) =>
-  Effect.gen(function*() {
-    yield* asking.named(id, `the ${what} the run generated`)
-    yield* Ref.set(asking.state.unsure, Option.none())
-    return yield* Effect.tapError(ask, (error) =>
-      Effect.flatMap(
-        Ref.get(asking.state.reached),
-        (reached) => error._tag === "RunStopped" || !reached ? asking.forget(id) : Effect.void
-      ))
   })

@@ -4,14 +4,14 @@
  * headers, a JSON body or any event of a stream), read the conversation and the turn's trace, delete
  * the conversation. Route templates come from the catalog (docs/contract.md).
  */
-import { Effect, Either, Option, Ref } from "effect"
+import { Effect, Either } from "effect"
 import { decodeValue, isRecord, tooDeep } from "../../Schema/Decode.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
 import { fastTurnTrace, TurnTrace } from "../../Schema/Trace.js"
 import { giveUp } from "../Body.js"
 import { failure, headerText, isEventStream, isWebPage, quoteId, webPage } from "../Transport.js"
-import { type Asking, type LiveProtocol, postQuestion } from "./Protocol.js"
+import type { Asking, LiveProtocol } from "./Protocol.js"
 
 /**
  * `AskIds` checked without the schema, giving what `decodeValue` would (an event of a stream is read
@@ -63,96 +63,89 @@ const idsIn = (text: string): typeof AskIds.Type | undefined => {
 }
 
 /** Asks the question; every conversation the app names is noted the moment it is known. */
-const ask = (asking: Asking) =>
-  Effect.gen(function*() {
-    const { named, state, surface, testCase, transport } = asking
-    const endpoint = surface.endpoint ?? ""
-    const sent = yield* postQuestion(
-      asking,
-      "ask",
-      endpoint,
-      { body: { message: testCase.question }, accept: "application/json, text/event-stream", keepErrorBody: true },
-      // An answer that failed may still name the conversation it opened: it is deleted all the same.
-      (sent) =>
-        Effect.gen(function*() {
-          if (sent.status >= 500) yield* Ref.set(state.unsure, Option.some(`was answered HTTP ${sent.status}`))
-          const ids = [headerText(sent.headers["x-conversation-id"]), idsIn(sent.text ?? "")?.conversationId]
-          for (const id of ids) {
-            if (id !== undefined) yield* Effect.ignore(named(id, `in an HTTP ${sent.status} answer`))
-          }
-        })
-    )
-    const { headers, response } = sent
-    if (response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
-    yield* Ref.set(state.phase, "reading")
-    yield* Ref.set(state.unsure, Option.some("ended"))
-    let turnId = headerText(headers["x-turn-id"])
-    // The conversations this answer names: one, in its headers, body or events (earlier answers that
-    // failed may have named others, which are deleted all the same).
-    const answerIds: Array<string> = []
-    const learnConversation = (id: string, where: string) =>
-      Effect.zipRight(named(id, where), Effect.sync(() => answerIds.includes(id) || answerIds.push(id)))
-    const headerId = headerText(headers["x-conversation-id"])
-    // A conversation id refused here fails the ask before its body is read: the body is given up.
-    if (headerId !== undefined) {
-      yield* Effect.tapError(
-        learnConversation(headerId, "x-conversation-id"),
-        () => Effect.sync(() => giveUp(response))
-      )
-    }
-    /** Takes the turn id at once, and gives the effect that notes the conversation, if the ids name one. */
-    const learn = (ids: typeof AskIds.Type, where: string): Effect.Effect<void, TurnError> => {
-      if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
-      return ids.conversationId === undefined ? Effect.void : learnConversation(ids.conversationId, where)
-    }
-    // The question is not re-asked when its answer breaks off: that would open a second conversation.
-    // Only an event that names the conversation costs an effect, and the journal is written before the
-    // next event is read.
-    const body = isEventStream(sent)
-      ? transport.forEachEventData("ask", response, (data) => {
-        const ids = idsIn(data)
-        if (ids === undefined) return undefined
-        const noting = learn(ids, "the event stream")
-        return noting === Effect.void ? undefined : noting
+const ask = (asking: Asking) => {
+  const { named, surface, testCase, transport } = asking
+  const endpoint = surface.endpoint ?? ""
+  return asking.open({
+    route: "ask",
+    path: endpoint,
+    options: {
+      body: { message: testCase.question },
+      accept: "application/json, text/event-stream",
+      keepErrorBody: true
+    },
+    namedInFailure: (sent) => [headerText(sent.headers["x-conversation-id"]), idsIn(sent.text ?? "")?.conversationId],
+    read: (sent, response) =>
+      Effect.gen(function*() {
+        const { headers } = sent
+        let turnId = headerText(headers["x-turn-id"])
+        // The conversations this answer names: one, in its headers, body or events (earlier answers that
+        // failed may have named others, which are deleted all the same).
+        const answerIds: Array<string> = []
+        const learnConversation = (id: string, where: string) =>
+          Effect.zipRight(named(id, where), Effect.sync(() => answerIds.includes(id) || answerIds.push(id)))
+        const headerId = headerText(headers["x-conversation-id"])
+        // A conversation id refused here fails the ask before its body is read: the body is given up.
+        if (headerId !== undefined) {
+          yield* Effect.tapError(
+            learnConversation(headerId, "x-conversation-id"),
+            () => Effect.sync(() => giveUp(response))
+          )
+        }
+        /** Takes the turn id at once, and gives the effect that notes the conversation, if the ids name one. */
+        const learn = (ids: typeof AskIds.Type, where: string): Effect.Effect<void, TurnError> => {
+          if (turnId === undefined && ids.turnId !== undefined && ids.turnId !== "") turnId = ids.turnId
+          return ids.conversationId === undefined ? Effect.void : learnConversation(ids.conversationId, where)
+        }
+        // The question is not re-asked when its answer breaks off: that would open a second conversation.
+        // Only an event that names the conversation costs an effect, and the journal is written before the
+        // next event is read.
+        const body = isEventStream(sent)
+          ? transport.forEachEventData("ask", response, (data) => {
+            const ids = idsIn(data)
+            if (ids === undefined) return undefined
+            const noting = learn(ids, "the event stream")
+            return noting === Effect.void ? undefined : noting
+          })
+          : Effect.flatMap(transport.readText("ask", response), (text) => {
+            const ids = idsIn(text)
+            if (ids !== undefined) return learn(ids, "the body")
+            // Ids in headers make any body acceptable (plain text, say); without them it had to be JSON.
+            if (headerId !== undefined) return Effect.void
+            return Effect.fail(
+              isWebPage(headers["content-type"] ?? "")
+                ? webPage("ask", response.status, transport.urlOf(endpoint).href)
+                : failure("ask", "not JSON")
+            )
+          })
+        yield* body.pipe(Effect.catchTag("TransportFailure", (error) => failure("ask", error.reason)))
+        const conversationId = answerIds[0]
+        if (conversationId === undefined) return yield* failure("ask", "the answer carries no conversationId")
+        if (answerIds.length > 1) {
+          return yield* failure(
+            "ask",
+            `named ${answerIds.length} conversations (${answerIds.map(quoteId).join(", ")}); each is deleted`
+          )
+        }
+        if (turnId === undefined) return yield* failure("ask", "the answer carries no turnId")
+        const turnProblem = idProblem(turnId)
+        if (turnProblem !== undefined) {
+          return yield* failure(
+            "ask",
+            `refused the turn id ${quoteId(turnId)}: it ${turnProblem}; no request is made with it`
+          )
+        }
+        return { conversationId, turnId }
       })
-      : Effect.flatMap(transport.readText("ask", response), (text) => {
-        const ids = idsIn(text)
-        if (ids !== undefined) return learn(ids, "the body")
-        // Ids in headers make any body acceptable (plain text, say); without them it had to be JSON.
-        if (headerId !== undefined) return Effect.void
-        return Effect.fail(
-          isWebPage(headers["content-type"] ?? "")
-            ? webPage("ask", response.status, transport.urlOf(endpoint).href)
-            : failure("ask", "not JSON")
-        )
-      })
-    yield* body.pipe(Effect.catchTag("TransportFailure", (error) => failure("ask", error.reason)))
-    const conversationId = answerIds[0]
-    if (conversationId === undefined) return yield* failure("ask", "the answer carries no conversationId")
-    yield* Ref.set(state.unsure, Option.none())
-    if (answerIds.length > 1) {
-      return yield* failure(
-        "ask",
-        `named ${answerIds.length} conversations (${answerIds.map(quoteId).join(", ")}); each is deleted`
-      )
-    }
-    if (turnId === undefined) return yield* failure("ask", "the answer carries no turnId")
-    const turnProblem = idProblem(turnId)
-    if (turnProblem !== undefined) {
-      return yield* failure(
-        "ask",
-        `refused the turn id ${quoteId(turnId)}: it ${turnProblem}; no request is made with it`
-      )
-    }
-    return { conversationId, turnId }
-  }).pipe(Effect.ensuring(Ref.set(asking.state.phase, "done")))
+  })
+}
 
 /** This product's own protocol. */
 export const turnEvalProtocol: LiveProtocol = {
   deleteRoute: (_, routes) => routes.delete,
   turn: (asking) =>
     Effect.gen(function*() {
-      const { at, named, routes, state, transport } = asking
+      const { at, named, retrying, routes, transport } = asking
       const ids = yield* ask(asking)
       const conversationPath = fillRoute(routes.conversation, ids)
       const tracePath = fillRoute(routes.trace, ids)
@@ -162,10 +155,10 @@ export const turnEvalProtocol: LiveProtocol = {
       yield* at("conversation", "GET", conversationPath)
       const [conversation, trace] = yield* Effect.all([
         Effect.tap(
-          transport.readJson("conversation", conversationPath, Conversation, state.retrying, fastConversation),
+          transport.readJson("conversation", conversationPath, Conversation, retrying, fastConversation),
           () => traceRead ? Effect.void : at("trace", "GET", tracePath)
         ),
-        transport.readJson("trace", tracePath, TurnTrace, state.retrying, fastTurnTrace).pipe(
+        transport.readJson("trace", tracePath, TurnTrace, retrying, fastTurnTrace).pipe(
           Effect.tap(() => Effect.sync(() => (traceRead = true))),
           Effect.tapError(() => at("trace", "GET", tracePath))
         )
