@@ -7,8 +7,8 @@
 import { Args, type Command, Options } from "@effect/cli"
 import { programName } from "../ProgramName.js"
 import { defaultBaselineFile, defaultCasesFile, defaultSurfacesFile } from "../ProjectFiles.js"
+import { protocolNames } from "../Protocols/Registry.js"
 import { reportersHelp } from "../Reporters/Reporters.js"
-import type { ProtocolName } from "../Schema/Surface.js"
 
 // ---------------------------------------------------------------------------------------------------
 // The flags
@@ -249,14 +249,8 @@ const seedRatingsOption = Options.boolean("seed-ratings").pipe(
   )
 )
 
-// Written out rather than imported, so the command tree loads no schema; the record is exhaustive, so none is missed.
-const protocolChoices: { readonly [P in ProtocolName]: null } = {
-  "turn-eval": null,
-  "ai-sdk": null,
-  langgraph: null,
-  "ag-ui": null
-}
-const protocolOption = Options.choice("protocol", Object.keys(protocolChoices) as Array<ProtocolName>).pipe(
+// The registry is only the protocols' definitions: their clients and wires load when they are used.
+const protocolOption = Options.choice("protocol", protocolNames).pipe(
   Options.optional,
   Options.withDescription(
     "The wire format to serve every surface over (default: each surface's own protocol in the catalog): turn-eval " +

@@ -87,23 +87,30 @@ export const readmeTable = (): string =>
     })
   ].join("\n")
 
-/** The sections `npm run docs` writes, by file and marker name. */
-export const generated: ReadonlyArray<{ readonly file: string; readonly name: string; readonly render: () => string }> =
-  [
-    { file: "docs/contract.md", name: "kinds", render: contractTable },
-    { file: "docs/contract.md", name: "examples", render: examplesTable },
-    { file: "README.md", name: "kinds", render: readmeTable }
-  ]
+/** A section of a file that `npm run docs` writes from a registry (`source`), between markers named `name`. */
+export interface Generated {
+  readonly file: string
+  readonly name: string
+  readonly source: string
+  readonly render: () => string
+}
+
+/** The sections `npm run docs` writes from the kinds, by file and marker name. */
+export const generated: ReadonlyArray<Generated> = [
+  { file: "docs/contract.md", name: "kinds", source: "src/Graders/Kinds.ts", render: contractTable },
+  { file: "docs/contract.md", name: "examples", source: "src/Graders/Kinds.ts", render: examplesTable },
+  { file: "README.md", name: "kinds", source: "src/Graders/Kinds.ts", render: readmeTable }
+]
 
 /** The markers around a generated section. */
-export const markers = (name: string) => ({
-  begin: `<!-- ${name}: written by \`npm run docs\` from src/Graders/Kinds.ts -->`,
+export const markers = (name: string, source = "src/Graders/Kinds.ts") => ({
+  begin: `<!-- ${name}: written by \`npm run docs\` from ${source} -->`,
   end: `<!-- /${name} -->`
 })
 
 /** A file's text with the section between the markers replaced, or `undefined` when the markers are missing. */
-export const withSection = (text: string, name: string, body: string): string | undefined => {
-  const { begin, end } = markers(name)
+export const withSection = (text: string, name: string, body: string, source?: string): string | undefined => {
+  const { begin, end } = markers(name, source)
   const start = text.indexOf(begin)
   const stop = text.indexOf(end, start)
   if (start < 0 || stop < 0) return undefined

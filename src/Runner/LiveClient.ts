@@ -14,17 +14,15 @@
 import { type HttpClient } from "@effect/platform"
 import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, type Redacted, Ref } from "effect"
 import { resolveEvidence } from "../Evidence/Rules.js"
+import type { Asking, AskingIn, AskTurn, Opening } from "../Protocols/Protocol.js"
+import { defaultProtocol, loadClients, type LoadedProtocol, protocolNames } from "../Protocols/Registry.js"
 import type { Case } from "../Schema/Case.js"
 import { RunStopped, TurnError } from "../Schema/Errors.js"
 import { fillRoute, idProblem, placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
-import { type ProtocolName, protocolOf, type Routes, type Surface } from "../Schema/Surface.js"
+import { quoted } from "../Schema/Shown.js"
+import type { Routes, Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
 import type { Journal } from "./Journal.js"
-import { agUiProtocol } from "./Protocols/AgUi.js"
-import { aiSdkProtocol } from "./Protocols/AiSdk.js"
-import { langGraphProtocol } from "./Protocols/LangGraph.js"
-import type { Asking, LiveProtocol, Opening } from "./Protocols/Protocol.js"
-import { turnEvalProtocol } from "./Protocols/TurnEval.js"
 import {
   type AskPhase,
   type Auth,
@@ -105,14 +103,6 @@ export interface LeftBehind {
   readonly unknown: ReadonlyArray<MaybeLeft>
 }
 
-/** The protocols, by the name a surface gives. */
-export const liveProtocols: Record<ProtocolName, LiveProtocol> = {
-  "turn-eval": turnEvalProtocol,
-  "ai-sdk": aiSdkProtocol,
-  langgraph: langGraphProtocol,
-  "ag-ui": agUiProtocol
-}
-
 /** Conversation ids the app named that cannot be put in a route, with why. */
 interface RefusedId {
   readonly id: string
@@ -188,6 +178,10 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       ...(config.maxBodyBytes === undefined ? {} : { maxBodyBytes: config.maxBodyBytes }),
       ...(config.maxLineBytes === undefined ? {} : { maxLineBytes: config.maxLineBytes })
     })
+    const clients = yield* Effect.promise(loadClients)
+    /** The protocol a surface speaks, loaded; none for a name no protocol has. */
+    const protocolFor = (surface: Surface): LoadedProtocol | undefined =>
+      clients.get(surface.protocol ?? defaultProtocol)
     const askGrace = config.askGrace ?? Duration.seconds(5)
     const timeoutMillis = Duration.toMillis(config.timeout)
     const maxDeleting = Math.max(1, config.maxDeleting ?? 16)
@@ -357,16 +351,29 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
     const refusalOf = (surface: Surface): TurnError | null => {
       const known = refusals.get(surface)
       if (known !== undefined) return known
-      const protocol = protocolOf(surface)
+      const protocol = protocolFor(surface)
+      if (protocol === undefined) {
+        const refusal = new TurnError({
+          reason: `unknown protocol ${quoted(surface.protocol ?? "")}: expected one of ${
+            protocolNames.map((n) => quoted(n)).join(", ")
+          }`
+        })
+        refusals.set(surface, refusal)
+        return refusal
+      }
       const routes: Required<Routes> = { ...config.routes, ...surface.routes }
       type Given = readonly [RouteName, string, string | null | undefined]
-      const reads: ReadonlyArray<Given> = protocol === "turn-eval"
-        ? [["conversation", "conversation route", routes.conversation], ["trace", "trace route", routes.trace]]
-        : []
+      const read = protocol.definition.surface.reads
+      const reads: ReadonlyArray<Given> = [
+        ...(read.includes("routes.conversation")
+          ? [["conversation", "conversation route", routes.conversation] as const]
+          : []),
+        ...(read.includes("routes.trace") ? [["trace", "trace route", routes.trace] as const] : [])
+      ]
       const paths: ReadonlyArray<Given> = [
         ["ask", "endpoint", surface.endpoint],
         ...reads,
-        ["delete", "delete route", liveProtocols[protocol].deleteRoute(surface, routes)]
+        ["delete", "delete route", protocol.client.deleteRoute(surface, routes)]
       ]
       let refusal: TurnError | null = null
       for (const [route, what, path] of paths) {
@@ -390,9 +397,10 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
      */
     const start = (testCase: Case, surface: Surface): Effect.Effect<Started> =>
       Effect.withFiberRuntime((parent) => {
-        const protocol = liveProtocols[protocolOf(surface)]
+        // The surface's protocol is known: `refusalOf` refused it otherwise.
+        const protocol = protocolFor(surface)!
         const routes: Required<Routes> = { ...config.routes, ...surface.routes }
-        const deleteRoute = protocol.deleteRoute(surface, routes)
+        const deleteRoute = protocol.client.deleteRoute(surface, routes)
         const deadline = Date.now() + timeoutMillis
         const state: AskState = {
           opened: Ref.unsafeMake<ReadonlyArray<string>>([]),
@@ -474,16 +482,6 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           retrying: state.retrying,
           ask: (route, path, options) => ask(route, path, options),
           open,
-          inConversation: (id, what, ask) =>
-            Effect.gen(function*() {
-              yield* named(testCase, state, deleteRoute, id, `the ${what} the run generated`)
-              yield* Ref.set(state.unsure, Option.none())
-              return yield* Effect.tapError(ask, (error) =>
-                Effect.flatMap(
-                  Ref.get(state.reached),
-                  (reached) => error._tag === "RunStopped" || !reached ? forgetting(state, id) : Effect.void
-                ))
-            }),
           named: noteNamed,
           run,
           at: (route, method, path, retrying) =>
@@ -494,8 +492,26 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
             })),
           newId: () => crypto.randomUUID()
         }
+        const naming = protocol.definition.conversation
+        // A conversation the run names is journalled before the question is sent, so it is deleted whatever
+        // happens next — unless the app rejected the session or the request never reached it, when it opened
+        // nothing and the id is taken back.
+        const asked: Effect.Effect<Turn, Failure> = naming.by === "server"
+          ? (protocol.client.turn as AskTurn)(asking)
+          : Effect.gen(function*() {
+            const conversationId = asking.newId()
+            yield* named(testCase, state, deleteRoute, conversationId, `the ${naming.what} the run generated`)
+            yield* Ref.set(state.unsure, Option.none())
+            const inConversation: AskingIn = { ...asking, conversationId }
+            return yield* Effect.tapError((protocol.client.turn as AskTurn<AskingIn>)(inConversation), (error) =>
+              Effect.flatMap(
+                Ref.get(state.reached),
+                (reached) =>
+                  error._tag === "RunStopped" || !reached ? forgetting(state, conversationId) : Effect.void
+              ))
+          })
         // Tracing is off in the turn's fiber, once, rather than around each of its requests (`withoutSpans`).
-        const turn = Effect.withTracerEnabled(Effect.interruptible(protocol.turn(asking)), false)
+        const turn = Effect.withTracerEnabled(Effect.interruptible(asked), false)
         return Effect.map(Effect.forkDaemon(turn), (fiber): Started => ({
           result: Effect.flatMap(awaitWithin(fiber, deadline - Date.now()), (outcome): Effect.Effect<Turn, Failure> =>
             Option.isSome(outcome)

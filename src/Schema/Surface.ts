@@ -10,11 +10,6 @@ import { OtelRules } from "./Otel.js"
 /** Outcomes every surface knows; a surface's `outcomes` add to them. */
 export const defaultOutcomes: ReadonlyArray<string> = ["answered", "refused", "awaiting-approval", "error"]
 
-/** The wire formats a live run speaks, one per surface; `turn-eval` (this product's own routes) by default. */
-export const protocols = ["turn-eval", "ai-sdk", "langgraph", "ag-ui"] as const
-/** The wire format a surface speaks. */
-export type ProtocolName = typeof protocols[number]
-
 /**
  * Route templates for an app whose routes differ from the defaults (`{conversationId}`, `{turnId}`).
  * `delete: null` says the app keeps no conversations, so there is nothing to delete.
@@ -43,7 +38,8 @@ export type RequestTemplate = typeof RequestTemplate.Type
 
 /** One surface of an assistant: how to ask it, and what its turns may do. */
 export const Surface = Schema.Struct({
-  protocol: Schema.optionalWith(Schema.Literal(...protocols), { exact: true }),
+  /** The wire format a live run speaks to it, one of the registry's (`src/Protocols/Registry.ts`), checked with the catalog. */
+  protocol: Schema.optionalWith(NonBlankString, { exact: true }),
   endpoint: Schema.optionalWith(NonBlankString, { exact: true }),
   assistantId: Schema.optionalWith(NonBlankString, { exact: true }),
   request: Schema.optionalWith(RequestTemplate, { exact: true }),
@@ -64,9 +60,6 @@ export const Catalog = Schema.Struct({
 })
 /** The catalog file: `{"surfaces": {NAME: Surface}, "routes"?: Routes}`. */
 export type Catalog = typeof Catalog.Type
-
-/** The wire format a surface speaks. */
-export const protocolOf = (surface: Surface): ProtocolName => surface.protocol ?? "turn-eval"
 
 /** The outcomes a turn of this surface may end in. */
 export const surfaceOutcomes = (surface: Surface): ReadonlyArray<string> => [

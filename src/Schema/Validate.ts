@@ -4,13 +4,15 @@
  */
 import { evidenceUnderOtel } from "../Evidence/Rules.js"
 import { kindNamed } from "../Graders/Kinds.js"
+import type { SurfaceField } from "../Protocols/Protocol.js"
+import { defaultProtocol, protocolNamed, protocolNames, protocols } from "../Protocols/Registry.js"
 import type { CasesFile } from "./Case.js"
 import { jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
 import { otelCatalogProblems } from "./Otel.js"
 import { placeRoute, routeBaseOf } from "./Protocol.js"
 import { names as list, quoted } from "./Shown.js"
-import { type Catalog, protocolOf, type Routes, type Surface, surfaceOutcomes } from "./Surface.js"
+import { type Catalog, type Routes, type Surface, surfaceOutcomes } from "./Surface.js"
 
 const needs = { conversation: "{conversationId}", trace: "{turnId}", delete: "{conversationId}" } as const
 
@@ -54,13 +56,56 @@ const routeProblems = (at: string, routes: Routes | undefined): ReadonlyArray<Pr
   return problems
 }
 
+/** A surface field a protocol may leave unread, and how a problem says only some protocols read it. */
+const unread: ReadonlyArray<readonly [SurfaceField, (readers: string, shown: string) => string]> = [
+  ["assistantId", (readers, shown) => `only ${readers} surface has an assistant id; this one is ${shown}`],
+  ["request.body", (readers, shown) => `only ${readers} surface takes a request body template; this one is ${shown}`],
+  ["request.input", (readers, shown) => `only ${readers} surface takes a run input template; this one is ${shown}`],
+  [
+    "routes.conversation",
+    (readers, shown) =>
+      `a ${shown} surface reads its turn from the answer; only ${readers} surface has a conversation route`
+  ],
+  [
+    "routes.trace",
+    (readers, shown) => `a ${shown} surface reads its turn from the answer; only ${readers} surface has a trace route`
+  ]
+]
+
+/** A surface's value at a field's path (`request.body`), if it sets one. */
+const valueAt = (surface: Surface, field: SurfaceField): unknown =>
+  field.split(".").reduce<unknown>(
+    (at, key) => typeof at === "object" && at !== null ? (at as Record<string, unknown>)[key] : undefined,
+    surface
+  )
+
+/** A protocol's name with its article, as a problem says it: `a "langgraph"`, `an "ai-sdk"`. */
+const withArticle = (name: string): string => `${/^[aeiou]/.test(name) ? "an" : "a"} ${quoted(name)}`
+
+/** The protocols that read a field, as a problem names them: `an "ai-sdk" or "ag-ui"`. */
+const readersOf = (field: SurfaceField): string => {
+  const names = protocols.filter((p) => p.surface.reads.includes(field)).map((p) => p.name)
+  const [first, ...rest] = names
+  if (first === undefined) return "no"
+  const all = [withArticle(first), ...rest.map(quoted)]
+  return all.length === 1 ? all[0]! : `${all.slice(0, -1).join(", ")} or ${all[all.length - 1]}`
+}
+
 /** Problems in how a surface is asked: the fields its protocol needs, and none it does not read. */
 const protocolProblems = (at: string, surface: Surface): ReadonlyArray<Problem> => {
   const problems: Array<Problem> = []
-  const protocol = protocolOf(surface)
-  const shown = quoted(protocol)
+  const name = surface.protocol ?? defaultProtocol
+  const protocol = protocolNamed(name)
+  if (protocol === undefined) {
+    return [{
+      path: `${at}.protocol`,
+      message: `expected one of ${protocolNames.map((n) => quoted(n)).join(", ")}, got ${quoted(name)}`
+    }]
+  }
+  const shown = quoted(name)
+  const { reads, requires } = protocol.surface
   if (surface.endpoint === undefined) {
-    if (protocol !== "langgraph") {
+    if (requires.endpoint === true) {
       problems.push({
         path: `${at}.endpoint`,
         message: `expected the path a ${shown} surface is asked at, such as "/api/chat"`
@@ -74,40 +119,15 @@ const protocolProblems = (at: string, surface: Surface): ReadonlyArray<Problem> 
   } else {
     problems.push(...offBase(`${at}.endpoint`, surface.endpoint))
   }
-  if (surface.assistantId !== undefined && protocol !== "langgraph") {
-    problems.push({
-      path: `${at}.assistantId`,
-      message: `only a "langgraph" surface has an assistant id; this one is ${shown}`
-    })
-  }
-  if (surface.request?.body !== undefined && protocol !== "ai-sdk" && protocol !== "ag-ui") {
-    problems.push({
-      path: `${at}.request.body`,
-      message: `only an "ai-sdk" or "ag-ui" surface takes a request body template; this one is ${shown}`
-    })
-  }
-  if (surface.request?.input !== undefined && protocol !== "langgraph") {
-    problems.push({
-      path: `${at}.request.input`,
-      message: `only a "langgraph" surface takes a run input template; this one is ${shown}`
-    })
-  }
-  if (protocol !== "turn-eval") {
-    for (const route of ["conversation", "trace"] as const) {
-      if (surface.routes?.[route] !== undefined) {
-        problems.push({
-          path: `${at}.routes.${route}`,
-          message: `a ${shown} surface reads its turn from the answer; only a "turn-eval" surface has a ${route} route`
-        })
-      }
+  for (const [field, problem] of unread) {
+    if (valueAt(surface, field) !== undefined && !reads.includes(field)) {
+      problems.push({ path: `${at}.${field}`, message: problem(readersOf(field), shown) })
     }
   }
-  if (protocol === "ai-sdk" && surface.routes?.delete === undefined) {
-    problems.push({
-      path: `${at}.routes.delete`,
-      message: `missing: an "ai-sdk" surface must say how its chats are deleted, as a route such as ` +
-        `"/api/chat?id={conversationId}", or null when the app keeps none`
-    })
+  for (const [field, must] of Object.entries(requires)) {
+    if (field !== "endpoint" && typeof must === "string" && valueAt(surface, field as SurfaceField) === undefined) {
+      problems.push({ path: `${at}.${field}`, message: `missing: ${withArticle(name)} surface ${must}` })
+    }
   }
   problems.push(...routeProblems(`${at}.routes`, surface.routes))
   return problems

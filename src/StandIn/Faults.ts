@@ -27,15 +27,16 @@
  * langgraph take it.
  */
 import { Either } from "effect"
+import { type ProtocolName, protocolNamed, protocols } from "../Protocols/Registry.js"
 import type { Route } from "../Schema/Protocol.js"
-import type { ProtocolName } from "../Schema/Surface.js"
 import type { Fault, FaultKind } from "./Server.js"
 
 const routes: ReadonlyArray<Route> = ["ask", "conversation", "trace", "delete", "ratings"]
 
 /** The faults only an ask takes: what they change is the answer's conversation or its stream. */
 const askFaults = ["opened", "id", "reused-id", "no-result"] as const
-type AskFault = typeof askFaults[number]
+/** A fault only an ask takes. */
+export type AskFault = typeof askFaults[number]
 
 const kindOf = (text: string): FaultKind | undefined => {
   const status = /^([1-5]\d\d)(?:\/(\d+))?$/.exec(text)
@@ -77,42 +78,31 @@ export const parseFault = (spec: string): Either.Either<Fault, string> => {
   return Either.right(rate === undefined ? { ...kind, route } : { ...kind, route, rate })
 }
 
-/** The routes each protocol has, of those a fault names. */
-const routesOf: { readonly [P in ProtocolName]: ReadonlyArray<Route> } = {
-  "turn-eval": ["ask", "conversation", "trace", "delete", "ratings"],
-  "ai-sdk": ["ask", "delete", "ratings"],
-  langgraph: ["ask", "conversation", "trace", "delete", "ratings"],
-  "ag-ui": ["ask", "ratings"]
-}
-
-/** The ask faults each protocol takes beyond those every route takes. */
-const askFaultsOf: { readonly [P in ProtocolName]: ReadonlyArray<AskFault> } = {
-  "turn-eval": ["opened", "id"],
-  "ai-sdk": ["opened", "reused-id", "no-result"],
-  langgraph: ["opened", "id"],
-  "ag-ui": ["reused-id", "no-result"]
-}
+/** The protocols that take an ask fault,, in the registry's order: "turn-eval and langgraph". */
+const takers = (kind: AskFault): string =>
+  protocols.filter((p) => p.faults.ask.includes(kind)).map((p) => p.name).join(" and ")
 
 /**
  * Why a fault can hit none of these protocols, or `undefined` when one of them takes it: a route the
  * protocols do not have, or an ask fault their asks cannot show.
  */
-export const faultProblem = (fault: Fault, protocols: ReadonlyArray<ProtocolName>): string | undefined => {
-  const named = protocols.join(", ")
-  if (!protocols.some((p) => routesOf[p].includes(fault.route))) {
+export const faultProblem = (fault: Fault, served: ReadonlyArray<ProtocolName>): string | undefined => {
+  const named = served.join(", ")
+  const faults = served.map((p) => protocolNamed(p)!.faults)
+  if (!faults.some((f) => f.routes.includes(fault.route))) {
     return `a ${fault.route} fault: ${named} has no ${fault.route} route`
   }
-  if (fault.kind === "opened" && !protocols.some((p) => askFaultsOf[p].includes("opened"))) {
+  if (fault.kind === "opened" && !faults.some((f) => f.ask.includes("opened"))) {
     return `an opened= fault: ${named} opens no conversation an answer could fail after`
   }
-  if (fault.kind === "id" && !protocols.some((p) => askFaultsOf[p].includes("id"))) {
-    return `an id= fault: ${named} takes its ids from the client, so the app names no id to change (langgraph and turn-eval do)`
+  if (fault.kind === "id" && !faults.some((f) => f.ask.includes("id"))) {
+    return `an id= fault: ${named} takes its ids from the client, so the app names no id to change (${takers("id")} do)`
   }
-  if (fault.kind === "reused-id" && !protocols.some((p) => askFaultsOf[p].includes("reused-id"))) {
-    return `a reused-id fault: ${named} streams no calls by id (ai-sdk and ag-ui do)`
+  if (fault.kind === "reused-id" && !faults.some((f) => f.ask.includes("reused-id"))) {
+    return `a reused-id fault: ${named} streams no calls by id (${takers("reused-id")} do)`
   }
-  if (fault.kind === "no-result" && !protocols.some((p) => askFaultsOf[p].includes("no-result"))) {
-    return `a no-result fault: ${named} streams no call apart from its result (ai-sdk and ag-ui do)`
+  if (fault.kind === "no-result" && !faults.some((f) => f.ask.includes("no-result"))) {
+    return `a no-result fault: ${named} streams no call apart from its result (${takers("no-result")} do)`
   }
   return undefined
 }

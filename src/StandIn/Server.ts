@@ -13,17 +13,20 @@
 import { Effect, Redacted, type Scope } from "effect"
 import { createServer } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
+import {
+  type ProtocolName,
+  protocolNamed,
+  protocolNames,
+  protocolOf,
+  protocols as registered
+} from "../Protocols/Registry.js"
 import { resolveRoutes, type Route } from "../Schema/Protocol.js"
-import { type Catalog, type ProtocolName, protocolOf } from "../Schema/Surface.js"
+import type { Catalog } from "../Schema/Surface.js"
 import { faultProblem } from "./Faults.js"
 import { flaws } from "./Flaws.js"
 import { sendJson, targetOf } from "./Http.js"
 import { cookieName, makeStore, stableFraction } from "./Store.js"
-import * as AgUi from "./Wire/AgUi.js"
-import * as AiSdk from "./Wire/AiSdk.js"
-import * as LangGraph from "./Wire/LangGraph.js"
-import * as TurnEval from "./Wire/TurnEval.js"
-import type { Handler, Incoming, MakeWire, ServedSurface } from "./Wire/Wire.js"
+import type { Handler, Incoming, ServedSurface } from "./Wire.js"
 
 export { stableFraction }
 
@@ -174,14 +177,6 @@ export interface StandIn {
   readonly ratings: (account?: string) => ReadonlyArray<StoredRating>
 }
 
-/** The wire each protocol speaks; the record is exhaustive, so a protocol cannot be left without one. */
-const wires: { readonly [P in ProtocolName]: MakeWire } = {
-  "turn-eval": TurnEval.make,
-  "ai-sdk": AiSdk.make,
-  langgraph: LangGraph.make,
-  "ag-ui": AgUi.make
-}
-
 /** The protocol each surface is served over: the options' one for all, else the surface's own. */
 export const servedProtocols = (options: Pick<StandInOptions, "catalog" | "protocol">): ReadonlyArray<ProtocolName> => [
   ...new Set(Object.values(options.catalog.surfaces).map((s) => options.protocol ?? protocolOf(s)))
@@ -206,10 +201,19 @@ export const start = (options: StandInOptions): Effect.Effect<StandIn, Error, Sc
     (running) => Effect.promise(() => running.close())
   ).pipe(Effect.map((running) => running.standIn))
 
-const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () => Promise<void> }> => {
+const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; close: () => Promise<void> }> => {
+  for (const [name, surface] of Object.entries(options.catalog.surfaces)) {
+    if (surface.protocol !== undefined && protocolNamed(surface.protocol) === undefined) {
+      throw new Error(
+        `surface ${JSON.stringify(name)}: unknown protocol ${JSON.stringify(surface.protocol)}, expected one of ${
+          protocolNames.join(", ")
+        }`
+      )
+    }
+  }
   const protocols = servedProtocols(options)
   const problem = faultsProblem(options.faults ?? [], protocols)
-  if (problem !== undefined) return Promise.reject(new Error(problem))
+  if (problem !== undefined) throw new Error(problem)
   const host = options.host ?? "127.0.0.1"
   const prefix = (options.prefix ?? "").replace(/\/+$/, "")
   const store = makeStore(options)
@@ -221,8 +225,8 @@ const listen = (options: StandInOptions): Promise<{ standIn: StandIn; close: () 
   }))
   const context = { store, prefix, surfaces, catalogRoutes: resolveRoutes(options.catalog.routes) }
   // The stand-in's own protocol is always served: its ratings routes are there whatever the surfaces speak.
-  const served = (Object.keys(wires) as Array<ProtocolName>).filter((p) => p === "turn-eval" || protocols.includes(p))
-  const routers = served.map((p) => wires[p](context))
+  const served = registered.filter((p) => p.name === "turn-eval" || protocols.includes(p.name))
+  const routers = await Promise.all(served.map((p) => p.wire().then((make) => make(context))))
   const routeOf = (incoming: Incoming): Handler | undefined => {
     for (const wire of routers) {
       const handler = wire.route(incoming)

@@ -12,8 +12,8 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import { RunResult } from "../../src/Schema/Result.js"
-import type { ProtocolName } from "../../src/Schema/Surface.js"
 import { evalCliAsync } from "../support/cli.js"
 import {
   allProtocols,

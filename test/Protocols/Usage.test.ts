@@ -12,20 +12,20 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { defaultEvidence } from "../../src/Evidence/Rules.js"
-import { eventsOf } from "../../src/Runner/EventStream.js"
-import { agUiRunInput, readAgUiEvents } from "../../src/Runner/Protocols/AgUi.js"
-import { aiSdkRequestBody, eventStreamChunks, readAiSdkStream } from "../../src/Runner/Protocols/AiSdk.js"
+import { agUiRunInput, readAgUiEvents } from "../../src/Protocols/AgUi/Client.js"
+import { aiSdkRequestBody, eventStreamChunks, readAiSdkStream } from "../../src/Protocols/AiSdk/Client.js"
 import {
   langGraphRunBody,
   type LangGraphWire,
   readLangGraphTurn,
   runIdFromLocation
-} from "../../src/Runner/Protocols/LangGraph.js"
-import type { ReadContext } from "../../src/Runner/Protocols/Protocol.js"
-import type { ProtocolName } from "../../src/Schema/Surface.js"
+} from "../../src/Protocols/LangGraph/Client.js"
+import { runValues, threadMessages } from "../../src/Protocols/LangGraph/Wire.js"
+import type { ReadContext } from "../../src/Protocols/Protocol.js"
+import type { ProtocolName } from "../../src/Protocols/Registry.js"
+import { eventsOf } from "../../src/Runner/EventStream.js"
 import { RecordedTurn, type Turn, type TurnTrace } from "../../src/Schema/Trace.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
-import { runValues, threadMessages } from "../../src/StandIn/Wire/LangGraph.js"
 import { failedTurn, goldenQuestions } from "../StandIn/wires.js"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
 import { startAiSdkApp } from "../support/apps/aiSdkApp.js"

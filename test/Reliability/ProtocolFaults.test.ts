@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Redacted } from "effect"
+import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import type { Case } from "../../src/Schema/Case.js"
-import type { ProtocolName } from "../../src/Schema/Surface.js"
 import type { Fault } from "../../src/StandIn/Server.js"
 import { liveClient, runLive } from "../support/live.js"
 import { protocolSet, withProtocolStandIn } from "../support/protocols.js"

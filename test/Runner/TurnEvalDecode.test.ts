@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
-import { fastAskIds, fastConversation } from "../../src/Runner/Protocols/TurnEval.js"
+import { fastAskIds, fastConversation } from "../../src/Protocols/TurnEval/Client.js"
 import { decodeValue } from "../../src/Schema/Decode.js"
 import { AskIds, Conversation } from "../../src/Schema/Protocol.js"
 

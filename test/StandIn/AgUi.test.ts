@@ -6,9 +6,9 @@
 import { EventSchemas } from "@ag-ui/core/schemas"
 import { EventEncoder } from "@ag-ui/encoder"
 import { describe, expect, it } from "@effect/vitest"
+import { agUiEvents } from "../../src/Protocols/AgUi/Wire.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
-import { agUiEvents } from "../../src/StandIn/Wire/AgUi.js"
 import { withStandIn } from "../support/live.js"
 import {
   expectedRead,

@@ -8,9 +8,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from "ai"
 import * as v6 from "ai-v6"
 import { Effect, Redacted } from "effect"
+import { uiMessageChunks, uiMessageFrames } from "../../src/Protocols/AiSdk/Wire.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { type StandIn, start } from "../../src/StandIn/Server.js"
-import { uiMessageChunks, uiMessageFrames } from "../../src/StandIn/Wire/AiSdk.js"
 import { withStandIn } from "../support/live.js"
 import {
   expectedRead,

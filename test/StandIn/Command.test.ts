@@ -85,7 +85,7 @@ describe("eval standin --protocol", () => {
     [
       ["--protocol", "ag-ui", "--fault", "ask:id=.."],
       "error: --fault \"ask:id=..\": an id= fault: ag-ui takes its ids from the client, so the app names no id to change " +
-      "(langgraph and turn-eval do)"
+      "(turn-eval and langgraph do)"
     ],
     [
       ["--protocol", "ag-ui", "--fault", "ask:opened=500"],

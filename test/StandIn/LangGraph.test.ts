@@ -8,9 +8,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages"
 import { Client } from "@langchain/langgraph-sdk"
 import { Redacted } from "effect"
+import { type LangChainMessage, runValues, threadMessages, uuid5 } from "../../src/Protocols/LangGraph/Wire.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
-import { type LangChainMessage, runValues, threadMessages, uuid5 } from "../../src/StandIn/Wire/LangGraph.js"
 import { withStandIn } from "../support/live.js"
 import {
   expectedRead,

@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { parseJsonEventStream, readUIMessageStream, type UIMessage, uiMessageChunkSchema } from "ai"
 import { Cause, Effect, Exit, Redacted } from "effect"
 import { isDeepStrictEqual } from "node:util"
-import type { ProtocolName } from "../../src/Schema/Surface.js"
+import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import { type FaultKind, type StandIn, start } from "../../src/StandIn/Server.js"
 import { goldenSet, withStandIn } from "../support/live.js"
 import { post, runInput, type SignIn, sseData } from "./wires.js"
@@ -315,7 +315,7 @@ describe("faults, per protocol", () => {
       const refused = (fault: FaultKind & { route: "ask" | "trace" }) => () => s.setFaults([fault])
       expect(refused({ route: "trace", kind: "hang" })).toThrow("a trace fault: ai-sdk has no trace route")
       expect(refused({ route: "ask", kind: "id", id: ".." })).toThrow(
-        "an id= fault: ai-sdk takes its ids from the client, so the app names no id to change (langgraph and turn-eval do)"
+        "an id= fault: ai-sdk takes its ids from the client, so the app names no id to change (turn-eval and langgraph do)"
       )
       await withStandIn({ protocol: "ag-ui" }, async (a) => {
         expect(() => a.setFaults([{ route: "ask", kind: "opened", status: 500 }])).toThrow(
@@ -334,7 +334,7 @@ describe("faults, per protocol", () => {
       const exit = await Effect.runPromiseExit(Effect.scoped(started))
       expect(Exit.isFailure(exit) && Cause.squash(exit.cause)).toEqual(
         new Error(
-          "an id= fault: ag-ui takes its ids from the client, so the app names no id to change (langgraph and turn-eval do)"
+          "an id= fault: ag-ui takes its ids from the client, so the app names no id to change (turn-eval and langgraph do)"
         )
       )
     }))

@@ -6,8 +6,8 @@ import { Schema } from "effect"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import { RunResult } from "../../src/Schema/Result.js"
-import type { ProtocolName } from "../../src/Schema/Surface.js"
 import { type CliRun, evalCliAsync } from "./cli.js"
 
 /** What one case showed, without timings or turn ids (which differ by protocol). */

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { defaultCasesFile, defaultSurfacesFile } from "../../src/ProjectFiles.js"
+import { type ProtocolName, protocolNames as protocols } from "../../src/Protocols/Registry.js"
 import { type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import type { Route } from "../../src/Schema/Protocol.js"
-import { type ProtocolName, protocols } from "../../src/Schema/Surface.js"
 import { type StandIn, type StandInOptions, start } from "../../src/StandIn/Server.js"
 
 /** Every protocol a live run speaks, this product's own first. */

@@ -41,8 +41,9 @@ import {
   readAiSdkStream,
   uiMessageStreamHeader,
   uiMessageStreamVersion
-} from "../../../src/Runner/Protocols/AiSdk.js"
-import { type ReadContext, toolErrorText } from "../../../src/Runner/Protocols/Protocol.js"
+} from "../../../src/Protocols/AiSdk/Client.js"
+import type { ReadContext } from "../../../src/Protocols/Protocol.js"
+import { toolErrorText } from "../../../src/Protocols/Reading.js"
 import { CasesFile } from "../../../src/Schema/Case.js"
 import { fillRoute } from "../../../src/Schema/Protocol.js"
 import { Catalog } from "../../../src/Schema/Surface.js"

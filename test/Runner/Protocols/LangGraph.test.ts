@@ -3,8 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import { defaultEvidence } from "../../../src/Evidence/Rules.js"
 import { grade } from "../../../src/Graders/index.js"
-import { eventsOf } from "../../../src/Runner/EventStream.js"
-import { type GoldenSet, loadGoldenSet } from "../../../src/Runner/GoldenSet.js"
 import {
   langGraphAssistantId,
   type LangGraphEvent,
@@ -12,8 +10,11 @@ import {
   type LangGraphWire,
   readLangGraphTurn,
   runIdFromLocation
-} from "../../../src/Runner/Protocols/LangGraph.js"
-import { fillTemplate, type ReadContext } from "../../../src/Runner/Protocols/Protocol.js"
+} from "../../../src/Protocols/LangGraph/Client.js"
+import type { ReadContext } from "../../../src/Protocols/Protocol.js"
+import { fillTemplate } from "../../../src/Protocols/Reading.js"
+import { eventsOf } from "../../../src/Runner/EventStream.js"
+import { type GoldenSet, loadGoldenSet } from "../../../src/Runner/GoldenSet.js"
 import type { Turn } from "../../../src/Schema/Trace.js"
 import { type LangGraphApp, startLangGraphApp } from "../../support/apps/langGraphApp.js"
 import { type Scenario, scenarioFor, scenarios } from "../../support/scenarios.js"

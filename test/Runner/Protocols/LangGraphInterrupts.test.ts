@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { defaultEvidence } from "../../../src/Evidence/Rules.js"
-import { langGraphRunBody, readLangGraphTurn, runIdFromLocation } from "../../../src/Runner/Protocols/LangGraph.js"
+import { langGraphRunBody, readLangGraphTurn, runIdFromLocation } from "../../../src/Protocols/LangGraph/Client.js"
 import type { Proposal } from "../../../src/Schema/Trace.js"
 import { type LangGraphApp, startLangGraphApp } from "../../support/apps/langGraphApp.js"
 

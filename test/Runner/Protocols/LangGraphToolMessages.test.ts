@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { defaultEvidence } from "../../../src/Evidence/Rules.js"
 import { callsTool } from "../../../src/Graders/CallsTool.js"
-import { readLangGraphTurn } from "../../../src/Runner/Protocols/LangGraph.js"
+import { readLangGraphTurn } from "../../../src/Protocols/LangGraph/Client.js"
 import type { Turn } from "../../../src/Schema/Trace.js"
 
 const question = "How long do refunds take?"

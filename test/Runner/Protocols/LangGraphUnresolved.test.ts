@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { defaultEvidence } from "../../../src/Evidence/Rules.js"
 import { gradeExpectation } from "../../../src/Graders/index.js"
-import { type LangGraphWire, readLangGraphTurn } from "../../../src/Runner/Protocols/LangGraph.js"
+import { type LangGraphWire, readLangGraphTurn } from "../../../src/Protocols/LangGraph/Client.js"
 import type { Expectation } from "../../../src/Schema/Case.js"
 import type { Surface } from "../../../src/Schema/Surface.js"
 

@@ -6,13 +6,15 @@
  */
 import type { HttpClientResponse } from "@effect/platform"
 import type { Effect, Either, Option, Ref } from "effect"
-import type { ResolvedEvidence } from "../../Evidence/Rules.js"
-import type { Case } from "../../Schema/Case.js"
-import { isRecord } from "../../Schema/Decode.js"
-import type { TurnError } from "../../Schema/Errors.js"
-import type { Routes, Surface } from "../../Schema/Surface.js"
-import type { Turn } from "../../Schema/Trace.js"
-import type { Failure, RouteName, SendOptions, Sent, Transport } from "../Transport.js"
+import type { ResolvedEvidence } from "../Evidence/Rules.js"
+import type { Failure, RouteName, SendOptions, Sent, Transport } from "../Runner/Transport.js"
+import type { Case } from "../Schema/Case.js"
+import type { TurnError } from "../Schema/Errors.js"
+import type { Route } from "../Schema/Protocol.js"
+import type { Routes, Surface } from "../Schema/Surface.js"
+import type { Turn } from "../Schema/Trace.js"
+import type { AskFault } from "../StandIn/Faults.js"
+import type { MakeWire } from "../StandIn/Wire.js"
 
 /** What reading a turn from a wire needs to know besides the wire itself. */
 export interface ReadContext {
@@ -73,12 +75,6 @@ export interface Asking {
   /** Makes a request that opens a conversation the app names, and reads its answer. */
   readonly open: <A>(opening: Opening<A>) => Effect.Effect<A, Failure>
   /**
-   * Runs `ask` in a conversation the run names itself (`what` it is: "chat id"): the id is journalled
-   * before the question is sent, so it is deleted whatever happens next — unless the app rejected the
-   * session or the request never reached it, when it opened nothing and the id is taken back.
-   */
-  readonly inConversation: <A>(id: string, what: string, ask: Effect.Effect<A, Failure>) => Effect.Effect<A, Failure>
-  /**
    * Takes note of a conversation the app named (`where` says how): a safe id is journalled and will be
    * deleted with the case; another is refused, reported as not deleted, and fails.
    */
@@ -99,13 +95,56 @@ export interface Asking {
   readonly newId: () => string
 }
 
-/** A wire format a live run speaks. */
-export interface LiveProtocol {
+/** A field of a surface that a protocol may read, as a catalog spells its path. */
+export type SurfaceField =
+  | "endpoint"
+  | "assistantId"
+  | "request.body"
+  | "request.input"
+  | "routes.conversation"
+  | "routes.trace"
+  | "routes.delete"
+
+/** What a surface's `protocol` reads of it, and what it cannot do without. */
+export interface SurfaceFields {
+  /** The fields it reads; a catalog that sets another of the optional fields is refused. */
+  readonly reads: ReadonlyArray<SurfaceField>
   /**
-   * Asks the case's question and obtains its turn. It runs in a fiber of its own: cut short, it gets a
-   * short grace to name what it opened when it is sending or reading (`state.phase`) and has named nothing.
+   * The fields it needs: `true` for the endpoint (the path it is asked at), else what the surface must
+   * say, as the problem of a catalog that leaves it out words it ("must say how its chats are deleted…").
    */
-  readonly turn: (asking: Asking) => Effect.Effect<Turn, Failure>
+  readonly requires: { readonly [F in SurfaceField]?: F extends "endpoint" ? true : string }
+}
+
+/** A turn, from the first request to what the wire carried read as the turn. */
+export type AskTurn<A extends Asking = Asking> = (asking: A) => Effect.Effect<Turn, Failure>
+
+/** What a turn of a protocol whose run names the conversation is given: the conversation's id besides. */
+export interface AskingIn extends Asking {
+  /** The conversation the run named and journalled before asking. */
+  readonly conversationId: string
+}
+
+/** How a protocol's conversation is named. */
+export type Naming =
+  /** The app names it in its answer: the turn opens it (`Asking.open`), and the live client notes what it names. */
+  | { readonly by: "server" }
+  /**
+   * The run names it before asking (`what` it is called: "chat id"): the live client generates the id,
+   * journals it, and takes it back when the app was never reached; the turn asks in it.
+   */
+  | { readonly by: "suite"; readonly what: string }
+
+/** The Asking a turn of a protocol named so is given. */
+export type AskingOf<C extends Naming> = C extends { readonly by: "suite" } ? AskingIn : Asking
+
+/** A protocol's client: the requests of a turn, and where its conversations are deleted. */
+export interface ProtocolClient<C extends Naming = Naming> {
+  /**
+   * Asks the case's question and obtains its turn. It runs in a fiber of its own: cut short while a
+   * request is under way, it gets a short grace to name what it opened.
+   */
+  readonly turn: AskTurn<AskingOf<C>>
   /**
    * The delete route template of a surface's conversations, or null when there is nothing to delete;
    * `routes` are the surface's own over the catalog's, over the defaults.
@@ -113,63 +152,46 @@ export interface LiveProtocol {
   readonly deleteRoute: (surface: Surface, routes: Required<Routes>) => string | null
 }
 
-/** Where a serialised error object keeps its message, in the order they are tried. */
-const messagePaths: ReadonlyArray<ReadonlyArray<string>> = [["message"], ["cause", "message"], [
-  "details",
-  "errorMessage"
-]]
+/** How the docs' summary tables describe a protocol (cells are Markdown). */
+export interface ProtocolDoc {
+  /** What the app serves, with a link to the protocol's section. */
+  readonly serves: string
+  /** How its conversation comes to be. */
+  readonly conversation: string
+  /** What deletes it. */
+  readonly deletedBy: string
+  /** Where a turn's token `usage` is read from. */
+  readonly usage: string
+}
 
-/** The message of an error text that is a serialised error object (Mastra's `errorText`), if it holds one. */
-const jsonMessage = (text: string): string | undefined => {
-  const trimmed = text.trim()
-  if (!trimmed.startsWith("{")) return undefined
-  let value: unknown
-  try {
-    value = JSON.parse(trimmed)
-  } catch {
-    return undefined
-  }
-  for (const path of messagePaths) {
-    const found = path.reduce<unknown>((at, key) => isRecord(at) ? at[key] : undefined, value)
-    if (typeof found === "string" && found.trim() !== "") return found
-  }
-  return undefined
+/** The faults the stand-in can inject into a protocol's wire. */
+export interface ProtocolFaults {
+  /** The routes a fault may name on it. */
+  readonly routes: ReadonlyArray<Route>
+  /** The ask faults it takes beyond those every route takes. */
+  readonly ask: ReadonlyArray<AskFault>
 }
 
 /**
- * A tool's error as a fact shows it: the first line of the text a wire carries, without the `Error: `
- * that stringifying a JavaScript error puts before its message (the AI SDK 7's default and LangChain's
- * tool messages write it; the AI SDK 6 and AG-UI adapters send the message alone), so one failure reads
- * alike on every protocol. An error text that is a serialised error object (Mastra sends one) is read
- * for its message: `message`, else `cause.message`, else `details.errorMessage`. An error with no text
- * is still an error.
+ * A wire format a live run speaks. One folder (`src/Protocols/NAME/`) holds its client (the requests of
+ * a turn and the pure reader of what they carried), its stand-in wire and this definition, which says
+ * what the rest of the product derives from it; the registry (`Registry.ts`) lists each protocol once.
+ * The client and the wire are loaded when a run or the stand-in needs them, so that `--help` and
+ * `validate` start without them.
  */
-export const toolErrorText = (text: string): string => {
-  const line = (jsonMessage(text) ?? text).split(/\r?\n/).map((l) => l.trim()).find((l) => l !== "") ?? ""
-  const message = line.replace(/^Error:\s*/, "")
-  return message === "" ? "(no error text)" : message
+export interface ProtocolDefinition<N extends string = string, C extends Naming = Naming> {
+  /** The name a surface's `protocol` gives. */
+  readonly name: N
+  readonly surface: SurfaceFields
+  readonly conversation: C
+  readonly client: () => Promise<ProtocolClient<C>>
+  /** Makes the wire the stand-in serves the protocol's surfaces over. */
+  readonly wire: () => Promise<MakeWire>
+  readonly faults: ProtocolFaults
+  readonly doc: ProtocolDoc
 }
 
-/**
- * A request template with its placeholders filled: a string value that is exactly `{name}` becomes the
- * value; inside a longer string each `{name}` is replaced by the value's text. Only names in `values`
- * are replaced, in one pass, so a value that itself holds `{question}` stays as it is; keys are kept,
- * nothing is evaluated. Every protocol whose surface has a `request` template fills it here.
- */
-export const fillTemplate = (template: unknown, values: Readonly<Record<string, string>>, depth = 0): unknown => {
-  if (typeof template === "string") {
-    return template.replace(
-      /\{([A-Za-z][A-Za-z0-9]*)\}/g,
-      (whole, name: string) => Object.hasOwn(values, name) ? values[name]! : whole
-    )
-  }
-  // A template is the catalog's own JSON; the bound only keeps a pathological one from overflowing the stack.
-  if (depth > 64) return template
-  if (Array.isArray(template)) return template.map((item) => fillTemplate(item, values, depth + 1))
-  if (typeof template === "object" && template !== null) {
-    return Object.fromEntries(
-      Object.entries(template).map(([key, item]) => [key, fillTemplate(item, values, depth + 1)])
-    )
-  }
-  return template
-}
+/** Defines a protocol; its name's literal type and its naming are inferred. */
+export const defineProtocol = <const N extends string, const C extends Naming>(
+  definition: ProtocolDefinition<N, C>
+): ProtocolDefinition<N, C> => definition

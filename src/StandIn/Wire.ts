@@ -5,11 +5,12 @@
  * says, for the start-up lines, what it serves.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { isRecord } from "../../Schema/Decode.js"
-import type { ProtocolName, Routes, Surface } from "../../Schema/Surface.js"
-import type { AssistantTurn } from "../Assistant.js"
-import type { Target } from "../Http.js"
-import type { Store } from "../Store.js"
+import type { ProtocolName } from "../Protocols/Registry.js"
+import { isRecord } from "../Schema/Decode.js"
+import type { Routes, Surface } from "../Schema/Surface.js"
+import type { AssistantTurn } from "./Assistant.js"
+import type { Target } from "./Http.js"
+import type { Store } from "./Store.js"
 
 /** A surface the stand-in serves, with the protocol it speaks and its routes resolved. */
 export interface ServedSurface {

@@ -5,7 +5,7 @@
  * conversation the run cannot name.
  */
 import { Effect } from "effect"
-import { failure, isEventStream, isWebPage, webPage } from "../Transport.js"
+import { failure, isEventStream, isWebPage, webPage } from "../Runner/Transport.js"
 import type { Asking } from "./Protocol.js"
 
 /** The end-of-stream frame the AI SDK writes (`data: [DONE]`). */

@@ -12,9 +12,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { isRecord } from "../../Schema/Decode.js"
-import type { AssistantTurn } from "../Assistant.js"
-import { injure, notJson, padding, readJson, sendJson, sseFrame, writeStream, wrongShape } from "../Http.js"
-import type { Store } from "../Store.js"
+import type { AssistantTurn } from "../../StandIn/Assistant.js"
+import { injure, notJson, padding, readJson, sendJson, sseFrame, writeStream, wrongShape } from "../../StandIn/Http.js"
+import type { Store } from "../../StandIn/Store.js"
 import {
   deltas,
   type Handler,
@@ -23,7 +23,7 @@ import {
   pendingActions,
   type ServedSurface,
   surfacesOf
-} from "./Wire.js"
+} from "../../StandIn/Wire.js"
 
 /** One AG-UI event. */
 export type AgUiEvent = { readonly type: string } & Readonly<Record<string, unknown>>

@@ -5,13 +5,13 @@
  * the conversation. Route templates come from the catalog (docs/contract.md).
  */
 import { Effect, Either } from "effect"
+import { giveUp } from "../../Runner/Body.js"
+import { failure, headerText, isEventStream, isWebPage, quoteId, webPage } from "../../Runner/Transport.js"
 import { decodeValue, isRecord, tooDeep } from "../../Schema/Decode.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
 import { fastTurnTrace, TurnTrace } from "../../Schema/Trace.js"
-import { giveUp } from "../Body.js"
-import { failure, headerText, isEventStream, isWebPage, quoteId, webPage } from "../Transport.js"
-import type { Asking, LiveProtocol } from "./Protocol.js"
+import type { Asking, AskTurn, ProtocolClient } from "../Protocol.js"
 
 /**
  * `AskIds` checked without the schema, giving what `decodeValue` would (an event of a stream is read
@@ -140,49 +140,52 @@ const ask = (asking: Asking) => {
   })
 }
 
-/** This product's own protocol. */
-export const turnEvalProtocol: LiveProtocol = {
-  deleteRoute: (_, routes) => routes.delete,
-  turn: (asking) =>
-    Effect.gen(function*() {
-      const { at, named, retrying, routes, transport } = asking
-      const ids = yield* ask(asking)
-      const conversationPath = fillRoute(routes.conversation, ids)
-      const tracePath = fillRoute(routes.trace, ids)
-      // The two reads need nothing of each other: they run together. The request a failure or a timeout
-      // names is the conversation's until it is read, then the trace's while that is still being read.
-      let traceRead = false
+/** A turn of this product's own protocol: the ask, then the conversation and the trace read together. */
+export const turnEvalTurn: AskTurn = (asking) =>
+  Effect.gen(function*() {
+    const { at, named, retrying, routes, transport } = asking
+    const ids = yield* ask(asking)
+    const conversationPath = fillRoute(routes.conversation, ids)
+    const tracePath = fillRoute(routes.trace, ids)
+    // The two reads need nothing of each other: they run together. The request a failure or a timeout
+    // names is the conversation's until it is read, then the trace's while that is still being read.
+    let traceRead = false
+    yield* at("conversation", "GET", conversationPath)
+    const [conversation, trace] = yield* Effect.all([
+      Effect.tap(
+        transport.readJson("conversation", conversationPath, Conversation, retrying, fastConversation),
+        () => traceRead ? Effect.void : at("trace", "GET", tracePath)
+      ),
+      transport.readJson("trace", tracePath, TurnTrace, retrying, fastTurnTrace).pipe(
+        Effect.tap(() => Effect.sync(() => (traceRead = true))),
+        Effect.tapError(() => at("trace", "GET", tracePath))
+      )
+    ], { concurrency: 2 })
+    if (conversation.id !== ids.conversationId) {
+      // The app answered with another conversation: it is deleted too, if its id can be.
+      yield* Effect.ignore(named(conversation.id, "the conversation route"))
+      return yield* failure(
+        "conversation",
+        `is conversation ${quoteId(conversation.id)}, not ${quoteId(ids.conversationId)}; each is deleted`
+      )
+    }
+    yield* at("trace", "GET", tracePath)
+    if (trace.turnId !== ids.turnId) {
+      return yield* failure("trace", `is for turn ${quoteId(trace.turnId)}, not ${quoteId(ids.turnId)}`)
+    }
+    const assistant = conversation.messages.filter((m) => m.role === "assistant")
+    const message = assistant.some((m) => m.turnId !== undefined && m.turnId !== null)
+      ? assistant.find((m) => m.turnId === ids.turnId)
+      : assistant[assistant.length - 1]
+    if (message === undefined) {
       yield* at("conversation", "GET", conversationPath)
-      const [conversation, trace] = yield* Effect.all([
-        Effect.tap(
-          transport.readJson("conversation", conversationPath, Conversation, retrying, fastConversation),
-          () => traceRead ? Effect.void : at("trace", "GET", tracePath)
-        ),
-        transport.readJson("trace", tracePath, TurnTrace, retrying, fastTurnTrace).pipe(
-          Effect.tap(() => Effect.sync(() => (traceRead = true))),
-          Effect.tapError(() => at("trace", "GET", tracePath))
-        )
-      ], { concurrency: 2 })
-      if (conversation.id !== ids.conversationId) {
-        // The app answered with another conversation: it is deleted too, if its id can be.
-        yield* Effect.ignore(named(conversation.id, "the conversation route"))
-        return yield* failure(
-          "conversation",
-          `is conversation ${quoteId(conversation.id)}, not ${quoteId(ids.conversationId)}; each is deleted`
-        )
-      }
-      yield* at("trace", "GET", tracePath)
-      if (trace.turnId !== ids.turnId) {
-        return yield* failure("trace", `is for turn ${quoteId(trace.turnId)}, not ${quoteId(ids.turnId)}`)
-      }
-      const assistant = conversation.messages.filter((m) => m.role === "assistant")
-      const message = assistant.some((m) => m.turnId !== undefined && m.turnId !== null)
-        ? assistant.find((m) => m.turnId === ids.turnId)
-        : assistant[assistant.length - 1]
-      if (message === undefined) {
-        yield* at("conversation", "GET", conversationPath)
-        return yield* failure("conversation", `no assistant message for turn ${quoteId(ids.turnId)}`)
-      }
-      return { answer: message.content, trace }
-    })
+      return yield* failure("conversation", `no assistant message for turn ${quoteId(ids.turnId)}`)
+    }
+    return { answer: message.content, trace }
+  })
+
+/** The client a live run asks this protocol's surfaces through. */
+export const client: ProtocolClient<{ readonly by: "server" }> = {
+  turn: turnEvalTurn,
+  deleteRoute: (_, routes) => routes.delete
 }

@@ -17,9 +17,9 @@ import {
   type Target,
   type TemplateMatcher,
   templateMatcher
-} from "../Http.js"
-import type { AnswerMode, StoredConversation, StoredRating } from "../Server.js"
-import type { Store } from "../Store.js"
+} from "../../StandIn/Http.js"
+import type { AnswerMode, StoredConversation, StoredRating } from "../../StandIn/Server.js"
+import type { Store } from "../../StandIn/Store.js"
 import {
   deltas,
   type Handler,
@@ -28,7 +28,7 @@ import {
   type ServedSurface,
   surfacesOf,
   type WireContext
-} from "./Wire.js"
+} from "../../StandIn/Wire.js"
 
 /** The route a turn is rated on; the stand-in's own, not one the catalog sets. */
 const rateTemplate = "/api/ai/turns/{turnId}/rating"

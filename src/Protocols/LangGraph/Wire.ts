@@ -22,11 +22,26 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { isRecord } from "../../Schema/Decode.js"
 import type { Route } from "../../Schema/Protocol.js"
 import type { Usage } from "../../Schema/Trace.js"
-import type { AssistantTurn } from "../Assistant.js"
-import { deletesAnyway, injure, readJson, sendJson, sendText, type Target, templateMatcher } from "../Http.js"
-import type { StoredConversation } from "../Server.js"
-import type { Store } from "../Store.js"
-import { type Handler, type Incoming, type MakeWire, pendingActions, type ServedSurface, surfacesOf } from "./Wire.js"
+import type { AssistantTurn } from "../../StandIn/Assistant.js"
+import {
+  deletesAnyway,
+  injure,
+  readJson,
+  sendJson,
+  sendText,
+  type Target,
+  templateMatcher
+} from "../../StandIn/Http.js"
+import type { StoredConversation } from "../../StandIn/Server.js"
+import type { Store } from "../../StandIn/Store.js"
+import {
+  type Handler,
+  type Incoming,
+  type MakeWire,
+  pendingActions,
+  type ServedSurface,
+  surfacesOf
+} from "../../StandIn/Wire.js"
 
 /** The namespace LangGraph Server names a graph's assistant in (`uuid5(graphId, NAMESPACE_GRAPH)`). */
 const graphNamespace = "6ba7b821-9dad-11d1-80b4-00c04fd430c8"

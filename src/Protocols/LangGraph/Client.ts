@@ -8,14 +8,15 @@
  */
 import { Effect, Either, Option, Ref, Schema } from "effect"
 import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
+import { type Answered, type Failure, failure, isWebPage, type RouteName, webPage } from "../../Runner/Transport.js"
 import { isRecord } from "../../Schema/Decode.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import { inert } from "../../Schema/Inert.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Surface } from "../../Schema/Surface.js"
 import { type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
-import { type Answered, type Failure, failure, isWebPage, type RouteName, webPage } from "../Transport.js"
-import { type Asking, fillTemplate, type LiveProtocol, type Read, type ReadContext, toolErrorText } from "./Protocol.js"
+import { type Asking, type AskTurn, type ProtocolClient, type Read, type ReadContext } from "../Protocol.js"
+import { fillTemplate, toolErrorText } from "../Reading.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
 export interface LangGraphEvent {
@@ -417,60 +418,61 @@ const openThread = (asking: Asking) => {
   })
 }
 
-/** A LangGraph server as a live run speaks it: a thread per case, one run waited for, the thread read, the thread deleted. */
-export const langGraphProtocol: LiveProtocol = {
-  deleteRoute: (surface) => surface.routes?.delete ?? `${threadsOf(surface)}/{conversationId}`,
-  turn: (asking) =>
-    Effect.gen(function*() {
-      const { at, surface, testCase, transport } = asking
-      const threadId = yield* openThread(asking)
-      const threadPath = `${threadsOf(surface)}/${encodeURIComponent(threadId)}`
-      const runPath = `${threadPath}/runs/wait`
-      yield* at("ask", "POST", runPath)
-      const body = langGraphRunBody(
-        langGraphAssistantId(testCase.surface, surface),
-        testCase.question,
-        surface.request?.input,
-        {
-          conversationId: threadId,
-          messageId: asking.newId()
-        }
+/** The delete route of a surface's threads: its own, else the server's `DELETE /threads/{thread_id}`. */
+export const langGraphDeleteRoute = (surface: Surface): string =>
+  surface.routes?.delete ?? `${threadsOf(surface)}/{conversationId}`
+
+/** A turn on a LangGraph server: a thread opened, one run waited for, the thread and its state read. */
+export const langGraphTurn: AskTurn = (asking) =>
+  Effect.gen(function*() {
+    const { at, surface, testCase, transport } = asking
+    const threadId = yield* openThread(asking)
+    const threadPath = `${threadsOf(surface)}/${encodeURIComponent(threadId)}`
+    const runPath = `${threadPath}/runs/wait`
+    yield* at("ask", "POST", runPath)
+    const body = langGraphRunBody(
+      langGraphAssistantId(testCase.surface, surface),
+      testCase.question,
+      surface.request?.input,
+      {
+        conversationId: threadId,
+        messageId: asking.newId()
+      }
+    )
+    // The question is not re-posted after a connection that may have reached the server: that would run it twice.
+    const sent = yield* asking.ask("ask", runPath, { body })
+    if (sent.response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
+    const runText = yield* transport.readText("ask", sent.response).pipe(
+      Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))
+    )
+    yield* refuseWebPage(asking, "ask", runPath, sent, runText)
+    const run = yield* parsedBody("ask", runText)
+    const runId = runIdFromLocation(sent.headers["content-location"])
+    // The thread and its state need nothing of each other: they are read together, each retrying on its
+    // own. The stage names the thread until it is read, then the state if that is still awaited, so a
+    // failure or a timeout names the request it came from and what that request was retrying.
+    const statePath = `${threadPath}/state`
+    const retrying = { thread: yield* Ref.make(Option.none<string>()), state: yield* Ref.make(Option.none<string>()) }
+    const stateRead = yield* Ref.make(false)
+    const atState = at("state", "GET", statePath, retrying.state)
+    yield* at("thread", "GET", threadPath, retrying.thread)
+    const [thread, threadState] = yield* Effect.all([
+      Effect.tap(
+        transport.readJson("thread", threadPath, Schema.Unknown, retrying.thread),
+        () => Effect.unlessEffect(atState, Ref.get(stateRead))
+      ),
+      transport.readJson("state", statePath, Schema.Unknown, retrying.state).pipe(
+        Effect.tap(() => Ref.set(stateRead, true)),
+        Effect.tapError(() => atState)
       )
-      // The question is not re-posted after a connection that may have reached the server: that would run it twice.
-      const sent = yield* asking.ask("ask", runPath, { body })
-      if (sent.response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
-      const runText = yield* transport.readText("ask", sent.response).pipe(
-        Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))
-      )
-      yield* refuseWebPage(asking, "ask", runPath, sent, runText)
-      const run = yield* parsedBody("ask", runText)
-      const runId = runIdFromLocation(sent.headers["content-location"])
-      // The thread and its state need nothing of each other: they are read together, each retrying on its
-      // own. The stage names the thread until it is read, then the state if that is still awaited, so a
-      // failure or a timeout names the request it came from and what that request was retrying.
-      const statePath = `${threadPath}/state`
-      const retrying = { thread: yield* Ref.make(Option.none<string>()), state: yield* Ref.make(Option.none<string>()) }
-      const stateRead = yield* Ref.make(false)
-      const atState = at("state", "GET", statePath, retrying.state)
-      yield* at("thread", "GET", threadPath, retrying.thread)
-      const [thread, threadState] = yield* Effect.all([
-        Effect.tap(
-          transport.readJson("thread", threadPath, Schema.Unknown, retrying.thread),
-          () => Effect.unlessEffect(atState, Ref.get(stateRead))
-        ),
-        transport.readJson("state", statePath, Schema.Unknown, retrying.state).pipe(
-          Effect.tap(() => Ref.set(stateRead, true)),
-          Effect.tapError(() => atState)
-        )
-      ], { concurrency: 2 })
-      const wire: LangGraphWire = { question: testCase.question, runId, run, thread, state: threadState }
-      return yield* Either.match(readLangGraphTurn(wire, { ...asking.context, conversationId: threadId }), {
-        // What the turn lacks is read from the state: the failure names that request.
-        onLeft: (why) => Effect.zipRight(atState, Effect.fail(failure("state", why))),
-        onRight: Effect.succeed
-      })
+    ], { concurrency: 2 })
+    const wire: LangGraphWire = { question: testCase.question, runId, run, thread, state: threadState }
+    return yield* Either.match(readLangGraphTurn(wire, { ...asking.context, conversationId: threadId }), {
+      // What the turn lacks is read from the state: the failure names that request.
+      onLeft: (why) => Effect.zipRight(atState, Effect.fail(failure("state", why))),
+      onRight: Effect.succeed
     })
-}
+  })
 
 /** A thread a search found tagged with a run's key: its id, and the case its metadata names. */
 export interface RunThread {
@@ -519,4 +521,10 @@ export const findRunThreads = (
       }
     )
   return Effect.suspend(() => page(0))
+}
+
+/** The client a live run asks this protocol's surfaces through. */
+export const client: ProtocolClient<{ readonly by: "server" }> = {
+  turn: langGraphTurn,
+  deleteRoute: langGraphDeleteRoute
 }
