@@ -6,11 +6,11 @@
  * carries the tokens the turn used (`finish` holds its reason and the app's own `messageMetadata`,
  * `finish-step` nothing), so a turn read here has no `usage`.
  */
-import { Effect, Either } from "effect"
+import { Effect, Either, type ParseResult, Schema } from "effect"
 import { identifiersIn, matchCitations, type StatedCitation } from "../../Evidence/Derive.js"
 import { eventsOf } from "../../Runner/EventStream.js"
 import { failure } from "../../Runner/Transport.js"
-import { isRecord } from "../../Schema/Decode.js"
+import { isRecord, problemsOf } from "../../Schema/Decode.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import { type AskingIn, type AskTurn, type ProtocolClient, type Read, type ReadContext } from "../Protocol.js"
@@ -67,68 +67,66 @@ export const eventStreamChunks = (text: string): Either.Either<ReadonlyArray<unk
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The chunk types the reader reads, each with the fields the library's chunk schema requires (ai's
+// The chunk types the reader reads, each a schema of the fields the library's chunk schema requires (ai's
 // `uiMessageChunkSchema`) and the optional ones the reader uses; other fields and types are left alone.
 
-type Kind = "string" | "boolean" | "array"
-interface Field {
-  readonly kind: Kind
-  readonly optional?: true
+const text = Schema.String.annotations({ message: () => "is not a string" })
+const flag = Schema.Boolean.annotations({ message: () => "is not a boolean" })
+const list = Schema.Array(Schema.Unknown).annotations({ message: () => "is not an array" })
+// A field set to `undefined` is one left out, as the library reads it.
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optional(schema)
+
+const chunkSchemas = {
+  "start": Schema.Struct({ messageId: optional(text) }),
+  "start-step": Schema.Struct({}),
+  "text-delta": Schema.Struct({ id: text, delta: text }),
+  "text-end": Schema.Struct({ id: text, citations: optional(list) }),
+  "error": Schema.Struct({ errorText: text }),
+  "abort": Schema.Struct({}),
+  "finish": Schema.Struct({ finishReason: optional(text) }),
+  "tool-input-start": Schema.Struct({ toolCallId: text, toolName: text }),
+  "tool-input-available": Schema.Struct({ toolCallId: text, toolName: text }),
+  "tool-input-error": Schema.Struct({ toolCallId: text, toolName: text, errorText: text }),
+  "tool-output-available": Schema.Struct({ toolCallId: text }),
+  "tool-output-error": Schema.Struct({ toolCallId: text, errorText: text }),
+  "tool-output-denied": Schema.Struct({ toolCallId: text }),
+  "tool-approval-request": Schema.Struct({ approvalId: text, toolCallId: text, isAutomatic: optional(flag) }),
+  "tool-approval-response": Schema.Struct({ approvalId: text, approved: flag }),
+  "source-url": Schema.Struct({ sourceId: text, url: text }),
+  "source-document": Schema.Struct({ sourceId: text, mediaType: text, title: text })
 }
-const required = (kind: Kind): Field => ({ kind })
-const optional = (kind: Kind): Field => ({ kind, optional: true })
 
-const shapes = {
-  "start": { messageId: optional("string") },
-  "start-step": {},
-  "text-delta": { id: required("string"), delta: required("string") },
-  "text-end": { id: required("string"), citations: optional("array") },
-  "error": { errorText: required("string") },
-  "abort": {},
-  "finish": { finishReason: optional("string") },
-  "tool-input-start": { toolCallId: required("string"), toolName: required("string") },
-  "tool-input-available": { toolCallId: required("string"), toolName: required("string") },
-  "tool-input-error": { toolCallId: required("string"), toolName: required("string"), errorText: required("string") },
-  "tool-output-available": { toolCallId: required("string") },
-  "tool-output-error": { toolCallId: required("string"), errorText: required("string") },
-  "tool-output-denied": { toolCallId: required("string") },
-  "tool-approval-request": {
-    approvalId: required("string"),
-    toolCallId: required("string"),
-    isAutomatic: optional("boolean")
-  },
-  "tool-approval-response": { approvalId: required("string"), approved: required("boolean") },
-  "source-url": { sourceId: required("string"), url: required("string") },
-  "source-document": { sourceId: required("string"), mediaType: required("string"), title: required("string") }
-} satisfies Record<string, Record<string, Field>>
-
-type KnownType = keyof typeof shapes
+type KnownType = keyof typeof chunkSchemas
 
 /** A chunk of a type the reader reads, its fields checked. */
 type Chunk = Record<string, unknown> & { readonly type: KnownType }
 
-const isKnown = (type: string): type is KnownType => Object.hasOwn(shapes, type)
+const isKnown = (type: string): type is KnownType => Object.hasOwn(chunkSchemas, type)
 
-const kindOf = (value: unknown): Kind | undefined =>
-  typeof value === "string"
-    ? "string"
-    : typeof value === "boolean"
-    ? "boolean"
-    : Array.isArray(value)
-    ? "array"
-    : undefined
+const entries = Object.entries(chunkSchemas) as Array<[KnownType, Schema.Schema<unknown>]>
+// A stream is mostly chunks that are well formed: each is checked by its schema's guard, and decoded
+// only when the guard fails, for the problem's words.
+const conforms = Object.fromEntries(entries.map(([type, schema]) => [type, Schema.is(schema)])) as unknown as Readonly<
+  Record<KnownType, (value: unknown) => boolean>
+>
+const decoders = Object.fromEntries(
+  entries.map(([type, schema]) => [type, Schema.decodeUnknownEither(schema)])
+) as Readonly<Record<KnownType, (value: unknown) => Either.Either<unknown, ParseResult.ParseError>>>
 
-/** What is wrong with a chunk's fields, if anything. */
+/** What is wrong with a chunk's fields, if anything: the first field its schema refuses. */
 const shapeProblem = (chunk: Record<string, unknown>, type: KnownType): string | undefined => {
-  for (const [name, field] of Object.entries(shapes[type]) as Array<[string, Field]>) {
-    const value = chunk[name]
-    if (value === undefined) {
-      if (field.optional === true) continue
-      return `${name} is missing`
+  // Most of a stream is text deltas: checked by hand, exactly as their schema checks them.
+  if (type === "text-delta" && typeof chunk["id"] === "string" && typeof chunk["delta"] === "string") return undefined
+  if (conforms[type](chunk)) return undefined
+  return Either.match(decoders[type](chunk), {
+    onRight: () => undefined,
+    onLeft: (error) => {
+      const first = problemsOf(error)[0]
+      if (first === undefined) return "not readable"
+      const name = first.path.replace(/^\$\.?/, "")
+      return `${name} ${first.message === "missing" ? "is missing" : first.message}`
     }
-    if (kindOf(value) !== field.kind) return `${name} is not ${field.kind === "array" ? "an" : "a"} ${field.kind}`
-  }
-  return undefined
+  })
 }
 
 /** A v7 `text-end` citation as the wire states it: `source.url` (else `source.id`) and `citedText`. */
