@@ -272,6 +272,19 @@ layer(NodeContext.layer)("the application's run", (it) => {
       }))
   })
 
+  describe("what a run shows while it goes", () => {
+    it.effect("off a terminal, a line per case on the Console service's standard error, in none when silent", () =>
+      Effect.gen(function*() {
+        const set = yield* committed
+        const shown = yield* withCapturedConsole(runGoldenSet(offline({ silent: false })))
+        const lines = shown.stderr.split("\n").filter((line) => / \d+(\.\d+)?m?s$/.test(line))
+        expect(lines.length).toBe(set.cases.length)
+        for (const c of set.cases) expect(lines.filter((line) => line.includes(c.id)).length, c.id).toBe(1)
+        const quiet = yield* withCapturedConsole(runGoldenSet(offline({ silent: true })))
+        expect(quiet.stderr.split("\n").filter((line) => / \d+(\.\d+)?m?s$/.test(line))).toEqual([])
+      }))
+  })
+
   describe("the floor a run is held to", () => {
     it.effect("holds under --check for a run exactly at its floor, and not for one a hair below", () =>
       Effect.gen(function*() {
