@@ -136,28 +136,14 @@ const authOf = (config: Pick<LiveConfig, "auth" | "cookie">): Auth => {
 }
 
 /**
- * A fiber's exit, or none once `millis` have passed: a timer and an observer, where `Effect.timeout`
- * would fork two fibers of its own and race them (a case pays for this once, on every turn).
+ * A fiber's exit, or none once `millis` have passed on the Clock (which a test's `TestClock` drives);
+ * with no time left, the exit it already has. Only the wait ends: the fiber goes on until interrupted.
  */
 const awaitWithin = <A, E>(
   fiber: Fiber.RuntimeFiber<A, E>,
   millis: number
 ): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
-  Effect.async((resume) => {
-    const observer = (exit: Exit.Exit<A, E>) => {
-      clearTimeout(timer)
-      resume(Effect.succeed(Option.some(exit)))
-    }
-    const timer = setTimeout(() => {
-      fiber.removeObserver(observer)
-      resume(Effect.succeed(Option.none()))
-    }, Math.max(0, millis))
-    fiber.addObserver(observer)
-    return Effect.sync(() => {
-      clearTimeout(timer)
-      fiber.removeObserver(observer)
-    })
-  })
+  millis <= 0 ? Fiber.poll(fiber) : Effect.timeoutOption(Fiber.await(fiber), millis)
 
 /** A case's turn under way: its result, and what ends it — deleting (or listing) what it opened. */
 interface Started {
@@ -184,6 +170,9 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       clients.get(surface.protocol ?? defaultProtocol)
     const askGrace = config.askGrace ?? Duration.seconds(5)
     const timeoutMillis = Duration.toMillis(config.timeout)
+    // Deadlines are read from the Clock, as the waits on them sleep on it.
+    const clock = yield* Effect.clock
+    const now = () => clock.unsafeCurrentTimeMillis()
     const maxDeleting = Math.max(1, config.maxDeleting ?? 16)
     // What the run leaves behind, appended as it happens; `leftBehind` hands out a copy.
     const kept: Array<LeftConversation> = []
@@ -401,7 +390,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         const protocol = protocolFor(surface)!
         const routes: Required<Routes> = { ...config.routes, ...surface.routes }
         const deleteRoute = protocol.client.deleteRoute(surface, routes)
-        const deadline = Date.now() + timeoutMillis
+        const deadline = now() + timeoutMillis
         const state: AskState = {
           opened: Ref.unsafeMake<ReadonlyArray<string>>([]),
           refused: Ref.unsafeMake<ReadonlyArray<RefusedId>>([]),
@@ -513,7 +502,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         // Tracing is off in the turn's fiber, once, rather than around each of its requests (`withoutSpans`).
         const turn = Effect.withTracerEnabled(Effect.interruptible(asked), false)
         return Effect.map(Effect.forkDaemon(turn), (fiber): Started => ({
-          result: Effect.flatMap(awaitWithin(fiber, deadline - Date.now()), (outcome): Effect.Effect<Turn, Failure> =>
+          result: Effect.flatMap(awaitWithin(fiber, deadline - now()), (outcome): Effect.Effect<Turn, Failure> =>
             Option.isSome(outcome)
               ? outcome.value
               : Effect.flatMap(Ref.get(stage.retrying ?? state.retrying), (why) =>
@@ -539,7 +528,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                 // Only an ask sending or reading may have opened something; a sleeping or waiting one has not.
                 const phase = yield* Ref.get(state.phase)
                 const inFlight = phase === "sending" || phase === "reading"
-                const grace = Math.min(Duration.toMillis(askGrace), deadline - Date.now())
+                const grace = Math.min(Duration.toMillis(askGrace), deadline - now())
                 // An app that keeps no conversations (no delete route) can hold none: there is nothing to wait for.
                 const mayOpen = inFlight && deleteRoute !== null
                 // Before the run has reached the app, an ask still sending waits as well: its own failure

@@ -14,7 +14,6 @@ import {
   Either,
   Exit,
   Fiber,
-  FiberId,
   FiberRef,
   Option,
   Redacted,
@@ -186,23 +185,23 @@ export const headerText = (value: string | undefined): string | undefined => {
 }
 
 /**
- * Runs cleanup to its end in a fiber of its own, bounded by `limit`: the interruption that closes a
- * case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the limit can.
- * The limit is a timer that interrupts the fiber, where `Effect.timeout` would race two more fibers.
+ * Runs cleanup to its end in a fiber of its own, bounded by `limit` on the Clock: the interruption that
+ * closes a case's scope (a timeout, Ctrl-C, a stopped run) must not cut a delete short, and only the
+ * limit can. None when the limit cut it short. The cleanup's fiber starts at once, the limit's timer
+ * beside it, so that a delete is sent within the step that starts it, before its case's worker asks again.
  */
 export const detached = <A, E>(
   effect: Effect.Effect<A, E>,
   limit: Duration.Duration
 ): Effect.Effect<Option.Option<A>, E> =>
   Effect.flatMap(
-    Effect.uninterruptible(Effect.map(Effect.forkDaemon(Effect.interruptible(effect)), (fiber) => {
+    Effect.uninterruptible(Effect.flatMap(Effect.forkDaemon(Effect.interruptible(effect)), (fiber) => {
       const late = { now: false }
-      const timer = setTimeout(() => {
-        late.now = true
-        fiber.unsafeInterruptAsFork(FiberId.none)
-      }, Duration.toMillis(limit))
-      fiber.addObserver(() => clearTimeout(timer))
-      return { fiber, late }
+      const cut = Effect.zipRight(Effect.sync(() => (late.now = true)), Fiber.interruptFork(fiber))
+      return Effect.map(Effect.forkDaemon(Effect.zipRight(Effect.sleep(limit), cut)), (timer) => {
+        fiber.addObserver(() => timer.unsafeInterruptAsFork(fiber.id()))
+        return { fiber, late }
+      })
     })),
     ({ fiber, late }) =>
       Effect.flatMap(Fiber.await(fiber), (exit) =>
