@@ -1,20 +1,41 @@
 import { fileURLToPath } from "node:url"
-import { defineConfig } from "vitest/config"
+import { configDefaults, defineConfig } from "vitest/config"
 
 // The package's own name resolves to its sources, as tsconfig.json's `paths` does for the type-checker,
 // so examples import "turn-eval" as a user would without a build first.
 const source = (file: string) => fileURLToPath(new URL(file, import.meta.url))
+const alias = [
+  { find: /^turn-eval$/, replacement: source("./src/index.ts") },
+  { find: /^turn-eval\/vitest$/, replacement: source("./src/Vitest.ts") }
+]
+
+// Two tiers, by what a file does rather than what it tests. `e2e` is every file that runs the bin as a
+// subprocess (test/support/cli.ts's runners), sends it signals, packs the package, boots a real
+// framework's server (the LangGraph server of test/support/apps/langGraphApp.ts) or opens the HTML
+// report in Chromium (test/support/browser.ts): whole folders where every file does, named files
+// elsewhere. `unit` is the rest, run in this process: its commands through test/support/inProcess.ts.
+const e2e = [
+  "test/Cli/!(InProcess).test.ts",
+  "test/Package/**/*.test.ts",
+  "test/Protocols/**/*.test.ts",
+  "test/Reliability/**/*.test.ts",
+  "test/Report/**/*.test.ts",
+  "test/Runner/Protocols/LangGraph.test.ts",
+  "test/Runner/Protocols/LangGraphInterrupts.test.ts",
+  "test/StandIn/Command.test.ts"
+]
+
+/** A tier: its files, with the aliases and the timeout every test file shares. */
+const tier = (name: string, include: Array<string>, exclude: Array<string> = []) => ({
+  resolve: { alias },
+  test: { name, include, exclude: [...configDefaults.exclude, ...exclude], testTimeout: 30_000 }
+})
 
 export default defineConfig({
-  resolve: {
-    alias: [
-      { find: /^turn-eval$/, replacement: source("./src/index.ts") },
-      { find: /^turn-eval\/vitest$/, replacement: source("./src/Vitest.ts") }
-    ]
-  },
+  resolve: { alias },
   test: {
-    include: ["test/**/*.test.ts"],
+    // Runs once for the whole run, whichever tiers it selects.
     globalSetup: ["test/globalSetup.ts"],
-    testTimeout: 30_000
+    projects: [tier("unit", ["test/**/*.test.ts"], e2e), tier("e2e", e2e)]
   }
 })
