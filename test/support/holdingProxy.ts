@@ -1,8 +1,9 @@
 /**
  * A proxy in front of an app on loopback that passes every request on, records what it saw, and can
  * hold answers back: a held request reaches the app (which opens its conversation and answers), but
- * its answer never reaches the client, as an app still streaming a long answer would. That keeps asks
- * in flight with their conversations open on every protocol, whose asks are one request.
+ * its answer does not reach the client until the test releases it, as an app still streaming a long
+ * answer would. That keeps asks in flight with their conversations open on every protocol, whose asks
+ * are one request, and puts what the client does meanwhile in an order a test can check.
  */
 import { createServer, type IncomingMessage, STATUS_CODES } from "node:http"
 import { listenOnLoopback } from "./loopback.js"
@@ -24,6 +25,8 @@ export interface HoldingProxy {
   readonly held: () => number
   /** Holds back the answers to the requests `hold` selects from now on (answers held already stay held). */
   readonly setHold: (hold: (method: string, path: string) => boolean) => void
+  /** Passes on every answer held back so far, as the app gave it, to each client still waiting for one. */
+  readonly release: () => void
   /**
    * Answers the requests `refuse` gives a status for itself, with that status and a JSON error body,
    * never passing them on: an app without that route.
@@ -56,6 +59,7 @@ export const startHoldingProxy = async (
   let refuse: (method: string, path: string) => number | undefined = () => undefined
   const seen: Array<Seen> = []
   let held = 0
+  const withheld: Array<() => void> = []
   const server = createServer(async (request, response) => {
     const method = request.method ?? "GET"
     const path = request.url ?? "/"
@@ -78,17 +82,23 @@ export const startHoldingProxy = async (
     }).catch(() => undefined)
     if (answered === undefined) return void response.destroy()
     const text = Buffer.from(await answered.arrayBuffer())
+    const answer = () => {
+      const passed: Record<string, string> = {}
+      answered.headers.forEach((value, name) => {
+        if (!hopHeaders.has(name)) passed[name] = value
+      })
+      response.writeHead(answered.status, passed)
+      response.end(text)
+    }
     if (hold(method, path)) {
       held++
       response.on("close", () => held--)
+      withheld.push(() => {
+        if (!response.destroyed) answer()
+      })
       return
     }
-    const passed: Record<string, string> = {}
-    answered.headers.forEach((value, name) => {
-      if (!hopHeaders.has(name)) passed[name] = value
-    })
-    response.writeHead(answered.status, passed)
-    response.end(text)
+    answer()
   })
   const listening = await listenOnLoopback(server)
   return {
@@ -96,6 +106,7 @@ export const startHoldingProxy = async (
     seen: () => [...seen],
     held: () => held,
     setHold: (next) => void (hold = next),
+    release: () => withheld.splice(0).forEach((answer) => answer()),
     setRefuse: (next) => void (refuse = next),
     close: listening.close
   }
