@@ -146,18 +146,19 @@ describe("a run stopped from outside", () => {
 
   it("a Ctrl-C during a retry's backoff ends the run at once", () =>
     withStandIn({}, async (s) => {
-      // Every ask is answered 429 with a Retry-After of 30 s: the run only ever sleeps.
-      s.setFaults([{ route: "ask", kind: "status", status: 429, retryAfter: "30" }])
+      // Every ask is answered 429 with a Retry-After longer than the test may take: the run only ever sleeps.
+      s.setFaults([{ route: "ask", kind: "status", status: 429, retryAfter: "60" }])
       const cli = startCli(["run", "--base-url", s.url, "--concurrency", "4"], {
         env: { EVAL_COOKIE: cookieOf(s), XDG_STATE_HOME: scratch() }
       })
       await until(() => s.stats().requests.ask >= 4)
-      const signalled = Date.now()
+      const asked = s.stats().requests.ask
       cli.signal("SIGINT")
       const run = await cli.done
       expect(run.code).toBe(130)
-      // Not the five seconds an ask in flight may get to name its conversation: nothing is in flight.
-      expect(Date.now() - signalled).toBeLessThan(2_500)
+      // The sleeps were cut, never slept out into another ask, and no sleeping ask was taken for one in flight.
+      expect(s.stats().requests.ask).toBe(asked)
+      expect(`${run.stdout}${run.stderr}`).not.toContain("may have left")
       expect(s.conversations()).toEqual([])
     }))
 })
@@ -209,10 +210,9 @@ describe("a run stopped from outside, per protocol", () => {
         try {
           const open = s.conversations().map((c) => c.id).sort()
           expect(open).toHaveLength(6)
-          const signalled = Date.now()
+          // The held answers never come and the run's timeout outlasts the test: only a run that waits for none ends.
           cli.signal("SIGHUP")
           const run = await cli.done
-          expect(Date.now() - signalled).toBeLessThan(2_500)
           expect(run.code).toBe(129)
           expect(existsSync(results)).toBe(false)
           expect(run.stderr).toBe("\nhung up: cleaning up (send it again to quit at once)\n")
@@ -326,11 +326,10 @@ describe("a run stopped from outside, per protocol", () => {
       const state = scratch()
       const hungUp = await heldInFlight(s, p, state)
       try {
-        const signalled = Date.now()
+        // An agent that keeps no thread leaves nothing to wait for: the held answers never come.
         hungUp.cli.signal("SIGHUP")
         const run = await hungUp.cli.done
         expect(run.code).toBe(129)
-        expect(Date.now() - signalled).toBeLessThan(2_500)
         expect(existsSync(hungUp.results)).toBe(false)
         expect(run.stderr).toBe("\nhung up: cleaning up (send it again to quit at once)\n")
       } finally {
