@@ -363,11 +363,10 @@ describe("an interrupted live run, per protocol", () => {
               expect(asked.map((r) => (JSON.parse(r.body) as { id: string }).id).sort()).toEqual(open)
             }
             expect(open).toHaveLength(protocol === "ag-ui" ? 0 : 6)
-            const signalled = Date.now()
+            // Nothing waits for an ask that named its conversation before it was sent, or for an app that keeps
+            // none: the held answers never come and the run's timeout outlasts the test, so only such a run ends.
             cli.signal(signal)
             const run = await cli.done
-            // Nothing waits for an ask that named its conversation before it was sent, or for an app that keeps none.
-            expect(Date.now() - signalled).toBeLessThan(2_500)
             expect(run.code).toBe(code)
             expect(run.stderr).toBe(`\n${word}: cleaning up (send it again to quit at once)\n`)
             expect(run.stdout).toBe("")
