@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Redacted, type Scope } from "effect"
+import { Chunk, Duration, Effect, Exit, Fiber, Redacted, type Scope, TestClock } from "effect"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Case } from "../../src/Schema/Case.js"
@@ -12,6 +12,9 @@ const live = <A, E>(name: string, body: () => Effect.Effect<A, E, Scope.Scope>, 
 
 const standIn = (options: Omit<StandInOptions, "catalog"> = {}) =>
   Effect.flatMap(goldenSet, (set) => Effect.map(start({ catalog: set.catalog, ...options }), (s) => ({ set, s })))
+
+/** Lets real I/O run while the test clock stands still. */
+const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
 
 /** The first golden-set question: faults below select it by a substring. */
 const set0Question = "refund on a Harbor invoice"
@@ -125,15 +128,21 @@ describe("a rejected session", () => {
 })
 
 describe("retries", () => {
-  live("retries a read on 429, honouring Retry-After, and the case passes", () =>
+  // On the test clock: the retry waits until the test moves time on, and no sooner.
+  it.scoped("retries a read on 429, honouring Retry-After, and the case passes", () =>
     Effect.gen(function*() {
       const { set, s } = yield* standIn({
         faults: [{ route: "trace", kind: "status", status: 429, retryAfter: "1", times: 1, match: set0Question }]
       })
-      const started = Date.now()
-      const { results } = yield* runLive(liveClient(s, set), set, [set.cases[0]!])
+      const run = yield* Effect.fork(runLive(liveClient(s, set), set, [set.cases[0]!]))
+      while (Chunk.isEmpty(yield* TestClock.sleeps())) yield* settle
+      expect(Chunk.toReadonlyArray(yield* TestClock.sleeps())).toEqual([1000])
+      yield* TestClock.adjust("999 millis")
+      yield* settle
+      expect(s.stats().requests.trace).toBe(1)
+      yield* TestClock.adjust("1 millis")
+      const { results } = yield* Fiber.join(run)
       expect(results[0]).toMatchObject({ passed: true })
-      expect(Date.now() - started).toBeGreaterThanOrEqual(950)
       expect(s.stats().requests.trace).toBe(2)
     }))
 
