@@ -17,7 +17,7 @@ const alias = [
 const e2e = [
   "test/Cli/!(InProcess).test.ts",
   "test/Package/**/*.test.ts",
-  "test/Protocols/**/*.test.ts",
+  "test/Protocols/!(Registry).test.ts",
   "test/Reliability/**/*.test.ts",
   "test/Report/**/*.test.ts",
   "test/Runner/Protocols/LangGraph.test.ts",
