@@ -44,9 +44,9 @@ const noSearchStatuses: ReadonlySet<number> = new Set([404, 405, 501])
 const notSearched = (error: Failure): NotSearched =>
   error._tag === "RunStopped"
     ? { why: error.message, noSearch: false }
-    : error.status !== undefined && noSearchStatuses.has(error.status)
+    : error.reason === "status" && error.status !== undefined && noSearchStatuses.has(error.status)
     ? { why: `the app has no thread search (HTTP ${error.status})`, noSearch: true }
-    : { why: error.reason, noSearch: false }
+    : { why: error.message, noSearch: false }
 
 /**
  * Searches the app for the threads each earlier run was opening (one search per run and route), and

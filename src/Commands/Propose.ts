@@ -65,7 +65,7 @@ const connect = (baseUrlText: string, cookieFlag: Option.Option<Redacted.Redacte
     const read = <A, I>(route: "ratings" | "conversation" | "trace", path: string, schema: Schema.Schema<A, I>) =>
       live.get(route, path).pipe(
         Effect.mapError((error) =>
-          error._tag === "RunStopped" ? error : new UsageError({ message: `${error.reason} (GET ${urlOf(path)})` })
+          error._tag === "RunStopped" ? error : new UsageError({ message: `${error.message} (GET ${urlOf(path)})` })
         ),
         Effect.flatMap((text) =>
           Either.match(decodeJson(schema, `the ${route} route (GET ${urlOf(path)})`, text, "lenient"), {

@@ -5,7 +5,15 @@
  * conversation the run cannot name.
  */
 import { Effect } from "effect"
-import { failure, isEventStream, isWebPage, webPage } from "../Runner/Transport.js"
+import {
+  eventNotJson,
+  failure,
+  httpStatus,
+  isEventStream,
+  isWebPage,
+  unreachable,
+  webPage
+} from "../Runner/Transport.js"
 import type { Asking } from "./Protocol.js"
 
 /** The end-of-stream frame the AI SDK writes (`data: [DONE]`). */
@@ -30,7 +38,7 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
     const endpoint = surface.endpoint ?? ""
     const sent = yield* asking.ask("ask", endpoint, { body, accept })
     const response = sent.response
-    if (response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
+    if (response === undefined) return yield* httpStatus("ask", sent.status)
     const contentType = response.headers["content-type"] ?? ""
     if (!isEventStream(response)) {
       yield* transport.discard("ask", response)
@@ -54,9 +62,9 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
         frames.push(JSON.parse(data))
         return undefined
       } catch {
-        return Effect.fail(failure("ask", `event ${frames.length} is not JSON`))
+        return Effect.fail(eventNotJson("ask", frames.length))
       }
-    }).pipe(Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason))))
+    }).pipe(Effect.catchTag("TransportFailure", (error) => Effect.fail(unreachable("ask", error))))
     const stream: EventStream = { frames, done: ended }
     return stream
   })

@@ -29,9 +29,9 @@ import {
   cookieAuth,
   type Deleted,
   type Failure,
-  failure,
+  httpStatus,
   makeTransport,
-  quoteId,
+  refusedId,
   refusedPath,
   type RouteName,
   type SendOptions,
@@ -254,11 +254,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         if (problem !== undefined) {
           const refused = yield* Ref.get(state.refused)
           if (!refused.some((r) => r.id === id)) yield* Ref.set(state.refused, [...refused, { id, why: problem }])
-          return yield* new TurnError({
-            reason: `ask: refused the conversation id ${
-              quoteId(id)
-            } (${where}): it ${problem}; no request is made with it`
-          })
+          return yield* refusedId("conversation", id, problem, where)
         }
         // An app that keeps no conversations leaves nothing to delete or to journal.
         if (deleteRoute === null) return
@@ -343,9 +339,9 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       const protocol = protocolFor(surface)
       if (protocol === undefined) {
         const refusal = new TurnError({
-          reason: `unknown protocol ${quoted(surface.protocol ?? "")}: expected one of ${
-            protocolNames.map((n) => quoted(n)).join(", ")
-          }`
+          reason: "unknown-protocol",
+          what: quoted(surface.protocol ?? ""),
+          detail: protocolNames.map((n) => quoted(n)).join(", ")
         })
         refusals.set(surface, refusal)
         return refusal
@@ -451,7 +447,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
               )
             if (sent.response === undefined) {
               if (sent.status < 500) yield* settle
-              return yield* failure(route, `HTTP ${sent.status}`)
+              return yield* httpStatus(route, sent.status)
             }
             yield* Ref.set(state.unsure, Option.some("ended"))
             const read = yield* opening.read(sent, sent.response)
@@ -516,9 +512,12 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
               // Every route error names its request (method and URL, never the session).
               Effect.catchTag("TurnError", (error) =>
                 Effect.fail(
-                  error.reason.includes(stage.request.replace(/^\S+ /, ""))
+                  error.message.includes(stage.request.replace(/^\S+ /, ""))
                     ? error
-                    : new TurnError({ reason: `${error.reason} — ${stage.request}` })
+                    : error.withRequest({
+                      method: stage.request.replace(/ .*$/, ""),
+                      url: stage.request.replace(/^\S+ /, "")
+                    })
                 ))
             ),
           finish: (exit) =>
@@ -600,10 +599,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           "TurnError",
           (error) =>
             Effect.fail(
-              new TurnError({
-                reason: transport.naming(error.reason, "POST", path),
-                ...(error.status === undefined ? {} : { status: error.status })
-              })
+              transport.naming(error, "POST", path)
             )
         ),
       deleteConversation,

@@ -10,19 +10,17 @@ import { type BadInput, TurnError, type UsageError } from "../Schema/Errors.js"
 import type { GoldenSet } from "./GoldenSet.js"
 import { plainClient, SurfaceClient } from "./SurfaceClient.js"
 
-/** Why a case has no turn in the traces. */
-const noTurn = (caseId: string, surface: string) =>
-  `no turn for case ${caseId} in the traces: none carries its case id or asks its question on surface ${surface}`
-
 /** Serves each case the turn linked to it; a case without one fails with the reason. */
 export const OtelClient = (links: Links): Layer.Layer<SurfaceClient> =>
   Layer.succeed(
     SurfaceClient,
     plainClient((testCase) => {
       const linked = links.byCase.get(testCase.id)
-      if (linked === undefined) return Effect.fail(new TurnError({ reason: noTurn(testCase.id, testCase.surface) }))
+      if (linked === undefined) {
+        return Effect.fail(new TurnError({ reason: "no-turn", caseId: testCase.id, surface: testCase.surface }))
+      }
       return Either.match(linked.turn, {
-        onLeft: (reason) => Effect.fail(new TurnError({ reason })),
+        onLeft: (detail) => Effect.fail(new TurnError({ reason: "trace", detail })),
         onRight: Effect.succeed
       })
     })

@@ -101,7 +101,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure)) {
             return failure.value._tag === "TurnError"
-              ? Effect.succeed(erroredCase(testCase, failure.value.reason))
+              ? Effect.succeed(erroredCase(testCase, failure.value.message))
               : Effect.fail(failure.value)
           }
           return Cause.isInterruptedOnly(cause)

@@ -11,7 +11,6 @@ import type { Case } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { type RunStopped, TurnError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
-import { shown } from "../Schema/Shown.js"
 import type { Surface } from "../Schema/Surface.js"
 import { fastRecordedTurn, RecordedTurn, type Turn } from "../Schema/Trace.js"
 import { type LeftBehind, type LiveConfig, makeLive } from "./LiveClient.js"
@@ -62,29 +61,25 @@ const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnEr
   const read = readTextSync(file)
   if (Either.isLeft(read)) {
     return Either.left(
-      new TurnError({
-        reason: read.left._tag === "Absent"
-          ? `no recorded turn: ${file}`
-          : `recorded turn ${file}: cannot read: ${read.left.why}`
-      })
+      read.left._tag === "Absent"
+        ? new TurnError({ reason: "no-recording", file })
+        : new TurnError({ reason: "recording", file, detail: `cannot read: ${read.left.why}` })
     )
   }
   const text = read.right
   return Either.flatMap(
     Either.mapLeft(
       decodeJson(RecordedTurn, file, text, "lenient", fastRecordedTurn),
-      (error) => new TurnError({ reason: `recorded turn ${file}: ${error.summary}` })
+      (error) => new TurnError({ reason: "recording", file, detail: error.summary })
     ),
     (recorded) =>
       recorded.caseId !== testCase.id
         ? Either.left(
-          new TurnError({ reason: `recorded turn ${file} is for case ${JSON.stringify(shown(recorded.caseId))}` })
+          new TurnError({ reason: "recording-mismatch", file, caseId: recorded.caseId })
         )
         : recorded.question !== testCase.question
         ? Either.left(
-          new TurnError({
-            reason: `recorded turn ${file} answers another question; record it again for the case's question`
-          })
+          new TurnError({ reason: "recording-mismatch", file })
         )
         : Either.right({ answer: recorded.answer, trace: recorded.trace })
   )
@@ -174,7 +169,7 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
       plainClient((testCase) => {
         const turn = turns.get(testCase.id)
         return turn === undefined
-          ? Effect.fail(new TurnError({ reason: `no turn for case ${testCase.id}` }))
+          ? Effect.fail(new TurnError({ reason: "no-turn", caseId: testCase.id }))
           : Effect.succeed(turn)
       })
     )

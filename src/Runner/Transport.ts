@@ -22,9 +22,8 @@ import {
   Stream
 } from "effect"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
-import { RunStopped, TurnError } from "../Schema/Errors.js"
+import { RunStopped, showMillis, TurnError } from "../Schema/Errors.js"
 import { placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
-import { shown } from "../Schema/Shown.js"
 import { ChunksTypeId, giveUp, hasChunks } from "./Body.js"
 import { eventReader } from "./EventStream.js"
 
@@ -119,10 +118,7 @@ const maxRetryAfter = Duration.seconds(60)
 const maxErrorBody = 1024 * 1024
 
 /** A limit (a timeout) exactly as it was set: `2s`, `1500ms`, `120s`. */
-export const showLimit = (duration: Duration.Duration): string => {
-  const ms = Duration.toMillis(duration)
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
-}
+export const showLimit = (duration: Duration.Duration): string => showMillis(Duration.toMillis(duration))
 
 /** The delay a `Retry-After` header asks for (seconds or an HTTP date), if it is readable. */
 export const retryAfter = (header: string | undefined, now: number): Option.Option<Duration.Duration> => {
@@ -172,7 +168,14 @@ const isUnreached = (code: string | undefined): boolean =>
   code !== undefined && (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || isTls(code))
 
 /** An id quoted for a message, clipped (the message is made inert where it is printed). */
-export const quoteId = (id: string): string => JSON.stringify(shown(id))
+export { quoteId } from "../Schema/Errors.js"
+
+/**
+ * An id the app named that no request is made with (`idProblem` says why): a conversation's, with
+ * where the answer gave it, or a turn's.
+ */
+export const refusedId = (idOf: "conversation" | "turn", id: string, why: string, where?: string): TurnError =>
+  new TurnError({ reason: "id-refused", route: "ask", idOf, id, where, detail: why })
 
 /**
  * A header value as text: headers arrive as one character per byte, so one holding UTF-8 is decoded,
@@ -222,15 +225,31 @@ export const withoutSpans = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Ef
     fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withTracerEnabled(effect, false) : effect
   )
 
-/** A failure of a case at a route: `route: reason`. */
-export const failure = (route: RouteName, reason: string): TurnError => new TurnError({ reason: `${route}: ${reason}` })
+/** An answer at a route the protocol cannot read as what it needed, in a few words: `route: detail`. */
+export const failure = (route: RouteName, detail: string): TurnError => new TurnError({ reason: "wire", route, detail })
+
+/** A request at a route that got no answer, in the transport's words. */
+export const unreachable = (route: RouteName, error: TransportFailure): TurnError =>
+  new TurnError({ reason: "unreachable", route, detail: error.reason })
+
+/** An answer at a route of a status other than 2xx. */
+export const httpStatus = (route: RouteName, status: number): TurnError =>
+  new TurnError({ reason: "status", route, status })
+
+/** A body at a route that is not JSON; `within` names the answer it was (`search`). */
+export const notJson = (route: RouteName, within?: string): TurnError =>
+  new TurnError({ reason: "not-json", route, within })
+
+/** An event of an event stream at a route, by index, that is not JSON. */
+export const eventNotJson = (route: RouteName, event: number): TurnError =>
+  new TurnError({ reason: "not-json", route, event })
 
 /**
  * A path no request is made to: it would leave the app's origin or the base URL's path (`placeRoute`
  * says why); `what` names where the path came from (`path`, `endpoint`, `delete route`).
  */
 export const refusedPath = (route: RouteName, what: string, path: string, why: string): TurnError =>
-  failure(route, `refused the ${what} ${quoteId(path)}: it ${why}; no request is made`)
+  new TurnError({ reason: "path-refused", route, what, path, detail: why })
 
 /** Whether a content type is a web page's: what a sign-in redirect or a wrong route serves. */
 export const isWebPage = (contentType: string): boolean =>
@@ -238,10 +257,11 @@ export const isWebPage = (contentType: string): boolean =>
 
 /** A web page where the protocol was expected: the route is wrong, or the session is not signed in. */
 export const webPage = (route: RouteName, status: number, url: string): TurnError =>
-  failure(
-    route,
-    `the app answered a web page (HTTP ${status} text/html from ${url}), not the protocol — is the route right and the session signed in?`
-  )
+  new TurnError({ reason: "web-page", route, status, url })
+
+/** A redirect not followed, and why. */
+const notFollowed = (route: RouteName, why: string): TurnError =>
+  new TurnError({ reason: "redirect", route, detail: why })
 
 /** A body that broke off, in the words a case's error uses. */
 const brokeOff = (error: unknown) =>
@@ -249,9 +269,11 @@ const brokeOff = (error: unknown) =>
 
 /** A timeout names what was being retried when time ran out, or that nothing answered. */
 export const timedOut = (route: RouteName, limit: Duration.Duration, retrying: Option.Option<string>): TurnError =>
-  Option.match(retrying, {
-    onNone: () => failure(route, `timed out after ${showLimit(limit)}`),
-    onSome: (why) => failure(route, `${why} (retried until the ${showLimit(limit)} timeout)`)
+  new TurnError({
+    reason: "timed-out",
+    route,
+    limit: Duration.toMillis(limit),
+    retrying: Option.getOrUndefined(retrying)
   })
 
 /**
@@ -297,8 +319,8 @@ export const makeTransport = (config: TransportConfig) =>
     const maxLine = config.maxLineBytes ?? 8 * 1024 * 1024
     const maxEvent = config.maxEventBytes ?? maxLine
     const authHeader = config.auth.header
-    const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
-    const tooLarge = (route: RouteName, limit: number) => failure(route, `body over ${mib(limit)}`)
+    const tooLarge = (route: RouteName, limit: number) =>
+      new TurnError({ reason: "too-large", route, part: "body", limit })
     // Whether any request of the run has been answered: until one is, an app that cannot be reached
     // at all stops the run instead of failing case after case.
     let connected = false
@@ -380,12 +402,7 @@ export const makeTransport = (config: TransportConfig) =>
         ({ data, names }) => eachInOrder(data, (item, i) => each(item, names?.[i])),
         (what) =>
           Effect.fail(
-            failure(
-              route,
-              what === "line"
-                ? `an event-stream line over ${mib(maxLine)}`
-                : `an event-stream event's data over ${mib(maxEvent)}`
-            )
+            new TurnError({ reason: "too-large", route, part: what, limit: what === "line" ? maxLine : maxEvent })
           )
       )
       return forEachChunk<E | TurnError>(route, response, maxBody, reader.push)
@@ -438,15 +455,15 @@ export const makeTransport = (config: TransportConfig) =>
               try {
                 target = new URL(location, url)
               } catch {
-                return Effect.fail(failure(route, `HTTP ${status} to an unreadable location`))
+                return Effect.fail(notFollowed(route, `HTTP ${status} to an unreadable location`))
               }
               if (target.origin !== origin) {
-                return Effect.fail(failure(route, `redirected to another origin (${target.origin}); not followed`))
+                return Effect.fail(notFollowed(route, `redirected to another origin (${target.origin}); not followed`))
               }
               if (method === "POST" && status !== 307 && status !== 308) {
-                return Effect.fail(failure(route, `HTTP ${status} redirect; a question is not re-posted`))
+                return Effect.fail(notFollowed(route, `HTTP ${status} redirect; a question is not re-posted`))
               }
-              if (hops >= maxRedirects) return Effect.fail(failure(route, `more than ${maxRedirects} redirects`))
+              if (hops >= maxRedirects) return Effect.fail(notFollowed(route, `more than ${maxRedirects} redirects`))
               return hop(target, hops + 1)
             })
           }
@@ -486,7 +503,7 @@ export const makeTransport = (config: TransportConfig) =>
               Effect.sleep(duration),
               Effect.zipRight(
                 Deferred.await(sleeping.stopping),
-                Effect.fail(failure(route, "stopped while waiting to retry"))
+                Effect.fail(new TurnError({ reason: "stopped", route }))
               )
             )
           )
@@ -516,7 +533,7 @@ export const makeTransport = (config: TransportConfig) =>
             )
           }
           return Either.isLeft(outcome)
-            ? Effect.fail(failure(route, outcome.left.reason))
+            ? Effect.fail(unreachable(route, outcome.left))
             : Effect.succeed(outcome.right)
         })
       return Effect.zipRight(Ref.set(retrying, Option.none()), loop(0))
@@ -533,7 +550,7 @@ export const makeTransport = (config: TransportConfig) =>
       try {
         value = JSON.parse(text)
       } catch {
-        return Effect.fail(failure(route, "not JSON"))
+        return Effect.fail(notJson(route))
       }
       const decoded = fast?.(value)
       if (decoded !== undefined) return Effect.succeed(decoded)
@@ -544,7 +561,7 @@ export const makeTransport = (config: TransportConfig) =>
     const requireOk = <A extends Answered>(route: RouteName, answered: A) =>
       answered.status >= 200 && answered.status < 300
         ? Effect.succeed(answered)
-        : Effect.fail(new TurnError({ reason: `${route}: HTTP ${answered.status}`, status: answered.status }))
+        : Effect.fail(httpStatus(route, answered.status))
 
     /** Reads a route's body as text; a dropped connection, even half-way through the body, is retried. */
     const readBody = (
@@ -605,12 +622,12 @@ export const makeTransport = (config: TransportConfig) =>
         ))
 
     /**
-     * A failure's reason with the request it was made by (method and URL); a path refused before any
+     * A failure named by the request it was made by (method and URL); a path refused before any
      * request names itself already, and no URL: it would point where nothing was sent.
      */
-    const naming = (reason: string, method: string, path: string): string => {
+    const naming = (error: TurnError, method: string, path: string): TurnError => {
       const placed = placeRoute(base, path)
-      return typeof placed === "string" ? reason : `${reason} — ${method} ${placed.href}`
+      return typeof placed === "string" ? error : error.withRequest({ method, url: placed.href })
     }
 
     /**
@@ -627,7 +644,7 @@ export const makeTransport = (config: TransportConfig) =>
               ? Effect.as(discard("delete", response), "deleted")
               : status === 404
               ? Effect.succeed("already gone")
-              : Effect.fail(failure("delete", `HTTP ${status}`))
+              : Effect.fail(httpStatus("delete", status))
           )
         )
         return detached(attempt, limit).pipe(
@@ -636,7 +653,7 @@ export const makeTransport = (config: TransportConfig) =>
               Effect.succeed(Either.right(how)),
             onNone: () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut("delete", limit, why)))
           })),
-          Effect.catchTag("TurnError", (error) => Effect.succeed(Either.left(naming(error.reason, "DELETE", path))))
+          Effect.catchTag("TurnError", (error) => Effect.succeed(Either.left(naming(error, "DELETE", path).message)))
         )
       })
 

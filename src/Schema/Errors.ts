@@ -5,6 +5,7 @@
  * A turn that could not be obtained (`TurnError`) fails only its case.
  */
 import { Match, Schema } from "effect"
+import { shown } from "./Shown.js"
 
 /** One problem in an input file, at a JSON path such as `$.cases[3].expect[0].tool`. */
 export const Problem = Schema.Struct({ path: Schema.String, message: Schema.String })
@@ -50,16 +51,168 @@ export class Refused extends Schema.TaggedError<Refused>()("Refused", {
   message: Schema.String
 }) {}
 
+/**
+ * Why a case's turn could not be obtained, as a literal a consumer matches on (its sentence is the
+ * `message`): no answer (`unreachable`), an answer of a status other than 2xx (`status`), a web page
+ * (`web-page`), a redirect not followed (`redirect`), a body that is not JSON (`not-json`) or not the
+ * protocol's shape (`wire`), a body, line or event over its limit (`too-large`), a timeout
+ * (`timed-out`), a retry cut short (`stopped`), a path or an id no request is made with
+ * (`path-refused`, `id-refused`), a recorded turn that is absent, unreadable or of another case
+ * (`no-recording`, `recording`, `recording-mismatch`), a case no table or trace has a turn for
+ * (`no-turn`), a turn in traces that cannot be read (`trace`).
+ */
+export const TurnFailure = Schema.Literal(
+  "unreachable",
+  "status",
+  "web-page",
+  "redirect",
+  "not-json",
+  "wire",
+  "too-large",
+  "timed-out",
+  "stopped",
+  "path-refused",
+  "id-refused",
+  "no-recording",
+  "recording",
+  "recording-mismatch",
+  "no-turn",
+  "trace",
+  "unknown-protocol"
+)
+/** Why a case's turn could not be obtained. */
+export type TurnFailure = typeof TurnFailure.Type
+
+/** The request a failure came from: its method and URL (never the session). */
+export const FailedRequest = Schema.Struct({ method: Schema.String, url: Schema.String })
+/** The request a failure came from. */
+export type FailedRequest = typeof FailedRequest.Type
+
+/** A limit in milliseconds exactly as it was set: `2s`, `1500ms`, `120s`. */
+export const showMillis = (ms: number): string => ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
+
+/** A byte count in MiB, to one decimal place. */
+const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
+
+/** An id quoted for a message, clipped (the message is made inert where it is printed). */
+export const quoteId = (id: string): string => JSON.stringify(shown(id))
+
 /** Why one case's turn could not be obtained; the case fails with it and the run goes on. */
 export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
-  reason: Schema.String,
+  reason: TurnFailure,
+  /** The request's name in the protocol (`ask`, `trace`, `thread`, …), for a failure of a request. */
+  route: Schema.optional(Schema.String),
   /** The status of the answer that failed the request, when one did: what tells a route the app lacks. */
-  status: Schema.optional(Schema.Number)
+  status: Schema.optional(Schema.Number),
+  /** For `web-page`: the URL that answered it. */
+  url: Schema.optional(Schema.String),
+  /** The limit that was passed: bytes for `too-large`, milliseconds for `timed-out`. */
+  limit: Schema.optional(Schema.Number),
+  /** For `too-large`: what was over its limit. */
+  part: Schema.optional(Schema.Literal("body", "line", "event")),
+  /** For `timed-out`: what was being retried when time ran out (a status, a connection that failed). */
+  retrying: Schema.optional(Schema.String),
+  /** For `not-json`: the event of a stream that was not, by index. */
+  event: Schema.optional(Schema.Number),
+  /** For `not-json`: what within the route's answer was not (`search`). */
+  within: Schema.optional(Schema.String),
+  /**
+   * For `path-refused`: where the path came from (`path`, `endpoint`, `delete route`) and the path; for
+   * `unknown-protocol`, the protocol a surface names, quoted.
+   */
+  what: Schema.optional(Schema.String),
+  path: Schema.optional(Schema.String),
+  /** For `id-refused`: the id, what it names and where the answer gave it. */
+  id: Schema.optional(Schema.String),
+  idOf: Schema.optional(Schema.Literal("conversation", "turn")),
+  where: Schema.optional(Schema.String),
+  /** For the recordings: the file. */
+  file: Schema.optional(Schema.String),
+  /** For `recording-mismatch` (the case the recording is for) and `no-turn` (the case without one). */
+  caseId: Schema.optional(Schema.String),
+  /** For `no-turn` from traces: the case's surface. */
+  surface: Schema.optional(Schema.String),
+  /** The problem in a few words, where the reason has many (the transport's, the decoder's, the wire's). */
+  detail: Schema.optional(Schema.String),
+  /** The request the failure came from, set once by whoever knows it: named after the sentence. */
+  request: Schema.optional(FailedRequest)
 }) {
+  /** The failure named by the request it came from, unless it already is. */
+  withRequest(request: FailedRequest): TurnError {
+    return this.request !== undefined ? this : new TurnError({ ...fieldsOf(this), request })
+  }
+
   override get message(): string {
-    return this.reason
+    const { request } = this
+    // A web page's sentence names its URL already; any other failure of a request ends with the request.
+    const named = request === undefined || (this.reason === "web-page" && this.url === request.url)
+      ? ""
+      : ` — ${request.method} ${request.url}`
+    return `${this.sentence}${named}`
+  }
+
+  /** The failure's sentence, without the request. */
+  get sentence(): string {
+    const at = `${this.route ?? "ask"}: `
+    const detail = this.detail ?? ""
+    switch (this.reason) {
+      case "unreachable":
+      case "wire":
+      case "redirect":
+        return `${at}${detail}`
+      case "status":
+        return `${at}HTTP ${this.status}`
+      case "web-page":
+        return `${at}the app answered a web page (HTTP ${this.status} text/html from ${this.url}), not the protocol — ` +
+          "is the route right and the session signed in?"
+      case "not-json":
+        return this.event !== undefined
+          ? `${at}event ${this.event} is not JSON`
+          : `${at}${this.within === undefined ? "" : `${this.within}: `}not JSON`
+      case "too-large": {
+        const limit = mib(this.limit ?? 0)
+        return this.part === "line"
+          ? `${at}an event-stream line over ${limit}`
+          : this.part === "event"
+          ? `${at}an event-stream event's data over ${limit}`
+          : `${at}body over ${limit}`
+      }
+      case "timed-out":
+        return this.retrying === undefined
+          ? `${at}timed out after ${showMillis(this.limit ?? 0)}`
+          : `${at}${this.retrying} (retried until the ${showMillis(this.limit ?? 0)} timeout)`
+      case "stopped":
+        return `${at}stopped while waiting to retry`
+      case "path-refused":
+        return `${at}refused the ${this.what} ${quoteId(this.path ?? "")}: it ${detail}; no request is made`
+      case "id-refused":
+        return this.idOf === "turn"
+          ? `${at}refused the turn id ${quoteId(this.id ?? "")}: it ${detail}; no request is made with it`
+          : `${at}refused the conversation id ${
+            quoteId(this.id ?? "")
+          } (${this.where}): it ${detail}; no request is made with it`
+      case "no-recording":
+        return `no recorded turn: ${this.file}`
+      case "recording":
+        return `recorded turn ${this.file}: ${detail}`
+      case "recording-mismatch":
+        return this.caseId !== undefined
+          ? `recorded turn ${this.file} is for case ${JSON.stringify(shown(this.caseId))}`
+          : `recorded turn ${this.file} answers another question; record it again for the case's question`
+      case "no-turn":
+        return this.surface === undefined
+          ? `no turn for case ${this.caseId}`
+          : `no turn for case ${this.caseId} in the traces: none carries its case id or asks its question on surface ${this.surface}`
+      case "trace":
+        return detail
+      case "unknown-protocol":
+        return `unknown protocol ${this.what}: expected one of ${detail}`
+    }
   }
 }
+
+/** A failure's fields, to build it again with one more. */
+const fieldsOf = ({ _tag, ...fields }: TurnError): ConstructorParameters<typeof TurnError>[0] => fields
 
 /**
  * A live run that had to stop at once: the app rejected the session (a 401), or the first asks could

@@ -854,7 +854,7 @@ describe("generated route spellings never take a request off the app", () => {
           expect([validated.code, reached.length]).toEqual(validated.code === 0 ? [0, 1] : [2, 0])
           if (Either.isLeft(sent)) expect(sent.left).toMatchObject({ _tag: "TurnError" })
           if (Either.isLeft(sent)) {
-            expect(sent.left.reason).toMatch(/^ask: refused the path ".*": it .*; no request is made$/s)
+            expect(sent.left.message).toMatch(/^ask: refused the path ".*": it .*; no request is made$/s)
           }
           if (validated.code !== 0) expect(validated.stderr).toContain(": $.surfaces.docs.endpoint: expected a path")
         }),

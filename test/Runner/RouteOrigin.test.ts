@@ -162,9 +162,9 @@ describe("the transport, whatever built the path", () => {
         const refused = (route: string) =>
           `${route}: refused the path ${JSON.stringify(path)}: it ${spelling.why}; no request is made`
         expect(yield* Effect.flip(transport.send("ask", "POST", path, { body: { message: "hi" } })), spelling.name)
-          .toMatchObject({ _tag: "TurnError", reason: refused("ask") })
+          .toMatchObject({ _tag: "TurnError", reason: "path-refused", route: "ask", path, message: refused("ask") })
         expect(yield* Effect.flip(transport.get("ratings", path, limit)), spelling.name)
-          .toMatchObject({ _tag: "TurnError", reason: refused("ratings") })
+          .toMatchObject({ _tag: "TurnError", reason: "path-refused", route: "ratings", message: refused("ratings") })
         expect(yield* transport.deleteAt(path, limit), spelling.name).toEqual(Either.left(refused("delete")))
       }
       expect([app.seen, other.seen]).toEqual([[], []])

@@ -181,7 +181,10 @@ describe("Runner scopes", () => {
       const client = conversations(
         opened,
         closed,
-        (c) => c.id === "fails" ? Effect.fail(new TurnError({ reason: "trace: HTTP 500" })) : Effect.succeed(good)
+        (c) =>
+          c.id === "fails"
+            ? Effect.fail(new TurnError({ reason: "status", route: "trace", status: 500 }))
+            : Effect.succeed(good)
       )
       const results = yield* runWith(client, [docsCase("ok"), docsCase("fails"), docsCase("ok-2")])
       expect(results.map((r) => r.error)).toEqual([undefined, "trace: HTTP 500", undefined])

@@ -75,19 +75,21 @@ describe("the transport's requests", () => {
       const away = yield* Effect.flip(transport.get("conversation", "/away", limit))
       expect(away).toMatchObject({
         _tag: "TurnError",
-        reason: "conversation: redirected to another origin (https://elsewhere.test); not followed"
+        reason: "redirect",
+        route: "conversation",
+        message: "conversation: redirected to another origin (https://elsewhere.test); not followed"
       })
       expect(http.routes().some((r) => r.includes("elsewhere"))).toBe(false)
 
       const reposted = yield* Effect.flip(transport.send("ask", "POST", "/ask", { body: { q: 1 } }))
-      const reason = "ask: HTTP 302 redirect; a question is not re-posted"
-      expect(reposted).toMatchObject({ _tag: "TurnError", reason })
+      const message = "ask: HTTP 302 redirect; a question is not re-posted"
+      expect(reposted).toMatchObject({ _tag: "TurnError", reason: "redirect", route: "ask", message })
       // A 307 keeps the method and the body: it is followed.
       expect((yield* transport.send("ask", "POST", "/kept", { body: { q: 1 } })).status).toBe(200)
       expect(http.seen.at(-1)).toMatchObject({ route: `POST ${app}/base/asked`, body: "{\"q\":1}" })
 
       const loop = yield* Effect.flip(transport.get("trace", "/loop", limit))
-      expect(loop).toMatchObject({ _tag: "TurnError", reason: "trace: more than 5 redirects" })
+      expect(loop).toMatchObject({ _tag: "TurnError", reason: "redirect", message: "trace: more than 5 redirects" })
       expect(http.routes().filter((r) => r === `GET ${app}/base/loop`)).toHaveLength(6)
     }))
 
@@ -138,7 +140,12 @@ describe("the transport's retries", () => {
         { retries: 2, retryDelay: Duration.millis(1) }
       )
       const failed = yield* Effect.flip(transport.get("conversation", "/c", limit))
-      expect(failed).toMatchObject({ reason: "conversation: HTTP 503" })
+      expect(failed).toMatchObject({
+        reason: "status",
+        route: "conversation",
+        status: 503,
+        message: "conversation: HTTP 503"
+      })
       expect(http.seen).toHaveLength(3)
     }))
 
@@ -146,7 +153,12 @@ describe("the transport's retries", () => {
     Effect.gen(function*() {
       const { http, transport } = yield* transportOver({ [`GET ${app}/base/c`]: { status: 500 } })
       const failed = yield* Effect.flip(transport.get("conversation", "/c", limit))
-      expect(failed).toMatchObject({ reason: "conversation: HTTP 500" })
+      expect(failed).toMatchObject({
+        reason: "status",
+        route: "conversation",
+        status: 500,
+        message: "conversation: HTTP 500"
+      })
       expect(http.seen).toHaveLength(1)
     }))
 })
@@ -166,7 +178,12 @@ describe("the transport's limits", () => {
       )
       for (const path of ["/declared", "/streamed"]) {
         const refused = yield* Effect.flip(transport.get("trace", path, limit))
-        expect(refused).toMatchObject({ reason: "trace: body over 1 MiB" })
+        expect(refused).toMatchObject({
+          reason: "too-large",
+          route: "trace",
+          part: "body",
+          message: "trace: body over 1 MiB"
+        })
       }
       expect((yield* transport.get("trace", "/at", limit)).length).toBe(mib)
     }))
@@ -249,12 +266,25 @@ describe("the transport's event streams", () => {
       expect(yield* readEvents(transport)).toEqual(expected)
       const long = yield* transport.send("ask", "GET", "/long")
       const refused = yield* Effect.flip(transport.forEachEventData("ask", long.response!, () => undefined))
-      expect(refused).toMatchObject({ reason: "ask: an event-stream line over 0.1 MiB" })
+      expect(refused).toMatchObject({
+        reason: "too-large",
+        part: "line",
+        message: "ask: an event-stream line over 0.1 MiB"
+      })
       const big = yield* transport.send("ask", "GET", "/event")
       const overEvent = yield* Effect.flip(transport.forEachEventData("ask", big.response!, () => undefined))
-      expect(overEvent).toMatchObject({ reason: "ask: an event-stream event's data over 0.1 MiB" })
+      expect(overEvent).toMatchObject({
+        reason: "too-large",
+        part: "event",
+        message: "ask: an event-stream event's data over 0.1 MiB"
+      })
       const large = yield* Effect.flip(transport.get("trace", "/large", Duration.seconds(5)))
-      expect(large).toMatchObject({ reason: "trace: body over 1 MiB" })
+      expect(large).toMatchObject({
+        reason: "too-large",
+        route: "trace",
+        part: "body",
+        message: "trace: body over 1 MiB"
+      })
       for (let i = 0; i < 100 && abandoned.size < 3; i++) yield* Effect.sleep("10 millis")
       expect([...abandoned].sort()).toEqual(["/event", "/large", "/long"])
     }).pipe(Effect.provide(HttpLive), Effect.scoped))

@@ -8,7 +8,17 @@
  */
 import { Effect, Either, Option, Ref, Schema } from "effect"
 import { identifiersIn, matchCitations } from "../../Evidence/Derive.js"
-import { type Answered, type Failure, failure, isWebPage, type RouteName, webPage } from "../../Runner/Transport.js"
+import {
+  type Answered,
+  type Failure,
+  failure,
+  httpStatus,
+  isWebPage,
+  notJson,
+  type RouteName,
+  unreachable,
+  webPage
+} from "../../Runner/Transport.js"
 import { isRecord } from "../../Schema/Decode.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import { inert } from "../../Schema/Inert.js"
@@ -362,7 +372,7 @@ const OpenedThread = Schema.Struct({ thread_id: Schema.String })
 
 /** Parses a body the server answered as JSON (a run's body may start with keep-alive newlines). */
 const parsedBody = (route: RouteName, text: string): Effect.Effect<unknown, TurnError> =>
-  Effect.try({ try: (): unknown => JSON.parse(text.trimStart()), catch: () => failure(route, "not JSON") })
+  Effect.try({ try: (): unknown => JSON.parse(text.trimStart()), catch: () => notJson(route) })
 
 /** Fails on a web page where JSON was expected, saying what that usually means, as every read does. */
 const refuseWebPage = (
@@ -408,7 +418,7 @@ const openThread = (asking: Asking) => {
     read: (sent, response) =>
       Effect.gen(function*() {
         const text = yield* transport.readText("thread", response).pipe(
-          Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("thread", error.reason)))
+          Effect.catchTag("TransportFailure", (error) => Effect.fail(unreachable("thread", error)))
         )
         yield* refuseWebPage(asking, "thread", path, sent, text)
         const thread = yield* transport.decodeBody("thread", text, OpenedThread)
@@ -441,9 +451,9 @@ export const langGraphTurn: AskTurn = (asking) =>
     )
     // The question is not re-posted after a connection that may have reached the server: that would run it twice.
     const sent = yield* asking.ask("ask", runPath, { body })
-    if (sent.response === undefined) return yield* failure("ask", `HTTP ${sent.status}`)
+    if (sent.response === undefined) return yield* httpStatus("ask", sent.status)
     const runText = yield* transport.readText("ask", sent.response).pipe(
-      Effect.catchTag("TransportFailure", (error) => Effect.fail(failure("ask", error.reason)))
+      Effect.catchTag("TransportFailure", (error) => Effect.fail(unreachable("ask", error)))
     )
     yield* refuseWebPage(asking, "ask", runPath, sent, runText)
     const run = yield* parsedBody("ask", runText)
@@ -502,7 +512,7 @@ export const findRunThreads = (
         try {
           threads = JSON.parse(text)
         } catch {
-          return Effect.fail(failure("thread", "search: not JSON"))
+          return Effect.fail(notJson("thread", "search"))
         }
         if (!Array.isArray(threads)) return Effect.fail(failure("thread", "search: expected a list of threads"))
         for (const thread of threads) {

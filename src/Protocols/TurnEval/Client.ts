@@ -6,7 +6,17 @@
  */
 import { Effect, Either } from "effect"
 import { giveUp } from "../../Runner/Body.js"
-import { failure, headerText, isEventStream, isWebPage, quoteId, webPage } from "../../Runner/Transport.js"
+import {
+  failure,
+  headerText,
+  isEventStream,
+  isWebPage,
+  notJson,
+  quoteId,
+  refusedId,
+  unreachable,
+  webPage
+} from "../../Runner/Transport.js"
 import { decodeValue, isRecord, tooDeep } from "../../Schema/Decode.js"
 import type { TurnError } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
@@ -115,10 +125,10 @@ const ask = (asking: Asking) => {
             return Effect.fail(
               isWebPage(headers["content-type"] ?? "")
                 ? webPage("ask", response.status, transport.urlOf(endpoint).href)
-                : failure("ask", "not JSON")
+                : notJson("ask")
             )
           })
-        yield* body.pipe(Effect.catchTag("TransportFailure", (error) => failure("ask", error.reason)))
+        yield* body.pipe(Effect.catchTag("TransportFailure", (error) => unreachable("ask", error)))
         const conversationId = answerIds[0]
         if (conversationId === undefined) return yield* failure("ask", "the answer carries no conversationId")
         if (answerIds.length > 1) {
@@ -130,10 +140,7 @@ const ask = (asking: Asking) => {
         if (turnId === undefined) return yield* failure("ask", "the answer carries no turnId")
         const turnProblem = idProblem(turnId)
         if (turnProblem !== undefined) {
-          return yield* failure(
-            "ask",
-            `refused the turn id ${quoteId(turnId)}: it ${turnProblem}; no request is made with it`
-          )
+          return yield* refusedId("turn", turnId, turnProblem)
         }
         return { conversationId, turnId }
       })
