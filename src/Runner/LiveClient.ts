@@ -17,7 +17,7 @@ import { resolveEvidence } from "../Evidence/Rules.js"
 import type { Asking, AskingIn, AskTurn, Opening } from "../Protocols/Protocol.js"
 import { defaultProtocol, loadClients, type LoadedProtocol, protocolNames } from "../Protocols/Registry.js"
 import type { Case } from "../Schema/Case.js"
-import { RunStopped, TurnError } from "../Schema/Errors.js"
+import { FailedRequest, RunStopped, TurnError } from "../Schema/Errors.js"
 import { fillRoute, idProblem, placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { quoted } from "../Schema/Shown.js"
 import type { Routes, Surface } from "../Schema/Surface.js"
@@ -402,9 +402,9 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         // read alongside another has retries of its own, and a timeout says what that one was retrying.
         let stage: {
           readonly route: RouteName
-          readonly request: string
+          readonly request: FailedRequest
           readonly retrying?: Ref.Ref<Option.Option<string>>
-        } = { route: "ask", request: `POST ${askUrl}` }
+        } = { route: "ask", request: new FailedRequest({ method: "POST", url: askUrl }) }
         const settle = Effect.uninterruptible(
           Effect.flatMap(
             Ref.getAndSet(state.intent, Option.none()),
@@ -472,7 +472,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           at: (route, method, path, retrying) =>
             Effect.sync(() => (stage = {
               route,
-              request: `${method} ${transport.urlOf(path).href}`,
+              request: new FailedRequest({ method, url: transport.urlOf(path).href }),
               ...(retrying === undefined ? {} : { retrying })
             })),
           newId: () => crypto.randomUUID()
@@ -511,14 +511,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                 })),
               // Every route error names its request (method and URL, never the session).
               Effect.catchTag("TurnError", (error) =>
-                Effect.fail(
-                  error.message.includes(stage.request.replace(/^\S+ /, ""))
-                    ? error
-                    : error.withRequest({
-                      method: stage.request.replace(/ .*$/, ""),
-                      url: stage.request.replace(/^\S+ /, "")
-                    })
-                ))
+                Effect.fail(error.withRequest(stage.request)))
             ),
           finish: (exit) =>
             Effect.gen(function*() {

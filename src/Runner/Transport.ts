@@ -22,7 +22,7 @@ import {
   Stream
 } from "effect"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
-import { RunStopped, showMillis, TurnError } from "../Schema/Errors.js"
+import { FailedRequest, RunStopped, showMillis, TurnError } from "../Schema/Errors.js"
 import { placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { ChunksTypeId, giveUp, hasChunks } from "./Body.js"
 import { eventReader } from "./EventStream.js"
@@ -627,7 +627,7 @@ export const makeTransport = (config: TransportConfig) =>
      */
     const naming = (error: TurnError, method: string, path: string): TurnError => {
       const placed = placeRoute(base, path)
-      return typeof placed === "string" ? error : error.withRequest({ method, url: placed.href })
+      return typeof placed === "string" ? error : error.withRequest(new FailedRequest({ method, url: placed.href }))
     }
 
     /**

@@ -83,10 +83,15 @@ export const TurnFailure = Schema.Literal(
 /** Why a case's turn could not be obtained. */
 export type TurnFailure = typeof TurnFailure.Type
 
-/** The request a failure came from: its method and URL (never the session). */
-export const FailedRequest = Schema.Struct({ method: Schema.String, url: Schema.String })
-/** The request a failure came from. */
-export type FailedRequest = typeof FailedRequest.Type
+/** The request a failure came from: its method and URL (never the session), written `POST https://…/ask`. */
+export class FailedRequest extends Schema.Class<FailedRequest>("FailedRequest")({
+  method: Schema.String,
+  url: Schema.String
+}) {
+  override toString(): string {
+    return `${this.method} ${this.url}`
+  }
+}
 
 /** A limit in milliseconds exactly as it was set: `2s`, `1500ms`, `120s`. */
 export const showMillis = (ms: number): string => ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
@@ -147,7 +152,7 @@ export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
     // A web page's sentence names its URL already; any other failure of a request ends with the request.
     const named = request === undefined || (this.reason === "web-page" && this.url === request.url)
       ? ""
-      : ` — ${request.method} ${request.url}`
+      : ` — ${request}`
     return `${this.sentence}${named}`
   }
 

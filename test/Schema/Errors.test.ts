@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   BadInput,
   exitCodeOf,
+  FailedRequest,
   GateFailed,
   isCommandError,
   Refused,
@@ -162,21 +163,22 @@ describe("a case's failure", () => {
 
   it("names the request it came from once, after its sentence", () => {
     const failed = new TurnError({ reason: "status", route: "trace", status: 500 })
-    const named = failed.withRequest({ method: "GET", url: "http://app.test/trace/t1" })
+    const named = failed.withRequest(new FailedRequest({ method: "GET", url: "http://app.test/trace/t1" }))
     expect(named).toMatchObject({
       reason: "status",
       status: 500,
       request: { method: "GET", url: "http://app.test/trace/t1" }
     })
     expect(named.message).toBe("trace: HTTP 500 — GET http://app.test/trace/t1")
-    expect(named.withRequest({ method: "POST", url: "http://app.test/other" }).message).toBe(named.message)
+    expect(named.withRequest(new FailedRequest({ method: "POST", url: "http://app.test/other" })).message)
+      .toBe(named.message)
   })
 
   it("does not name again the URL a web page's sentence names", () => {
     const url = "http://app.test/ask"
     const page = new TurnError({ reason: "web-page", route: "ask", status: 200, url })
-    expect(page.withRequest({ method: "POST", url }).message).toBe(page.message)
-    expect(page.withRequest({ method: "POST", url: "http://app.test/other" }).message)
+    expect(page.withRequest(new FailedRequest({ method: "POST", url })).message).toBe(page.message)
+    expect(page.withRequest(new FailedRequest({ method: "POST", url: "http://app.test/other" })).message)
       .toBe(`${page.message} — POST http://app.test/other`)
   })
 })
