@@ -8,7 +8,7 @@
 import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { grade } from "../Graders/index.js"
 import type { Case } from "../Schema/Case.js"
-import type { RunStopped } from "../Schema/Errors.js"
+import type { RunStopped, TurnError } from "../Schema/Errors.js"
 import type { CaseResult } from "../Schema/Result.js"
 import type { Catalog } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
@@ -37,6 +37,11 @@ export interface RunOutcome {
   readonly results: ReadonlyArray<CaseResult>
   /** Whether `bail` stopped the run before every case had run. */
   readonly bailed: boolean
+  /**
+   * The failure each attempt's turn failed with, by case id and attempt (none where it was obtained or
+   * failed for another reason): what a caller matches on, where a result keeps only its sentence.
+   */
+  readonly turnErrors: ReadonlyMap<string, ReadonlyArray<TurnError | undefined>>
 }
 
 /**
@@ -68,6 +73,12 @@ export const combineAttempts = (attempts: ReadonlyArray<CaseResult>, durationMs?
   }
 }
 
+/** A case's result, and the failure it was not obtained with, if it was a TurnError. */
+interface Ran {
+  readonly result: CaseResult
+  readonly turnError?: TurnError | undefined
+}
+
 /** The result of a case whose turn could not be obtained. */
 export const erroredCase = (testCase: Case, reason: string): CaseResult => ({
   id: testCase.id,
@@ -82,10 +93,14 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
   effect: Effect.gen(function*() {
     const client = yield* SurfaceClient
 
-    const runCase = (catalog: Catalog, testCase: Case, keep: boolean): Effect.Effect<CaseResult, RunStopped> => {
+    const runCase = (
+      catalog: Catalog,
+      testCase: Case,
+      keep: boolean
+    ): Effect.Effect<Ran, RunStopped> => {
       const surface = catalog.surfaces[testCase.surface]
       if (surface === undefined) {
-        return Effect.succeed(erroredCase(testCase, `unknown surface ${JSON.stringify(testCase.surface)}`))
+        return Effect.succeed({ result: erroredCase(testCase, `unknown surface ${JSON.stringify(testCase.surface)}`) })
       }
       // A trace of another surface is graded as no case: the recording or the app mixed something up.
       const verdict = (turn: Turn): CaseResult =>
@@ -96,17 +111,17 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
             `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
           )
       const graded = keep ? (turn: Turn): CaseResult => ({ ...verdict(turn), turn: keptTurn(turn) }) : verdict
-      return client.withTurn(testCase, surface, graded).pipe(
-        Effect.catchAllCause((cause) => {
+      return client.withTurn(testCase, surface, (turn): Ran => ({ result: graded(turn) })).pipe(
+        Effect.catchAllCause((cause): Effect.Effect<Ran, RunStopped> => {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure)) {
             return failure.value._tag === "TurnError"
-              ? Effect.succeed(erroredCase(testCase, failure.value.message))
+              ? Effect.succeed({ result: erroredCase(testCase, failure.value.message), turnError: failure.value })
               : Effect.fail(failure.value)
           }
           return Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause as Cause.Cause<never>)
-            : Effect.succeed(erroredCase(testCase, `internal error: ${String(Cause.squash(cause))}`))
+            : Effect.succeed({ result: erroredCase(testCase, `internal error: ${String(Cause.squash(cause))}`) })
         })
       )
     }
@@ -127,6 +142,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         const started = cases.map(() => Number.POSITIVE_INFINITY)
         const ended = cases.map(() => 0)
         const results = new Array<CaseResult | undefined>(cases.length)
+        const turnErrors = new Map<string, Array<TurnError | undefined>>()
         let failed = 0
         let bailed = false
         const units = cases.flatMap((testCase, index) =>
@@ -151,7 +167,12 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         const runUnit = ({ attempt, index, testCase }: (typeof units)[number]): Effect.Effect<void> =>
           Effect.gen(function*() {
             const from = yield* Clock.currentTimeMillis
-            const result = yield* runCase(catalog, testCase, options.keepTurns === true)
+            const { result, turnError } = yield* runCase(catalog, testCase, options.keepTurns === true)
+            if (turnError !== undefined) {
+              const errors = turnErrors.get(testCase.id) ?? []
+              errors[attempt] = turnError
+              turnErrors.set(testCase.id, errors)
+            }
             const to = yield* Clock.currentTimeMillis
             started[index] = Math.min(started[index]!, from)
             ended[index] = Math.max(ended[index]!, to)
@@ -174,7 +195,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         }).pipe(
           Effect.map((): RunOutcome => {
             const finished = results.filter((r): r is CaseResult => r !== undefined)
-            return { results: finished, bailed: bailed && finished.length < cases.length }
+            return { results: finished, bailed: bailed && finished.length < cases.length, turnErrors }
           })
         )
         return yield* Effect.uninterruptibleMask((restore) =>

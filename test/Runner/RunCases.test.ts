@@ -97,4 +97,17 @@ describe("Runner.runCases", () => {
       expect(result!.attempts!.map((a) => a.durationMs)).toEqual([20, 20, 20])
       expect(result!.durationMs).toBe(60)
     }))
+
+  it.effect("keeps the failure behind each attempt's error, by case and attempt, for matching on its fields", () =>
+    Effect.gen(function*() {
+      const client = SurfaceClient.fromTable(new Map([["ok-1", good]]))
+      const outcome = yield* runCases([docsCase("ok-1"), docsCase("gone")], { repeat: 2 }, client)
+      expect(outcome.results.find((r) => r.id === "gone")?.error).toBe("no turn for case gone")
+      const gone = outcome.turnErrors.get("gone") ?? []
+      expect(gone).toHaveLength(2)
+      for (const failure of gone) {
+        expect(failure).toMatchObject({ _tag: "TurnError", reason: "no-turn", caseId: "gone" })
+      }
+      expect(outcome.turnErrors.has("ok-1")).toBe(false)
+    }))
 })
