@@ -23,9 +23,9 @@ import { openJournal } from "../Runner/Journal.js"
 import { Runner } from "../Runner/Runner.js"
 import { inShard, parseShard, type Shard } from "../Runner/Shard.js"
 import { SurfaceClient } from "../Runner/SurfaceClient.js"
-import { type Auth, sessionOf } from "../Runner/Transport.js"
+import { type Auth, isPlainHttp, isUnreached, sessionOf } from "../Runner/Transport.js"
 import type { Case } from "../Schema/Case.js"
-import { type CommandError, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
+import { type CommandError, GateFailed, Refused, type TurnError, UsageError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
 import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
@@ -295,36 +295,52 @@ const withCaseText = (cases: ReadonlyArray<Case>, results: ReadonlyArray<CaseRes
   })
 }
 
-/** Hints for the reasons a run may obtain no turn at all. */
-const hints: ReadonlyArray<readonly [RegExp, string]> = [
-  [
-    /TLS failed \((ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_HTTP_REQUEST|ERR_SSL_PACKET_LENGTH_TOO_LONG|EPROTO)\)/,
-    "the app speaks http, not https?"
-  ],
-  [/connection refused|host not found|TLS/, "is the dev server running, and the URL right?"],
-  [/^no recorded turn: /, "is --fixtures the folder of the recorded turns?"],
-  [/HTTP 404/, "are the routes right (\"routes\" in the catalog)?"]
-]
+/**
+ * The hint for a failure a run may obtain no turn at all with. A failure that names its request, or a
+ * web page's (which names its URL and what it usually means), has said enough already.
+ */
+const hintFor = (error: TurnError | undefined): string | undefined => {
+  if (error === undefined || error.request !== undefined) return undefined
+  switch (error.reason) {
+    case "unreachable":
+      return isPlainHttp(error.code)
+        ? "the app speaks http, not https?"
+        : isUnreached(error.code)
+        ? "is the dev server running, and the URL right?"
+        : undefined
+    case "no-recording":
+      return "is --fixtures the folder of the recorded turns?"
+    case "status":
+      return error.status === 404 ? "are the routes right (\"routes\" in the catalog)?" : undefined
+    default:
+      return undefined
+  }
+}
 
 /**
  * Why a run measured nothing — no case obtained its turn — naming the most common reason, or
- * `undefined` when some case was graded.
+ * `undefined` when some case was graded. `turnErrors` holds the failures behind the results' errors.
  */
-const measuredNothing = (results: ReadonlyArray<CaseResult>): string | undefined => {
+const measuredNothing = (
+  results: ReadonlyArray<CaseResult>,
+  turnErrors: ReadonlyMap<string, ReadonlyArray<TurnError | undefined>>
+): string | undefined => {
   if (!obtainedNoTurn(results)) return undefined
-  const errors = results.flatMap((c) => attemptsOf(c).map((a) => ({ id: c.id, error: a.error })))
-  // Reasons are grouped as they would read without the case's own id or the URL it went to.
-  const groups = new Map<string, { readonly example: string; count: number }>()
-  for (const { error, id } of errors) {
-    const kind = error!.split(id).join("…").replace(/ — (GET|POST|DELETE) \S+$/, "")
+  const errors = results.flatMap((c) =>
+    attemptsOf(c).map((a, attempt) => ({ id: c.id, error: a.error!, failure: turnErrors.get(c.id)?.[attempt] }))
+  )
+  // Reasons are grouped as they would read without the case's own id or the request it made.
+  const groups = new Map<string, { readonly example: (typeof errors)[number]; count: number }>()
+  for (const example of errors) {
+    const kind = (example.failure?.sentence ?? example.error).split(example.id).join("…")
     const group = groups.get(kind)
-    if (group === undefined) groups.set(kind, { example: error!, count: 1 })
+    if (group === undefined) groups.set(kind, { example, count: 1 })
     else group.count++
   }
-  const { count, example: reason } = [...groups.values()].sort((a, b) => b.count - a.count)[0]!
-  const hint = hints.find(([pattern]) => pattern.test(reason))?.[1]
-  return `no case obtained its turn, so the run measured nothing and no floor is held: ${inert(shown(reason))}${
-    hint === undefined || reason.includes(" — ") ? "" : ` — ${hint}`
+  const { count, example } = [...groups.values()].sort((a, b) => b.count - a.count)[0]!
+  const hint = hintFor(example.failure)
+  return `no case obtained its turn, so the run measured nothing and no floor is held: ${inert(shown(example.error))}${
+    hint === undefined ? "" : ` — ${hint}`
   } (${count} of ${errors.length} ${errors.length === 1 ? "turn" : "turns"})`
 }
 
@@ -409,7 +425,7 @@ export const gradeRun = (
     )
     const runner = yield* Runner
     const progress = yield* caseProgress(cases, plan.silent)
-    const { bailed, results: graded } = yield* runner.runCases(set.catalog, cases, {
+    const { bailed, results: graded, turnErrors } = yield* runner.runCases(set.catalog, cases, {
       concurrency: plan.concurrency,
       repeat: plan.repeat,
       keepTurns: true,
@@ -421,7 +437,7 @@ export const gradeRun = (
     )
     const results = withCaseText(cases, graded)
     // A run in which no case obtained its turn measured nothing: its pass rate is no verdict.
-    const nothing = measuredNothing(results)
+    const nothing = measuredNothing(results, turnErrors)
     // A run that stopped early covers the cases that finished, and is held to no floor.
     const stop = bailed ? { bail: plan.bail!, notRun: cases.length - results.length, of: cases.length } : undefined
     const noFloor: NoFloor | undefined = nothing !== undefined

@@ -84,11 +84,14 @@ export interface Sent extends Answered {
 
 /**
  * A request that got no answer (refused, reset, dropped); retried where that is safe. `reached` says
- * whether the app may have received it (false for a refused connection or a host not found).
+ * whether the app may have received it (false for a refused connection or a host not found); `code`
+ * is the system's code for what failed, when it gave one.
  */
-export class TransportFailure
-  extends Data.TaggedError("TransportFailure")<{ readonly reason: string; readonly reached: boolean }>
-{}
+export class TransportFailure extends Data.TaggedError("TransportFailure")<{
+  readonly reason: string
+  readonly reached: boolean
+  readonly code?: string | undefined
+}> {}
 
 /** How a delete ended: the conversation is gone (deleted now, or already), or why not. */
 export type Deleted = Either.Either<"deleted" | "already gone", string>
@@ -137,9 +140,20 @@ const codeOf = (error: unknown, depth = 0): string | undefined => {
 }
 
 /** Whether an error code is one of TLS: the connection was made but never secured. */
-const isTls = (code: string): boolean =>
+export const isTls = (code: string): boolean =>
   /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|EPROTO$|HOSTNAME_MISMATCH)/
     .test(code)
+
+/** The TLS codes of a handshake answered in plain HTTP: the app runs, but on http. */
+const plainHttpCodes: ReadonlySet<string> = new Set([
+  "ERR_SSL_WRONG_VERSION_NUMBER",
+  "ERR_SSL_HTTP_REQUEST",
+  "ERR_SSL_PACKET_LENGTH_TOO_LONG",
+  "EPROTO"
+])
+
+/** Whether an error code says a TLS handshake was answered in plain HTTP. */
+export const isPlainHttp = (code: string | undefined): boolean => code !== undefined && plainHttpCodes.has(code)
 
 /** A transport failure (an `HttpClientError`, or what broke a body off) in a few words, never with request details. */
 const describeTransport = (error: unknown): string => {
@@ -164,7 +178,7 @@ const describeTransport = (error: unknown): string => {
 }
 
 /** Codes of a request that never reached the app: nothing was asked of it. */
-const isUnreached = (code: string | undefined): boolean =>
+export const isUnreached = (code: string | undefined): boolean =>
   code !== undefined && (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || isTls(code))
 
 /** An id quoted for a message, clipped (the message is made inert where it is printed). */
@@ -230,7 +244,7 @@ export const failure = (route: RouteName, detail: string): TurnError => new Turn
 
 /** A request at a route that got no answer, in the transport's words. */
 export const unreachable = (route: RouteName, error: TransportFailure): TurnError =>
-  new TurnError({ reason: "unreachable", route, detail: error.reason })
+  new TurnError({ reason: "unreachable", route, detail: error.reason, code: error.code })
 
 /** An answer at a route of a status other than 2xx. */
 export const httpStatus = (route: RouteName, status: number): TurnError =>
@@ -265,7 +279,11 @@ const notFollowed = (route: RouteName, why: string): TurnError =>
 
 /** A body that broke off, in the words a case's error uses. */
 const brokeOff = (error: unknown) =>
-  new TransportFailure({ reason: `${describeTransport(error)} while reading the answer`, reached: true })
+  new TransportFailure({
+    reason: `${describeTransport(error)} while reading the answer`,
+    reached: true,
+    code: codeOf(error)
+  })
 
 /** A timeout names what was being retried when time ran out, or that nothing answered. */
 export const timedOut = (route: RouteName, limit: Duration.Duration, retrying: Option.Option<string>): TurnError =>
@@ -429,7 +447,11 @@ export const makeTransport = (config: TransportConfig) =>
         return Effect.matchEffect(withoutSpans(client.execute(request)), {
           onFailure: (error) =>
             Effect.fail(
-              new TransportFailure({ reason: describeTransport(error), reached: !isUnreached(codeOf(error.cause)) })
+              new TransportFailure({
+                reason: describeTransport(error),
+                reached: !isUnreached(codeOf(error.cause)),
+                code: codeOf(error)
+              })
             ),
           onSuccess: (response): Effect.Effect<Sent, Failure | TransportFailure> => {
             connected = true

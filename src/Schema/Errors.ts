@@ -137,6 +137,8 @@ export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
   caseId: Schema.optional(Schema.String),
   /** For `no-turn` from traces: the case's surface. */
   surface: Schema.optional(Schema.String),
+  /** For `unreachable`: the system's code for what failed (`ECONNREFUSED`, `ERR_SSL_WRONG_VERSION_NUMBER`). */
+  code: Schema.optional(Schema.String),
   /** The problem in a few words, where the reason has many (the transport's, the decoder's, the wire's). */
   detail: Schema.optional(Schema.String),
   /** The request the failure came from, set once by whoever knows it: named after the sentence. */
