@@ -9,6 +9,7 @@ import { Chunk, Duration, Effect, Either, Fiber, Redacted, TestClock } from "eff
 import { createServer } from "node:http"
 import { HttpLive } from "../../src/Runner/Http.js"
 import { cookieAuth, makeTransport, type Transport, type TransportConfig } from "../../src/Runner/Transport.js"
+import type { TurnError } from "../../src/Schema/Errors.js"
 import { listenOnLoopback } from "../support/loopback.js"
 import { type Answer, tableClient } from "../support/tableClient.js"
 
@@ -147,6 +148,40 @@ describe("the transport's retries", () => {
         message: "conversation: HTTP 503"
       })
       expect(http.seen).toHaveLength(3)
+    }))
+
+  it.live("time out naming what was being retried, the route and the limit as fields", () =>
+    Effect.gen(function*() {
+      const { transport } = yield* transportOver(
+        { [`GET ${app}/base/c`]: { status: 503 } },
+        { retries: 1_000_000, retryDelay: Duration.millis(1) }
+      )
+      const failed = yield* Effect.flip(transport.get("conversation", "/c", Duration.millis(50)))
+      expect(failed).toMatchObject({
+        _tag: "TurnError",
+        reason: "timed-out",
+        route: "conversation",
+        limit: 50,
+        retrying: "HTTP 503",
+        message: "conversation: HTTP 503 (retried until the 50ms timeout)"
+      })
+    }))
+
+  it.effect("name a failure by its request once, and a refused path by none", () =>
+    Effect.gen(function*() {
+      const { transport } = yield* transportOver({ [`GET ${app}/base/c`]: { status: 404 } })
+      const failed = yield* Effect.flip(transport.get("conversation", "/c", limit))
+      const named = transport.naming(failed as TurnError, "POST", "/c")
+      expect(named).toMatchObject({
+        reason: "status",
+        status: 404,
+        request: { method: "POST", url: `${app}/base/c` },
+        message: `conversation: HTTP 404 — POST ${app}/base/c`
+      })
+      expect(transport.naming(named, "DELETE", "/c").message).toBe(named.message)
+      const refused = yield* Effect.flip(transport.get("conversation", "//elsewhere.test/c", limit))
+      expect(refused).toMatchObject({ reason: "path-refused", route: "conversation", path: "//elsewhere.test/c" })
+      expect(transport.naming(refused as TurnError, "POST", "//elsewhere.test/c").request).toBeUndefined()
     }))
 
   it.effect("never retry an answer that is not retryable", () =>
