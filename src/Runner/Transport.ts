@@ -22,8 +22,9 @@ import {
   Stream
 } from "effect"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
-import { FailedRequest, RunStopped, showMillis, TurnError } from "../Schema/Errors.js"
+import { FailedRequest, RunStopped, TurnError } from "../Schema/Errors.js"
 import { placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
+import { showMillis } from "../Schema/Shown.js"
 import { ChunksTypeId, giveUp, hasChunks } from "./Body.js"
 import { eventReader } from "./EventStream.js"
 
@@ -182,7 +183,7 @@ export const isUnreached = (code: string | undefined): boolean =>
   code !== undefined && (code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" || isTls(code))
 
 /** An id quoted for a message, clipped (the message is made inert where it is printed). */
-export { quoteId } from "../Schema/Errors.js"
+export { quoteId } from "../Schema/Shown.js"
 
 /**
  * An id the app named that no request is made with (`idProblem` says why): a conversation's, with

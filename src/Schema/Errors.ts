@@ -5,7 +5,7 @@
  * A turn that could not be obtained (`TurnError`) fails only its case.
  */
 import { Match, Schema } from "effect"
-import { shown } from "./Shown.js"
+import { quoteId, showMillis, shown } from "./Shown.js"
 
 /** One problem in an input file, at a JSON path such as `$.cases[3].expect[0].tool`. */
 export const Problem = Schema.Struct({ path: Schema.String, message: Schema.String })
@@ -93,14 +93,8 @@ export class FailedRequest extends Schema.Class<FailedRequest>("FailedRequest")(
   }
 }
 
-/** A limit in milliseconds exactly as it was set: `2s`, `1500ms`, `120s`. */
-export const showMillis = (ms: number): string => ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
-
 /** A byte count in MiB, to one decimal place. */
 const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`
-
-/** An id quoted for a message, clipped (the message is made inert where it is printed). */
-export const quoteId = (id: string): string => JSON.stringify(shown(id))
 
 /** Why one case's turn could not be obtained; the case fails with it and the run goes on. */
 export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {

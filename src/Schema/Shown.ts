@@ -31,3 +31,9 @@ export const quoted = (name: string): string => inert(JSON.stringify(shown(name)
 /** Names from an input file as a message lists them: each clipped and inert, `none` for none. */
 export const names = (all: ReadonlyArray<string>): string =>
   all.length === 0 ? "none" : inert(listed(all.map(shown), ", "))
+
+/** An id quoted for a message, clipped (the message is made inert where it is printed). */
+export const quoteId = (id: string): string => JSON.stringify(shown(id))
+
+/** A limit in milliseconds exactly as it was set: `2s`, `1500ms`, `120s`. */
+export const showMillis = (ms: number): string => ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`
