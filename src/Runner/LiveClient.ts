@@ -30,6 +30,7 @@ import {
   type Deleted,
   type Failure,
   httpStatus,
+  isPlainHttp,
   makeTransport,
   refusedId,
   refusedPath,
@@ -316,7 +317,12 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
             (error): Effect.Effect<never, RunStopped | TransportFailure> =>
               !error.reached && !transport.connected()
                 ? Effect.fail(
-                  new RunStopped({ reason: "unreachable", url: transport.urlOf(path).href, why: error.reason })
+                  new RunStopped({
+                    reason: "unreachable",
+                    url: transport.urlOf(path).href,
+                    why: error.reason,
+                    ...(isPlainHttp(error.code) ? { plainHttp: true } : {})
+                  })
                 )
                 : Effect.fail(error)
           )

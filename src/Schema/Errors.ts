@@ -224,17 +224,16 @@ export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
   reason: Schema.Literal("session-rejected", "unreachable"),
   /** For `unreachable`: the URL the asks went to (never with the cookie), and why in a few words. */
   url: Schema.optionalWith(Schema.String, { exact: true }),
-  why: Schema.optionalWith(Schema.String, { exact: true })
+  why: Schema.optionalWith(Schema.String, { exact: true }),
+  /** For `unreachable`: a TLS handshake was answered in plain HTTP, so the app runs, but on http. */
+  plainHttp: Schema.optionalWith(Schema.Boolean, { exact: true })
 }) {
   override get message(): string {
     return this.reason === "session-rejected"
       ? "session rejected: sign in again"
       : `cannot reach the app at ${this.url ?? "its URL"}: ${this.why ?? "no connection"} — ${
-        // A TLS handshake answered by plain HTTP: the app runs, but on http.
-        /^TLS failed \((ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_HTTP_REQUEST|ERR_SSL_PACKET_LENGTH_TOO_LONG|EPROTO)\)/
-            .test(this.why ?? "")
-          ? "the app speaks http, not https?"
-          : "is the dev server running?"}`
+        this.plainHttp === true ? "the app speaks http, not https?" : "is the dev server running?"
+      }`
   }
 }
 

@@ -38,6 +38,12 @@ describe("the errors a command ends with", () => {
       )
   })
 
+  it("say an app reached over https that answers in plain http speaks http", () => {
+    const why = "TLS failed (ERR_SSL_WRONG_VERSION_NUMBER)"
+    expect(new RunStopped({ reason: "unreachable", url: "https://127.0.0.1:1/ask", why, plainHttp: true }).message)
+      .toBe(`cannot reach the app at https://127.0.0.1:1/ask: ${why} — the app speaks http, not https?`)
+  })
+
   it("are told apart from anything else, which is a bug (exit 70)", () => {
     expect(isCommandError(new UsageError({ message: "m" }))).toBe(true)
     expect(isCommandError(new TurnError({ reason: "status", route: "ask", status: 500 }))).toBe(false)
