@@ -214,12 +214,13 @@ const clientFor = (
     ? SurfaceClient.Fixture(source.dir)
     : Layer.unwrapScoped(Effect.gen(function*() {
       const routes = resolveRoutes(set.catalog.routes)
+      const console = yield* Console.consoleWith(Effect.succeed)
       // Every conversation is journalled until deleted, so that what a killed run left can be cleaned up.
       const journal = plan.keep || !source.journal ? undefined : yield* openJournal({
         baseUrl: source.baseUrl,
         session: sessionOf(source.auth),
         deleteRoute: routes.delete ?? "",
-        warn: (text) => process.stderr.write(`warning: ${inert(text)}\n`)
+        warn: (text) => console.unsafe.error(`warning: ${inert(text)}`)
       })
       return SurfaceClient.Live({
         baseUrl: source.baseUrl,
