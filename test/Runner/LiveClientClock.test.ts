@@ -4,7 +4,7 @@
  */
 import { HttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Fiber, Layer, Option, Redacted, TestClock } from "effect"
+import { Cause, Duration, Effect, Exit, Fiber, Layer, Option, Redacted, TestClock } from "effect"
 import { makeLive } from "../../src/Runner/LiveClient.js"
 import { detached } from "../../src/Runner/Transport.js"
 import type { Case } from "../../src/Schema/Case.js"
@@ -41,7 +41,11 @@ describe("the live client on the Clock", () => {
       yield* TestClock.adjust(Duration.seconds(1))
       const exit = yield* Fiber.await(fiber)
       expect(Exit.isFailure(exit) && Exit.causeOption(exit)).toMatchObject(
-        Option.some({ _tag: "Fail", error: { reason: "ask: timed out after 30s — POST https://app.test/api/ask" } })
+        Option.some({ _tag: "Fail", error: { _tag: "TurnError", reason: "timed-out", route: "ask", limit: 30_000 } })
+      )
+      const failure = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      expect(failure instanceof Error && failure.message).toBe(
+        "ask: timed out after 30s — POST https://app.test/api/ask"
       )
       // The ask was still sending when its time ran out: the app may hold a conversation it never named.
       const left = yield* live.leftBehind
