@@ -400,7 +400,8 @@ describe("malformed recordings fail their own case, naming the file and the JSON
     await fc.assert(
       fc.asyncProperty(mutations(recorded, kind), async (mutation) => {
         writeFileSync(file, mutation.text)
-        const run = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "r.json")])
+        // Silent: the per-case lines go to the captured standard error, which is to hold nothing else.
+        const run = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "r.json"), "--silent"])
         expect(run.code, mutation.note).toBe(0)
         expect(run.stderr, mutation.note).toBe("")
         expect(run.stdout, mutation.note).not.toContain("\u001b")
@@ -700,7 +701,8 @@ describe("recording a turn never changes its verdict", () => {
           join(fixtures, `${id}.json`),
           JSON.stringify(turn).replaceAll(JSON.stringify("\u0000input"), inputText)
         )
-        const plain = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "plain.json")])
+        // Silent: standard error is to hold the recording's warnings alone, not the per-case lines.
+        const plain = await cli(["run", "--fixtures", fixtures, "--json", join(dir, "plain.json"), "--silent"])
         const record = join(dir, `rec-${n++}`)
         const recording = await cli([
           "run",
@@ -709,7 +711,8 @@ describe("recording a turn never changes its verdict", () => {
           "--json",
           join(dir, "recorded.json"),
           "--record",
-          record
+          record,
+          "--silent"
         ])
         expect(recording.code, note).toBe(plain.code)
         expect(recording.stdout, note).toBe(plain.stdout)
