@@ -214,7 +214,7 @@ const clientFor = (
     ? SurfaceClient.Fixture(source.dir)
     : Layer.unwrapScoped(Effect.gen(function*() {
       const routes = resolveRoutes(set.catalog.routes)
-      const console = yield* Console.consoleWith(Effect.succeed)
+      const console = yield* Effect.console
       // Every conversation is journalled until deleted, so that what a killed run left can be cleaned up.
       const journal = plan.keep || !source.journal ? undefined : yield* openJournal({
         baseUrl: source.baseUrl,
