@@ -7,7 +7,7 @@ import { kindNamed } from "../Graders/Kinds.js"
 import type { SurfaceField } from "../Protocols/Protocol.js"
 import { defaultProtocol, protocolNamed, protocolNames, protocols } from "../Protocols/Registry.js"
 import type { CasesFile } from "./Case.js"
-import { jsonPath } from "./Decode.js"
+import { isRecord, jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
 import { otelCatalogProblems } from "./Otel.js"
 import { placeRoute, routeBaseOf } from "./Protocol.js"
@@ -61,21 +61,19 @@ const unread: ReadonlyArray<readonly [SurfaceField, (readers: string, shown: str
   ["assistantId", (readers, shown) => `only ${readers} surface has an assistant id; this one is ${shown}`],
   ["request.body", (readers, shown) => `only ${readers} surface takes a request body template; this one is ${shown}`],
   ["request.input", (readers, shown) => `only ${readers} surface takes a run input template; this one is ${shown}`],
-  [
-    "routes.conversation",
-    (readers, shown) =>
-      `a ${shown} surface reads its turn from the answer; only ${readers} surface has a conversation route`
-  ],
-  [
-    "routes.trace",
-    (readers, shown) => `a ${shown} surface reads its turn from the answer; only ${readers} surface has a trace route`
-  ]
+  ...(["conversation", "trace"] as const).map((route) =>
+    [
+      `routes.${route}`,
+      (readers: string, shown: string) =>
+        `a ${shown} surface reads its turn from the answer; only ${readers} surface has a ${route} route`
+    ] as const
+  )
 ]
 
 /** A surface's value at a field's path (`request.body`), if it sets one. */
 const valueAt = (surface: Surface, field: SurfaceField): unknown =>
   field.split(".").reduce<unknown>(
-    (at, key) => typeof at === "object" && at !== null ? (at as Record<string, unknown>)[key] : undefined,
+    (at, key) => isRecord(at) ? at[key] : undefined,
     surface
   )
 
