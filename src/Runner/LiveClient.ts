@@ -327,9 +327,12 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                 : Effect.fail(error)
           )
         )
-      return transport.withRetries(route, [429, 503], attempt, false, state.retrying, {
-        stopping: state.stopping,
-        phase: state.phase
+      return transport.withRetries(attempt, {
+        route,
+        statuses: [429, 503],
+        unanswered: false,
+        retrying: state.retrying,
+        sleeping: { stopping: state.stopping, phase: state.phase }
       })
     }
 

@@ -1,8 +1,9 @@
 /**
- * The transport every live protocol speaks through: one HTTP client, the app's origin and its redirect
- * rules, the session (a cookie or an auth header, sent to the app's origin only), retries with backoff
- * and `Retry-After`, body and line limits. It knows nothing of any protocol's routes or bodies; a
- * protocol (`Protocols/*.ts`) says what to send and reads what comes back.
+ * The transport every live protocol speaks through: one HTTP client with the policies of
+ * `HttpPolicy.ts` stacked over it (the session to the app's origin only, same-origin redirects, a
+ * rejected session stopping the run, the retry schedule), the app's base URL, and body and line limits.
+ * It knows nothing of any protocol's routes or bodies; a protocol (`Protocols/NAME/`) says what to send
+ * and reads what comes back.
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import {
@@ -18,6 +19,7 @@ import {
   Option,
   Redacted,
   Ref,
+  Schedule,
   type Schema,
   Stream
 } from "effect"
@@ -27,19 +29,22 @@ import { placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { showMillis } from "../Schema/Shown.js"
 import { ChunksTypeId, giveUp, hasChunks } from "./Body.js"
 import { eventReader } from "./EventStream.js"
+import {
+  type Auth,
+  rejectedSessionStops,
+  type Retried,
+  retrySchedule,
+  sameOriginRedirects,
+  sessionForOrigin
+} from "./HttpPolicy.js"
+
+export { type Auth, retryAfter } from "./HttpPolicy.js"
 
 /**
  * The name a request goes by in failures: a route of this product's protocol, or `thread` and `state`
  * (a LangGraph server's thread and its state).
  */
 export type RouteName = Route | "thread" | "state"
-
-/** The session a live run sends: one header, `cookie` for a session cookie, or an auth header. */
-export interface Auth {
-  /** The header's name, lower case (`cookie`, `authorization`, `x-api-key`). */
-  readonly header: string
-  readonly value: Redacted.Redacted<string>
-}
 
 /** A session cookie as the run's auth. */
 export const cookieAuth = (cookie: Redacted.Redacted<string>): Auth => ({ header: "cookie", value: cookie })
@@ -106,6 +111,20 @@ export interface Sleeping {
   readonly phase: Ref.Ref<AskPhase>
 }
 
+/** How a request is retried (`withRetries`). */
+export interface Retrying {
+  /** The route, which a failure names. */
+  readonly route: RouteName
+  /** The statuses that are retried. */
+  readonly statuses: ReadonlyArray<number>
+  /** Whether a request that got no answer is retried: only where asking twice is harmless. */
+  readonly unanswered: boolean
+  /** Set to what is being retried, for a timeout's message. */
+  readonly retrying: Ref.Ref<Option.Option<string>>
+  /** Stops a sleep before a retry at once, and is told of it. */
+  readonly sleeping?: Sleeping | undefined
+}
+
 /** What a request sends besides its method and path. */
 export interface SendOptions {
   /** A JSON body. */
@@ -117,22 +136,11 @@ export interface SendOptions {
 }
 
 const maxRedirects = 5
-const maxRetryAfter = Duration.seconds(60)
 /** The largest error body an ask reads, looking for the conversation it may name. */
 const maxErrorBody = 1024 * 1024
 
 /** A limit (a timeout) exactly as it was set: `2s`, `1500ms`, `120s`. */
 export const showLimit = (duration: Duration.Duration): string => showMillis(Duration.toMillis(duration))
-
-/** The delay a `Retry-After` header asks for (seconds or an HTTP date), if it is readable. */
-export const retryAfter = (header: string | undefined, now: number): Option.Option<Duration.Duration> => {
-  if (header === undefined) return Option.none()
-  const trimmed = header.trim()
-  const millis = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed) - now
-  return Number.isFinite(millis)
-    ? Option.some(Duration.min(Duration.millis(Math.max(0, millis)), maxRetryAfter))
-    : Option.none()
-}
 
 const codeOf = (error: unknown, depth = 0): string | undefined => {
   if (depth > 5 || error === null || typeof error !== "object") return undefined
@@ -337,7 +345,7 @@ export const makeTransport = (config: TransportConfig) =>
     const maxBody = config.maxBodyBytes ?? 32 * 1024 * 1024
     const maxLine = config.maxLineBytes ?? 8 * 1024 * 1024
     const maxEvent = config.maxEventBytes ?? maxLine
-    const authHeader = config.auth.header
+    const schedule = retrySchedule(retries, retryDelay)
     const tooLarge = (route: RouteName, limit: number) =>
       new TurnError({ reason: "too-large", route, part: "body", limit })
     // Whether any request of the run has been answered: until one is, an app that cannot be reached
@@ -427,11 +435,21 @@ export const makeTransport = (config: TransportConfig) =>
       return forEachChunk<E | TurnError>(route, response, maxBody, reader.push)
     }
 
+    /** A body nobody needs, read away (up to the body limit) so that its connection serves the next request. */
+    const discardAny = (response: HttpClientResponse.HttpClientResponse) => discard("ask", response)
+
+    // The policies every request goes through, innermost first: the session to the app's origin only,
+    // redirects within it only, and a rejected session stopping the run.
+    const http = client.pipe(
+      sessionForOrigin(origin, config.auth),
+      sameOriginRedirects({ origin, max: maxRedirects, discard: discardAny }),
+      rejectedSessionStops(discardAny)
+    )
+
     /**
-     * One request, following same-origin redirects; the session goes to the app's origin only, and no
-     * request is made to a path that would leave it or the base URL's path (`placeRoute`). An answer
-     * other than 2xx has its body read away — or, when `keepErrorBody`, read (up to a bound) into `text`.
-     * A 401 stops the run: the session is not signed in. Written as a chain of steps, not a generator:
+     * One request through the policies; no request is made to a path that would leave the app's origin or
+     * the base URL's path (`placeRoute`). An answer other than 2xx has its body read away — or, when
+     * `keepErrorBody`, read (up to a bound) into `text`. Written as a chain of steps, not a generator:
      * every request of a run comes through here.
      */
     const send = (
@@ -440,126 +458,108 @@ export const makeTransport = (config: TransportConfig) =>
       path: string,
       options: SendOptions = {}
     ): Effect.Effect<Sent, Failure | TransportFailure> => {
-      const hop = (url: URL, hops: number): Effect.Effect<Sent, Failure | TransportFailure> => {
-        let request = HttpClientRequest.make(method)(url, {
-          headers: { [authHeader]: Redacted.value(config.auth.value), accept: options.accept ?? "application/json" }
-        })
+      const answer = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<Sent> => {
+        const { headers, status } = response
+        if (status >= 200 && status < 300) return Effect.succeed({ status, headers, response })
+        // A body nobody reads would hold its connection open: every other answer is read away.
+        if (options.keepErrorBody !== true) {
+          return Effect.as(discard(route, response), { status, headers, response: undefined })
+        }
+        return readText(route, response, maxErrorBody).pipe(
+          Effect.orElseSucceed(() => ""),
+          Effect.map((text) => ({ status, headers, response: undefined, text }))
+        )
+      }
+      const sent = (url: URL): Effect.Effect<Sent, Failure | TransportFailure> => {
+        let request = HttpClientRequest.make(method)(url, { headers: { accept: options.accept ?? "application/json" } })
         if (options.body !== undefined) request = HttpClientRequest.bodyUnsafeJson(request, options.body)
-        return Effect.matchEffect(withoutSpans(client.execute(request)), {
-          onFailure: (error) =>
-            Effect.fail(
+        return Effect.matchEffect(withoutSpans(http.execute(request)), {
+          onFailure: (error): Effect.Effect<never, Failure | TransportFailure> => {
+            if (error._tag === "RunStopped") {
+              connected = true
+              return Effect.fail(error)
+            }
+            if (error._tag === "RedirectRefused") {
+              connected = true
+              return Effect.fail(notFollowed(route, error.detail))
+            }
+            return Effect.fail(
               new TransportFailure({
                 reason: describeTransport(error),
                 reached: !isUnreached(codeOf(error.cause)),
                 code: codeOf(error)
               })
-            ),
-          onSuccess: (response): Effect.Effect<Sent, Failure | TransportFailure> => {
+            )
+          },
+          onSuccess: (response) => {
             connected = true
-            const { headers, status } = response
-            if (status >= 200 && status < 300) return Effect.succeed({ status, headers, response })
-            const location = headers["location"]
-            const redirect = status >= 300 && status < 400 && location !== undefined
-            // A body nobody reads would hold its connection open: every other answer is read away.
-            const read: Effect.Effect<string | undefined> =
-              options.keepErrorBody === true && !redirect && status !== 401
-                ? readText(route, response, maxErrorBody).pipe(Effect.orElseSucceed(() => ""))
-                : Effect.as(discard(route, response), undefined)
-            return Effect.flatMap(read, (text): Effect.Effect<Sent, Failure | TransportFailure> => {
-              if (status === 401) return Effect.fail(new RunStopped({ reason: "session-rejected" }))
-              if (!redirect) {
-                return Effect.succeed(
-                  text === undefined
-                    ? { status, headers, response: undefined }
-                    : { status, headers, response: undefined, text }
-                )
-              }
-              let target: URL
-              try {
-                target = new URL(location, url)
-              } catch {
-                return Effect.fail(notFollowed(route, `HTTP ${status} to an unreadable location`))
-              }
-              if (target.origin !== origin) {
-                return Effect.fail(notFollowed(route, `redirected to another origin (${target.origin}); not followed`))
-              }
-              if (method === "POST" && status !== 307 && status !== 308) {
-                return Effect.fail(notFollowed(route, `HTTP ${status} redirect; a question is not re-posted`))
-              }
-              if (hops >= maxRedirects) return Effect.fail(notFollowed(route, `more than ${maxRedirects} redirects`))
-              return hop(target, hops + 1)
-            })
+            return answer(response)
           }
         })
       }
       // The last line of defence: whatever built the path, no request leaves the origin or the base URL's path.
       return Effect.suspend(() => {
         const placed = placeRoute(base, path)
-        return typeof placed === "string" ? Effect.fail(refusedPath(route, "path", path, placed)) : hop(placed, 0)
+        return typeof placed === "string" ? Effect.fail(refusedPath(route, "path", path, placed)) : sent(placed)
       })
     }
 
     /**
-     * Retries retryable answers with exponential backoff, honouring `Retry-After`, and — when
-     * `retryTransport` — a connection that failed. Any other failure ends the attempts at once. A
-     * sleep before a retry ends at once when `sleeping.stopping` completes.
+     * Retries an attempt on `retrySchedule` (exponential backoff with jitter, at least as long as
+     * `Retry-After` asks): an answer of one of `how.statuses`, and — when `how.unanswered` — a request
+     * that got no answer. Any other failure ends the attempts at once. A sleep before a retry ends at once
+     * when `how.sleeping.stopping` completes. The schedule's state is made at the first retry only: most
+     * requests are answered at once.
      */
     const withRetries = <A extends Answered, E extends Failure = Failure>(
-      route: RouteName,
-      retryable: ReadonlyArray<number>,
       attempt: Effect.Effect<A, E | TransportFailure>,
-      retryTransport: boolean,
-      retrying: Ref.Ref<Option.Option<string>>,
-      sleeping?: Sleeping
+      how: Retrying
     ): Effect.Effect<A, E | TurnError> => {
+      const { route, sleeping } = how
       const once: Effect.Effect<Either.Either<A, TransportFailure>, E> = Effect.matchEffect(attempt, {
         onFailure: (error) =>
           error._tag === "TransportFailure" ? Effect.succeed(Either.left(error)) : Effect.fail(error as E),
         onSuccess: (answered) => Effect.succeed(Either.right(answered))
       })
-      const sleep = (duration: Duration.Duration): Effect.Effect<void, TurnError> =>
-        sleeping === undefined
-          ? Effect.sleep(duration)
+      const end = (outcome: Either.Either<A, TransportFailure>): Effect.Effect<A, TurnError> =>
+        Either.isLeft(outcome) ? Effect.fail(unreachable(route, outcome.left)) : Effect.succeed(outcome.right)
+      const wait = (driver: Schedule.ScheduleDriver<unknown, Retried>, retried: Retried) => {
+        const next = driver.next(retried)
+        return sleeping === undefined
+          ? next
           : Effect.zipRight(
             Ref.set(sleeping.phase, "sleeping"),
             Effect.raceFirst(
-              Effect.sleep(duration),
+              next,
               Effect.zipRight(
                 Deferred.await(sleeping.stopping),
                 Effect.fail(new TurnError({ reason: "stopped", route }))
               )
             )
           )
-      const loop = (n: number): Effect.Effect<A, E | TurnError> =>
+      }
+      const loop = (
+        driver: Schedule.ScheduleDriver<unknown, Retried> | undefined
+      ): Effect.Effect<A, E | TurnError> =>
         Effect.flatMap(once, (outcome): Effect.Effect<A, E | TurnError> => {
-          const again = Effect.suspend(() => loop(n + 1))
-          const backoff = Duration.times(retryDelay, 2 ** n)
-          if (n < retries && Either.isLeft(outcome) && retryTransport) {
-            return Effect.zipRight(
-              Ref.set(retrying, Option.some(outcome.left.reason)),
-              Effect.zipRight(sleep(backoff), again)
-            )
-          }
-          if (n < retries && Either.isRight(outcome) && retryable.includes(outcome.right.status)) {
-            const { headers, status } = outcome.right
-            return Effect.zipRight(
-              Ref.set(retrying, Option.some(`HTTP ${status}`)),
-              Effect.clockWith((clock) => clock.currentTimeMillis).pipe(
-                Effect.flatMap((now) =>
-                  sleep(Option.match(retryAfter(headers["retry-after"], now), {
-                    onNone: () => backoff,
-                    onSome: (d) => Duration.max(d, backoff)
-                  }))
-                ),
-                Effect.zipRight(again)
-              )
-            )
-          }
-          return Either.isLeft(outcome)
-            ? Effect.fail(unreachable(route, outcome.left))
-            : Effect.succeed(outcome.right)
+          const retried: Retried | undefined = Either.isLeft(outcome)
+            ? how.unanswered ? {} : undefined
+            : how.statuses.includes(outcome.right.status)
+            ? outcome.right
+            : undefined
+          if (retried === undefined) return end(outcome)
+          const why = Either.isLeft(outcome) ? outcome.left.reason : `HTTP ${outcome.right.status}`
+          return Effect.zipRight(
+            Ref.set(how.retrying, Option.some(why)),
+            Effect.flatMap(driver === undefined ? Schedule.driver(schedule) : Effect.succeed(driver), (d) =>
+              Effect.matchEffect(wait(d, retried), {
+                // The schedule is done: the last answer stands.
+                onFailure: (stopped) => Option.isOption(stopped) ? end(outcome) : Effect.fail(stopped),
+                onSuccess: () => loop(d)
+              }))
+          )
         })
-      return Effect.zipRight(Ref.set(retrying, Option.none()), loop(0))
+      return Effect.zipRight(Ref.set(how.retrying, Option.none()), loop(undefined))
     }
 
     /** Parses and decodes a JSON body (trying `fast` first); a problem names the route and the JSON path. */
@@ -602,7 +602,7 @@ export const makeTransport = (config: TransportConfig) =>
         response === undefined
           ? Effect.succeed({ status, headers, text: "" })
           : Effect.map(readText(route, response), (text) => ({ status, headers, text })))
-      return withRetries(route, safeRetry, fetch, true, retrying).pipe(
+      return withRetries(fetch, { route, statuses: safeRetry, unanswered: true, retrying }).pipe(
         Effect.flatMap((answered) => requireOk(route, answered))
       )
     }
@@ -636,7 +636,9 @@ export const makeTransport = (config: TransportConfig) =>
     ): Effect.Effect<string, Failure> =>
       Effect.flatMap(Ref.make<Option.Option<string>>(Option.none()), (retrying) =>
         readBody(route, path, retrying, body).pipe(
-          Effect.map(({ text }) => text),
+          Effect.map((read) =>
+            read.text
+          ),
           Effect.timeout(timeout),
           Effect.catchTag(
             "TimeoutException",
@@ -661,7 +663,8 @@ export const makeTransport = (config: TransportConfig) =>
     const deleteAt = (path: string, limit: Duration.Duration): Effect.Effect<Deleted, RunStopped> =>
       Effect.suspend(() => {
         const retrying = Ref.unsafeMake<Option.Option<string>>(Option.none())
-        const attempt = withRetries("delete", safeRetry, send("delete", "DELETE", path), true, retrying).pipe(
+        const how: Retrying = { route: "delete", statuses: safeRetry, unanswered: true, retrying }
+        const attempt = withRetries(send("delete", "DELETE", path), how).pipe(
           Effect.flatMap(({ response, status }): Effect.Effect<"deleted" | "already gone", TurnError> =>
             response !== undefined
               ? Effect.as(discard("delete", response), "deleted")

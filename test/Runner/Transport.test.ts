@@ -120,18 +120,49 @@ describe("the transport's retries", () => {
       expect(http.seen).toHaveLength(2)
     }))
 
-  it.effect("back off exponentially when Retry-After asks for less", () =>
+  it.effect("back off exponentially, with jitter, when Retry-After asks for less", () =>
     Effect.gen(function*() {
       const { transport } = yield* transportOver(
         { [`GET ${app}/base/c`]: [{ status: 429, headers: { "retry-after": "0" } }, { status: 502 }, { body: "ok" }] },
         { retryDelay: Duration.millis(300) }
       )
       const read = yield* Effect.fork(transport.get("conversation", "/c", limit))
-      expect(yield* untilSleeping).toEqual([300])
-      yield* TestClock.adjust("300 millis")
-      expect(yield* untilSleeping).toEqual([900])
-      yield* TestClock.adjust("600 millis")
+      const [first] = yield* untilSleeping
+      expect(first).toBeGreaterThanOrEqual(240)
+      expect(first).toBeLessThanOrEqual(360)
+      yield* TestClock.adjust(Duration.millis(first!))
+      const [second] = yield* untilSleeping
+      expect(second! - first!).toBeGreaterThanOrEqual(480)
+      expect(second! - first!).toBeLessThanOrEqual(720)
+      yield* TestClock.adjust(Duration.millis(second! - first!))
       expect(yield* Fiber.join(read)).toBe("ok")
+    }))
+
+  it.effect("spread the retries of cases that met the same answer: no two wait alike", () =>
+    Effect.gen(function*() {
+      const { transport } = yield* transportOver(
+        {
+          [`GET ${app}/base/c`]: [
+            ...Array.from({ length: 8 }, () => ({ status: 503 })),
+            ...Array.from({ length: 8 }, () => ({ body: "ok" }))
+          ]
+        },
+        { retryDelay: Duration.millis(1000) }
+      )
+      const reads = yield* Effect.forkAll(Array.from({ length: 8 }, () => transport.get("conversation", "/c", limit)))
+      let sleeps: ReadonlyArray<number> = []
+      for (let i = 0; i < 1000 && sleeps.length < 8; i++) {
+        yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+        sleeps = yield* retrySleeps
+      }
+      expect(sleeps).toHaveLength(8)
+      expect(new Set(sleeps).size).toBe(8)
+      for (const end of sleeps) {
+        expect(end).toBeGreaterThanOrEqual(800)
+        expect(end).toBeLessThanOrEqual(1200)
+      }
+      yield* TestClock.adjust("1200 millis")
+      expect(yield* Fiber.join(reads)).toEqual(Array.from({ length: 8 }, () => "ok"))
     }))
 
   it.live("give up after the configured retries, naming the last status", () =>
