@@ -7,7 +7,6 @@
  */
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import {
-  Chunk,
   Data,
   Deferred,
   Duration,
@@ -20,15 +19,14 @@ import {
   Redacted,
   Ref,
   Schedule,
-  type Schema,
-  Stream
+  type Schema
 } from "effect"
 import { decodeValue, type FastDecoder } from "../Schema/Decode.js"
 import { FailedRequest, RunStopped, TurnError } from "../Schema/Errors.js"
 import { placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { showMillis } from "../Schema/Shown.js"
-import { ChunksTypeId, giveUp, hasChunks } from "./Body.js"
-import { eventReader } from "./EventStream.js"
+import * as Body from "./Body.js"
+import type { EventLimits, ReadFailures } from "./Body.js"
 import {
   type Auth,
   rejectedSessionStops,
@@ -303,27 +301,6 @@ export const timedOut = (route: RouteName, limit: Duration.Duration, retrying: O
     retrying: Option.getOrUndefined(retrying)
   })
 
-/**
- * Gives `f` each item in order, with its index, running the effect it may give before the next item is
- * seen; what is left to run, if anything. Items that cost no effect cost none here either.
- */
-const eachInOrder = <A, E>(
-  items: ReadonlyArray<A>,
-  f: (item: A, index: number) => Effect.Effect<void, E> | undefined,
-  from = 0
-): Effect.Effect<void, E> | undefined => {
-  for (let i = from; i < items.length; i++) {
-    const after = f(items[i]!, i)
-    if (after !== undefined) {
-      return Effect.zipRight(
-        after,
-        Effect.suspend(() => eachInOrder(items, f, i + 1) ?? Effect.void)
-      )
-    }
-  }
-  return undefined
-}
-
 /** Whether a response is an event stream. */
 export const isEventStream = (response: Answered): boolean =>
   (response.headers["content-type"] ?? "").startsWith("text/event-stream")
@@ -346,8 +323,6 @@ export const makeTransport = (config: TransportConfig) =>
     const maxLine = config.maxLineBytes ?? 8 * 1024 * 1024
     const maxEvent = config.maxEventBytes ?? maxLine
     const schedule = retrySchedule(retries, retryDelay)
-    const tooLarge = (route: RouteName, limit: number) =>
-      new TurnError({ reason: "too-large", route, part: "body", limit })
     // Whether any request of the run has been answered: until one is, an app that cannot be reached
     // at all stops the run instead of failing case after case.
     let connected = false
@@ -355,85 +330,39 @@ export const makeTransport = (config: TransportConfig) =>
     /** The URL of a path (which may carry a query), under the base URL's path. */
     const urlOf = (path: string): URL => new URL(`${prefix}${path.startsWith("/") ? path : `/${path}`}`, origin)
 
-    /**
-     * Reads a body a chunk at a time, failing past `limit` bytes: `each` sees every chunk in order, and
-     * the effect it may give runs before the next chunk is read. A body offered a chunk at a time (the
-     * live client's) is read with no Stream; any other through its `stream`. A body given up part-way
-     * has its connection closed.
-     */
-    const forEachChunk = <E>(
-      route: RouteName,
-      response: HttpClientResponse.HttpClientResponse,
-      limit: number,
-      each: (chunk: Uint8Array) => Effect.Effect<void, E> | undefined
-    ): Effect.Effect<void, E | TurnError | TransportFailure> => {
-      let bytes = 0
-      const take = (chunk: Uint8Array): Effect.Effect<void, E | TurnError> | undefined => {
-        bytes += chunk.byteLength
-        return bytes > limit ? Effect.fail(tooLarge(route, limit)) : each(chunk)
+    // What a read of a route's body fails with, made once per route.
+    const failuresOf = new Map<RouteName, ReadFailures<TurnError | TransportFailure>>()
+    const failuresAt = (route: RouteName): ReadFailures<TurnError | TransportFailure> => {
+      let failures = failuresOf.get(route)
+      if (failures === undefined) {
+        failures = {
+          tooLarge: (part, limit) => new TurnError({ reason: "too-large", route, part, limit }),
+          brokeOff
+        }
+        failuresOf.set(route, failures)
       }
-      if (!hasChunks(response)) {
-        return Stream.runForEachChunk(
-          Stream.mapError(response.stream, brokeOff),
-          (chunks) => eachInOrder(Chunk.toReadonlyArray(chunks), take) ?? Effect.void
-        )
-      }
-      const chunks = response[ChunksTypeId]()
-      const next = Effect.mapError(chunks.next, brokeOff)
-      const loop: Effect.Effect<void, E | TurnError | TransportFailure> = Effect.flatMap(next, (chunk) => {
-        if (chunk === undefined) return Effect.void
-        const after = take(chunk)
-        return after === undefined ? loop : Effect.zipRight(after, loop)
-      })
-      return Effect.onExit(loop, (exit) => Exit.isSuccess(exit) ? Effect.void : Effect.sync(chunks.cancel))
+      return failures
     }
+    const eventLimits: EventLimits = { maxBodyBytes: maxBody, maxLineBytes: maxLine, maxEventBytes: maxEvent }
 
-    /** The body as text, at most `limit` bytes. */
+    /** A route's body as text, at most `limit` bytes. */
     const readText = (
       route: RouteName,
       response: HttpClientResponse.HttpClientResponse,
       limit = maxBody
-    ): Effect.Effect<string, TurnError | TransportFailure> => {
-      // A declared length is checked up front and the body read in one piece; only a body of unknown
-      // length is read a chunk at a time, counting its bytes.
-      const declared = Number(response.headers["content-length"])
-      if (Number.isInteger(declared)) {
-        return declared > limit
-          ? Effect.zipRight(Effect.sync(() => giveUp(response)), Effect.fail(tooLarge(route, limit)))
-          : Effect.mapError(response.text, brokeOff)
-      }
-      const pieces: Array<Uint8Array> = []
-      const read = forEachChunk<never>(route, response, limit, (chunk) => {
-        pieces.push(chunk)
-        return undefined
-      })
-      return Effect.map(read, () => Buffer.concat(pieces).toString("utf8"))
-    }
+    ): Effect.Effect<string, TurnError | TransportFailure> => Body.readText(response, limit, failuresAt(route))
 
     /** Reads a body nobody needs to its end, so its connection can serve the next request. */
     const discard = (route: RouteName, response: HttpClientResponse.HttpClientResponse) =>
-      Effect.ignore(readText(route, response))
+      Body.discard(response, maxBody, failuresAt(route))
 
-    /**
-     * Reads the events of an event stream, in order (`EventStream.ts` says how a stream is read), every
-     * line and every event's data bounded: `each` sees every event's data and its `event` field, and
-     * the effect it may give runs before the next event is seen.
-     */
+    /** Reads the events of a route's event stream, in order, bounded (`Body.forEachEvent`). */
     const forEachEventData = <E>(
       route: RouteName,
       response: HttpClientResponse.HttpClientResponse,
       each: (data: string, event: string | undefined) => Effect.Effect<void, E> | undefined
-    ): Effect.Effect<void, E | TurnError | TransportFailure> => {
-      const reader = eventReader<Effect.Effect<void, E | TurnError> | undefined>(
-        { maxLineBytes: maxLine, maxEventBytes: maxEvent },
-        ({ data, names }) => eachInOrder(data, (item, i) => each(item, names?.[i])),
-        (what) =>
-          Effect.fail(
-            new TurnError({ reason: "too-large", route, part: what, limit: what === "line" ? maxLine : maxEvent })
-          )
-      )
-      return forEachChunk<E | TurnError>(route, response, maxBody, reader.push)
-    }
+    ): Effect.Effect<void, E | TurnError | TransportFailure> =>
+      Body.forEachEvent(response, eventLimits, failuresAt(route), each)
 
     /** A body nobody needs, read away (up to the body limit) so that its connection serves the next request. */
     const discardAny = (response: HttpClientResponse.HttpClientResponse) => discard("ask", response)
