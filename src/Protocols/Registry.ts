@@ -32,10 +32,10 @@ export const protocolNamed = (name: string): ProtocolDefinition<ProtocolName> | 
 /** Whether a name is a protocol's. */
 export const isProtocolName = (name: string): name is ProtocolName => byName.has(name)
 
-/** The name of the protocol a surface speaks: its own, else the default. */
-export const protocolOf = (surface: Surface): ProtocolName => {
+/** The name of the protocol a surface speaks: its own, else the default; none for a name no protocol has. */
+export const protocolOf = (surface: Surface): ProtocolName | undefined => {
   const name = surface.protocol ?? defaultProtocol
-  return isProtocolName(name) ? name : defaultProtocol
+  return isProtocolName(name) ? name : undefined
 }
 
 /** A protocol with its client loaded, for a live run. */

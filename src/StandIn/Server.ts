@@ -177,9 +177,17 @@ export interface StandIn {
   readonly ratings: (account?: string) => ReadonlyArray<StoredRating>
 }
 
-/** The protocol each surface is served over: the options' one for all, else the surface's own. */
+/**
+ * The protocol each surface is served over: the options' one for all, else the surface's own (a surface
+ * naming no known protocol is served none: `start` refuses it).
+ */
 export const servedProtocols = (options: Pick<StandInOptions, "catalog" | "protocol">): ReadonlyArray<ProtocolName> => [
-  ...new Set(Object.values(options.catalog.surfaces).map((s) => options.protocol ?? protocolOf(s)))
+  ...new Set(
+    Object.values(options.catalog.surfaces).flatMap((s) => {
+      const protocol = options.protocol ?? protocolOf(s)
+      return protocol === undefined ? [] : [protocol]
+    })
+  )
 ]
 
 /** Why these faults cannot be injected into a stand-in serving these protocols, or `undefined` when they can. */
@@ -220,7 +228,8 @@ const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; clos
   const surfaces: ReadonlyArray<ServedSurface> = Object.entries(options.catalog.surfaces).map(([name, surface]) => ({
     name,
     surface,
-    protocol: options.protocol ?? protocolOf(surface),
+    // Every surface's protocol is known: checked above.
+    protocol: options.protocol ?? protocolOf(surface)!,
     routes: resolveRoutes(options.catalog.routes, surface.routes)
   }))
   const context = { store, prefix, surfaces, catalogRoutes: resolveRoutes(options.catalog.routes) }

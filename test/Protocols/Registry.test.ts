@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs"
 import { markers } from "../../src/Graders/Docs.js"
 import { generatedProtocols, protocolsTable } from "../../src/Protocols/Docs.js"
 import type { SurfaceField } from "../../src/Protocols/Protocol.js"
-import { loadClients, protocolNames, protocols } from "../../src/Protocols/Registry.js"
+import { defaultProtocol, loadClients, protocolNames, protocolOf, protocols } from "../../src/Protocols/Registry.js"
 import type { Surface } from "../../src/Schema/Surface.js"
 import { catalogProblems } from "../../src/Schema/Validate.js"
 
@@ -74,6 +74,13 @@ describe("the protocol registry", () => {
     expect(new Set(protocolNames).size).toBe(protocolNames.length)
     const contractRow = readFileSync("docs/contract.md", "utf8").split("\n").find((l) => l.startsWith("| `protocol` |"))
     for (const name of protocolNames) expect(contractRow, name).toContain(`\`${name}\``)
+  })
+
+  it("names a surface's protocol, the default when it names none, and none for a name no protocol has", () => {
+    const surface: Surface = { tools: [] }
+    expect(protocolOf(surface)).toBe(defaultProtocol)
+    for (const name of protocolNames) expect(protocolOf({ ...surface, protocol: name })).toBe(name)
+    expect(protocolOf({ ...surface, protocol: "lang-graph" })).toBeUndefined()
   })
 
   it.each(protocols.flatMap((p) => optionalFields.map((f) => [p.name, f, documented[p.name]!.includes(f)] as const)))(
