@@ -18,6 +18,7 @@ import { readBaseline, withBaselineLock, writeBaseline } from "../Scorecard/Base
 import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { floorHistory, ratchet } from "../Scorecard/Ratchet.js"
 import { repeatOf, showRate } from "../Scorecard/Scorecard.js"
+import { plural } from "../Words.js"
 
 /** How a run stopped early under `--bail N`: after N failed cases, with `notRun` of its `of` cases never started. */
 export interface Stop {
@@ -56,7 +57,7 @@ export type NoFloor =
 
 /** `stopped after 2 failed cases (--bail 2): 5 of 22 cases not run`. */
 export const stoppedWords = ({ bail, notRun, of }: Stop): string =>
-  `stopped after ${bail} failed case${bail === 1 ? "" : "s"} (--bail ${bail}): ${notRun} of ${of} cases not run`
+  `stopped after ${plural(bail, "failed case")} (--bail ${bail}): ${notRun} of ${of} cases not run`
 
 /** What the reports say of a run held to no floor. */
 export const noFloorText = (why: NoFloor): string => {

@@ -91,7 +91,7 @@ export const noteLeftovers = (baseUrl: URL, auth: Auth) =>
       )
     } else if (otherSessions > 0) {
       yield* Console.error(
-        `note: earlier runs of another session left ${otherSessions} conversation${otherSessions === 1 ? "" : "s"} at ${
+        `note: earlier runs of another session left ${plural(otherSessions, "conversation")} at ${
           inert(baseUrl.href)
         }; \`${cleanupCommand(baseUrl)}\` signed in as that session deletes them`
       )

@@ -16,6 +16,7 @@ import { BadInput, GateFailed, Refused, UsageError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { auditSummary, violationLine } from "../Scorecard/Render/Audit.js"
+import { plural } from "../Words.js"
 import { flagUsage } from "./Hints.js"
 import type { AuditArgs } from "./Options.js"
 
@@ -150,9 +151,7 @@ export const auditHandler = (args: AuditArgs) =>
       yield* Console.error(tally.unreadableShown.join("\n"))
       return yield* new Refused({
         reason: "unreadable-lines",
-        message: `${tally.unreadable} unreadable line${
-          tally.unreadable === 1 ? "" : "s"
-        } (the first of them are listed above)`
+        message: `${plural(tally.unreadable, "unreadable line")} (the first of them are listed above)`
       })
     }
     if (tally.violations > 0) return yield* new GateFailed({ reason: "violations" })

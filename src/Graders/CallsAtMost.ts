@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { drafted, isNonBlank, isWholeNumber, NonBlankString, WholeNumber } from "../Schema/Fields.js"
+import { plural } from "../Words.js"
 import { fail, pass, shown } from "./Grader.js"
 import { defineKind, type Grade, numberArgument } from "./Kind.js"
 
@@ -19,7 +20,7 @@ export const callsAtMost: Grade<typeof CallsAtMost.Type> = ({ times, tool }, { t
   if (count <= times) return pass
   return fail(
     tool === undefined
-      ? `called: ${count} tool execution${count === 1 ? "" : "s"} (at most ${times})`
+      ? `called: ${plural(count, "tool execution")} (at most ${times})`
       : `called: ${shown(tool)} ${count}× (at most ${times})`
   )
 }

@@ -7,6 +7,7 @@ import { Console, Effect, Either, Layer } from "effect"
 import type { Links } from "../Otel/Link.js"
 import { describeUnlinked, loadOtelLinks } from "../Otel/Source.js"
 import { type BadInput, TurnError, type UsageError } from "../Schema/Errors.js"
+import { plural } from "../Words.js"
 import type { GoldenSet } from "./GoldenSet.js"
 import { plainClient, SurfaceClient } from "./SurfaceClient.js"
 
@@ -36,9 +37,7 @@ export const otelSource = (
     if (links.unlinked.length > 0) {
       const n = links.unlinked.length
       yield* Console.error(
-        `${n} turn${n === 1 ? "" : "s"} in the traces linked to no case:\n${
-          describeUnlinked(links.unlinked).join("\n")
-        }\n`
+        `${plural(n, "turn")} in the traces linked to no case:\n${describeUnlinked(links.unlinked).join("\n")}\n`
       )
     }
     return OtelClient(links)

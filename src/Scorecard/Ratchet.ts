@@ -7,6 +7,7 @@ import { Either, Option } from "effect"
 import type { Baseline, FloorChange } from "../Schema/Baseline.js"
 import { Refused } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
+import { plural } from "../Words.js"
 import { shortFingerprint } from "./CaseSet.js"
 import { floorFor, repeatOf } from "./Scorecard.js"
 
@@ -94,7 +95,7 @@ export interface RunWords {
 const plainWords: RunWords = {
   stoppedEarly: "stopped early",
   filteredRun: "a filtered run",
-  repeated: (k) => `${k} attempt${k === 1 ? "" : "s"} per case`
+  repeated: (k) => `${plural(k, "attempt")} per case`
 }
 
 /**
@@ -146,7 +147,7 @@ export const ratchet = (
       new Refused({
         reason: "ratchet",
         message: `the floor was set by runs with ${words.repeated(repeatOf(baseline.value))}, ` +
-          `and these results repeated each case ${k} time${k === 1 ? "" : "s"}: ` +
+          `and these results repeated each case ${plural(k, "time")}: ` +
           "a floor moves only with runs of the K it was set at"
       })
     )

@@ -5,6 +5,7 @@
 import type { AuditPlan, AuditTally, Violation } from "../../Schema/Audit.js"
 import { inert } from "../../Schema/Inert.js"
 import { shown } from "../../Schema/Shown.js"
+import { plural } from "../../Words.js"
 
 /** One violation's line: the turn id, the expectation's kind and the fact that broke it. */
 export const violationLine = (violation: Violation): string =>
@@ -13,14 +14,12 @@ export const violationLine = (violation: Violation): string =>
 /** The audit's closing summary. */
 export const auditSummary = (plan: AuditPlan, tally: AuditTally): string => {
   const parts = [
-    `${tally.violations} violation${tally.violations === 1 ? "" : "s"} in ${tally.violatingTurns} turn${
-      tally.violatingTurns === 1 ? "" : "s"
-    }`,
+    `${plural(tally.violations, "violation")} in ${plural(tally.violatingTurns, "turn")}`,
     ...(tally.otherSurfaces > 0 ? [`${tally.otherSurfaces} turns of other surfaces skipped`] : []),
     ...(plan.shard !== undefined ? [`${tally.otherShards} turns in other shards`] : []),
     ...(tally.unreadable > 0 ? [`${tally.unreadable} unreadable lines`] : [])
   ]
-  return `audited ${tally.turns} turns of ${inert(plan.surfaceName)} against ${plan.expectations.length} expectation${
-    plan.expectations.length === 1 ? "" : "s"
+  return `audited ${tally.turns} turns of ${inert(plan.surfaceName)} against ${
+    plural(plan.expectations.length, "expectation")
   }: ${parts.join(" · ")}`
 }
