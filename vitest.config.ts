@@ -25,10 +25,37 @@ const e2e = [
   "test/StandIn/Command.test.ts"
 ]
 
+// The in-process files that run apart (`unit-isolated`), each with a module graph of its own: those on
+// the test clock, which were seen to wait on one another's sleeps when they shared a worker's modules,
+// and those that register the OpenTelemetry API's global providers. Every other in-process file shares
+// its worker's modules (`unit`), which saves evaluating the product's module graph once per file: that
+// was most of the tier's time.
+const own = [
+  "test/Otel/**/*.test.ts",
+  "test/Runner/HttpPolicy.test.ts",
+  "test/Runner/Live.test.ts",
+  "test/Runner/LiveClientClock.test.ts",
+  "test/Runner/RunCases.test.ts",
+  "test/Runner/Transport.test.ts",
+  "test/Scorecard/BaselineLock.test.ts"
+]
+
 /** A tier: its files, with the aliases and the timeout every test file shares. */
-const tier = (name: string, include: Array<string>, exclude: Array<string> = []) => ({
+const tier = (
+  name: string,
+  include: Array<string>,
+  exclude: Array<string> = [],
+  shared = false
+) => ({
   resolve: { alias },
-  test: { name, include, exclude: [...configDefaults.exclude, ...exclude], testTimeout: 30_000 }
+  test: {
+    name,
+    include,
+    exclude: [...configDefaults.exclude, ...exclude],
+    testTimeout: 30_000,
+    // Pool options are the whole run's, not a project's: a project picks the pool that isolates or not.
+    pool: shared ? "threads" as const : "forks" as const
+  }
 })
 
 export default defineConfig({
@@ -36,6 +63,11 @@ export default defineConfig({
   test: {
     // Runs once for the whole run, whichever tiers it selects.
     globalSetup: ["test/globalSetup.ts"],
-    projects: [tier("unit", ["test/**/*.test.ts"], e2e), tier("e2e", e2e)]
+    poolOptions: { threads: { isolate: false }, forks: { isolate: true } },
+    projects: [
+      tier("unit", ["test/**/*.test.ts"], [...e2e, ...own], true),
+      tier("unit-isolated", own),
+      tier("e2e", e2e)
+    ]
   }
 })
