@@ -232,7 +232,7 @@ const clientFor = (
         // As many cases' deletes under way as cases asking: the conversations open at once stay within
         // twice the concurrency, however slow the app is to delete.
         maxDeleting: plan.concurrency,
-        ...(journal === undefined ? {} : { journal })
+        journal
       }).pipe(Layer.provide(Layer.unwrapEffect(
         Effect.promise(() => import("../Runner/Http.js")).pipe(Effect.map((m) => m.HttpLive))
       )))
@@ -356,11 +356,11 @@ export interface RunEnd<R = never> {
   readonly result: RunResult
   readonly context: ReportContext
   /** Told once the reports are written (what a live run left in the app). */
-  readonly afterReports?: Effect.Effect<void, never, R>
+  readonly afterReports?: Effect.Effect<void, never, R> | undefined
   /** Why the run measured nothing (no case obtained its turn), when it did. */
-  readonly measuredNothing?: string
+  readonly measuredNothing?: string | undefined
   /** How the run stopped early (`--bail`), when it did. */
-  readonly stop?: Stop
+  readonly stop?: Stop | undefined
 }
 
 /**
@@ -431,7 +431,7 @@ export const gradeRun = (
       repeat: plan.repeat,
       keepTurns: true,
       onCaseDone: progress.onCaseDone,
-      ...(plan.bail === undefined ? {} : { bail: plan.bail })
+      bail: plan.bail
     }).pipe(
       Effect.ensuring(progress.clear),
       Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : leftBehind)
@@ -456,7 +456,7 @@ export const gradeRun = (
       noFloor === undefined ? held.floor : null,
       {
         repeat: plan.repeat,
-        ...(shard === undefined ? {} : { shard }),
+        shard,
         ...(bailed ? { bailed: true } : {}),
         durationMs
       }
@@ -470,14 +470,14 @@ export const gradeRun = (
       result,
       context: {
         casesFile: set.casesFile,
-        ...(noFloor === undefined ? {} : { noFloor: noFloorText(noFloor) }),
+        noFloor: noFloor === undefined ? undefined : noFloorText(noFloor),
         durationMs,
-        ...(diff === undefined ? {} : { diff }),
+        diff,
         ...(held.history.length === 0 ? {} : { history: held.history })
       },
       afterReports: leftBehind,
-      ...(nothing === undefined ? {} : { measuredNothing: nothing }),
-      ...(stop === undefined ? {} : { stop })
+      measuredNothing: nothing,
+      stop
     })
   }).pipe(
     Effect.provide(

@@ -127,7 +127,7 @@ export const auditHandler = (args: AuditArgs) =>
       surfaceName: args.surface,
       surface,
       expectations,
-      ...(shard === undefined ? {} : { shard })
+      shard
     }
     const tally = emptyTally()
     for (const file of args.traces) {

@@ -48,9 +48,9 @@ export const reportHandler = (args: ReportArgs): Effect.Effect<void, CommandErro
     yield* writeReports(result, reporters, {
       casesFile: args.cases,
       noFloor: noFloorOf(result, baseline, args.baseline),
-      ...(result.durationMs === undefined ? {} : { durationMs: result.durationMs }),
+      durationMs: result.durationMs,
       ...(Option.isNone(endedAt) ? {} : { endedAt: endedAt.value }),
-      ...(diff === undefined ? {} : { diff }),
+      diff,
       ...(history.length === 0 ? {} : { history })
     })
   })

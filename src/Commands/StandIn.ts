@@ -86,7 +86,7 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
         }))
       const set = yield* loadGoldenSet(args.cases, args.surfaces)
       const protocol = Option.getOrUndefined(args.protocol)
-      const protocols = servedProtocols({ catalog: set.catalog, ...(protocol === undefined ? {} : { protocol }) })
+      const protocols = servedProtocols({ catalog: set.catalog, protocol })
       for (const [i, fault] of faults.entries()) {
         const problem = faultProblem(fault, protocols)
         if (problem !== undefined) {
@@ -104,7 +104,7 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
       const flakyIds = set.cases.filter((c) => flaky.includes(c.question)).map((c) => c.id)
       const standIn = yield* start({
         catalog: set.catalog,
-        ...(protocol === undefined ? {} : { protocol }),
+        protocol,
         host: args.host,
         port: args.port,
         latency: { ask: args.latency },

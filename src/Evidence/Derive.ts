@@ -81,7 +81,7 @@ export const citationsIn = (
 /** A citation a wire format states itself (the AI SDK's `text-end.citations`), before it is matched. */
 export interface StatedCitation {
   readonly path: string
-  readonly quote?: string
+  readonly quote?: string | undefined
 }
 
 /**

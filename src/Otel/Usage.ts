@@ -72,7 +72,7 @@ export const tokenCount = (value: AttributeValue | undefined): number | undefine
 const countsOf = (
   span: Span,
   convention: Convention
-): { readonly input?: number; readonly output?: number } | undefined => {
+): { readonly input?: number | undefined; readonly output?: number | undefined } | undefined => {
   const first = (keys: ReadonlyArray<string>) => {
     for (const key of keys) {
       const count = tokenCount(span.attributes.get(key))
@@ -83,7 +83,7 @@ const countsOf = (
   const input = first(countKeys[convention].input)
   const output = first(countKeys[convention].output)
   if (input === undefined && output === undefined) return undefined
-  return { ...(input === undefined ? {} : { input }), ...(output === undefined ? {} : { output }) }
+  return { input, output }
 }
 
 /**

@@ -38,17 +38,17 @@ export interface ReportContext {
   /** The golden-set file, for annotations and JUnit `file` attributes. */
   readonly casesFile: string
   /** Why no floor applies, for a run held to none (`floor: null`); absent, the reports say none is committed. */
-  readonly noFloor?: string
+  readonly noFloor?: string | undefined
   /** The comparison with an earlier run (`run --compare`), and that run's file. */
-  readonly diff?: { readonly diff: RunDiff; readonly against: string }
+  readonly diff?: { readonly diff: RunDiff; readonly against: string } | undefined
   /** How long the run took. */
-  readonly durationMs?: number
+  readonly durationMs?: number | undefined
   /** When the run ended, for reports rendered after it (from its results file); now when absent. */
-  readonly endedAt?: Date
+  readonly endedAt?: Date | undefined
   /** The floor's moves, from the baseline's `history`, for a report that charts them. */
-  readonly history?: ReadonlyArray<FloorChange>
+  readonly history?: ReadonlyArray<FloorChange> | undefined
   /** Where the HTML report was written, for the reports that point to it. */
-  readonly htmlReport?: string
+  readonly htmlReport?: string | undefined
 }
 
 /** Where and when a JUnit report says the run happened. */

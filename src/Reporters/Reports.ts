@@ -23,8 +23,8 @@ import {
 /** A reporter as `--reporter` names it: which, its options, and where it writes (standard output when `file` is absent). */
 export interface ReporterSpec {
   readonly name: ReporterName
-  readonly file?: string
-  readonly options?: ReadonlyArray<ReporterOption>
+  readonly file?: string | undefined
+  readonly options?: ReadonlyArray<ReporterOption> | undefined
 }
 
 /** What a reporter of `spec` writes to standard output, when it writes there. */
@@ -73,7 +73,7 @@ export const parseReporters = (
       }
       chosen.push({
         name: name as ReporterName,
-        ...(file === undefined ? {} : { file }),
+        file,
         ...(options.length === 0 ? {} : { options })
       })
     }

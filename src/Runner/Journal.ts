@@ -514,7 +514,7 @@ export const openJournal = (options: {
             case: caseId,
             at: new Date().toISOString(),
             ...(deleteRoute === undefined || deleteRoute === options.deleteRoute ? {} : { delete: deleteRoute }),
-            ...(intent === undefined ? {} : { opening: intent })
+            opening: intent
           }, true)
         ),
       gone: (conversationId) =>

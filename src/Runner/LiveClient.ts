@@ -49,9 +49,9 @@ export interface LiveConfig {
   /** The app's base URL; a path in it prefixes every route. */
   readonly baseUrl: URL
   /** The session: a cookie or an auth header (`auth` wins when both are given). */
-  readonly auth?: Auth
+  readonly auth?: Auth | undefined
   /** The session cookie, `name=value` (the same as `auth: cookieAuth(cookie)`). */
-  readonly cookie?: Redacted.Redacted<string>
+  readonly cookie?: Redacted.Redacted<string> | undefined
   /** Route templates (the catalog's, over the defaults); a surface's own `routes` override them. */
   readonly routes: Required<Routes>
   /** Bounds obtaining one turn: the ask and the reads, retries included. */
@@ -61,25 +61,25 @@ export interface LiveConfig {
   /** Leave conversations in the account instead of deleting them. */
   readonly keep: boolean
   /** Retries of a retryable answer (default 4). */
-  readonly retries?: number
+  readonly retries?: number | undefined
   /** The first retry's delay, doubled for each further retry (default 250 ms). */
-  readonly retryDelay?: Duration.Duration
+  readonly retryDelay?: Duration.Duration | undefined
   /** The largest body read from any route (default 32 MiB). */
-  readonly maxBodyBytes?: number
+  readonly maxBodyBytes?: number | undefined
   /**
    * How long an ask cut short may still take to say which conversation it opened (default 5 s), within
    * what is left of the case's timeout; an ask sleeping before a retry has opened nothing and stops at once.
    */
-  readonly askGrace?: Duration.Duration
+  readonly askGrace?: Duration.Duration | undefined
   /** The longest line of an event stream (default 8 MiB). */
-  readonly maxLineBytes?: number
+  readonly maxLineBytes?: number | undefined
   /** Where conversations are recorded until deleted, so that a run that cannot delete them leaves a trace. */
-  readonly journal?: Journal
+  readonly journal?: Journal | undefined
   /**
    * The most cases whose deletes may be under way at once, in the background (default 16); a case
    * past it waits for the oldest. The run passes its concurrency.
    */
-  readonly maxDeleting?: number
+  readonly maxDeleting?: number | undefined
 }
 
 /** A conversation left in the account: kept on request, or one whose delete failed (with why). */
@@ -160,10 +160,10 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
     const transport = yield* makeTransport({
       baseUrl: config.baseUrl,
       auth: authOf(config),
-      ...(config.retries === undefined ? {} : { retries: config.retries }),
-      ...(config.retryDelay === undefined ? {} : { retryDelay: config.retryDelay }),
-      ...(config.maxBodyBytes === undefined ? {} : { maxBodyBytes: config.maxBodyBytes }),
-      ...(config.maxLineBytes === undefined ? {} : { maxLineBytes: config.maxLineBytes })
+      retries: config.retries,
+      retryDelay: config.retryDelay,
+      maxBodyBytes: config.maxBodyBytes,
+      maxLineBytes: config.maxLineBytes
     })
     const clients = yield* Effect.promise(loadClients)
     /** The protocol a surface speaks, loaded; none for a name no protocol has. */
@@ -412,7 +412,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         let stage: {
           readonly route: RouteName
           readonly request: FailedRequest
-          readonly retrying?: Ref.Ref<Option.Option<string>>
+          readonly retrying?: Ref.Ref<Option.Option<string>> | undefined
         } = { route: "ask", request: new FailedRequest({ method: "POST", url: askUrl }) }
         const settle = Effect.uninterruptible(
           Effect.flatMap(
@@ -482,7 +482,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
             Effect.sync(() => (stage = {
               route,
               request: new FailedRequest({ method, url: transport.urlOf(path).href }),
-              ...(retrying === undefined ? {} : { retrying })
+              retrying
             })),
           newId: () => crypto.randomUUID()
         }

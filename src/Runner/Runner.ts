@@ -18,18 +18,18 @@ import { SurfaceClient } from "./SurfaceClient.js"
 /** How a run goes. */
 export interface RunOptions {
   /** Turns in flight at once (default 4). */
-  readonly concurrency?: number
+  readonly concurrency?: number | undefined
   /** Attempts per case, each a turn (a conversation) of its own; the case passes only if all pass (default 1). */
-  readonly repeat?: number
+  readonly repeat?: number | undefined
   /** Called as each case finishes (all its attempts), in completion order. */
-  readonly onCaseDone?: (result: CaseResult) => Effect.Effect<void>
+  readonly onCaseDone?: ((result: CaseResult) => Effect.Effect<void>) | undefined
   /**
    * Stop starting cases once this many have failed (`--bail N`); cases in flight finish, and the run
    * is partial: `runCases` returns only the cases that finished, and says it bailed.
    */
-  readonly bail?: number
+  readonly bail?: number | undefined
   /** Keep, on each case and attempt, the turn it was graded on, clipped as a results file keeps it. */
-  readonly keepTurns?: boolean
+  readonly keepTurns?: boolean | undefined
 }
 
 /** What a run obtained: each finished case's result in the order given, and whether it stopped early. */

@@ -60,15 +60,15 @@ export interface TransportConfig {
   readonly baseUrl: URL
   readonly auth: Auth
   /** Retries of a retryable answer (default 4). */
-  readonly retries?: number
+  readonly retries?: number | undefined
   /** The first retry's delay, doubled for each further retry (default 250 ms). */
-  readonly retryDelay?: Duration.Duration
+  readonly retryDelay?: Duration.Duration | undefined
   /** The largest body read from any route (default 32 MiB). */
-  readonly maxBodyBytes?: number
+  readonly maxBodyBytes?: number | undefined
   /** The longest line of an event stream (default 8 MiB). */
-  readonly maxLineBytes?: number
+  readonly maxLineBytes?: number | undefined
   /** The most data one event of an event stream may hold, its lines joined (default: `maxLineBytes`). */
-  readonly maxEventBytes?: number
+  readonly maxEventBytes?: number | undefined
 }
 
 /** A failure of a case (`TurnError`) or of the whole run (`RunStopped`). */

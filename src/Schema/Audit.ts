@@ -11,7 +11,7 @@ export interface AuditPlan {
   readonly surfaceName: string
   readonly surface: Surface
   readonly expectations: ReadonlyArray<Expectation>
-  readonly shard?: Shard
+  readonly shard?: Shard | undefined
 }
 
 /** The running counts of an audit. */

@@ -33,7 +33,7 @@ export const encodeBaseline = (baseline: Baseline): string => {
   const head = JSON.stringify(
     {
       ...(baseline._comment ? { _comment: baseline._comment } : {}),
-      ...(baseline.cases === undefined ? {} : { cases: baseline.cases }),
+      cases: baseline.cases,
       floor: baseline.floor,
       ...(baseline.repeat === undefined || baseline.repeat === 1 ? {} : { repeat: baseline.repeat })
     },

@@ -22,12 +22,12 @@ export const showRate = (rate: number): string => (Math.floor(rate * floorScale 
 
 /** How a run was made, beyond its cases: the K of `--repeat` and the shard it covered. */
 export interface RunShape {
-  readonly repeat?: number
-  readonly shard?: ShardInfo
+  readonly repeat?: number | undefined
+  readonly shard?: ShardInfo | undefined
   /** The run stopped early (`--bail`): its results are partial, and it is held to no floor. */
-  readonly bailed?: boolean
+  readonly bailed?: boolean | undefined
   /** How long the run took. */
-  readonly durationMs?: number
+  readonly durationMs?: number | undefined
 }
 
 /** The K a run or a baseline was made with (absent: 1). */

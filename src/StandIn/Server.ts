@@ -81,36 +81,36 @@ export interface StandInOptions {
   /** The surfaces to serve and the route templates to serve them on. */
   readonly catalog: Catalog
   /** The protocol every surface is served over (default: each surface's own, this product's when it names none). */
-  readonly protocol?: ProtocolName
+  readonly protocol?: ProtocolName | undefined
   /** Loopback address to listen on (default 127.0.0.1). */
-  readonly host?: string
+  readonly host?: string | undefined
   /** Port (default 0: any free port). */
-  readonly port?: number
+  readonly port?: number | undefined
   /** A path prefix every route is served under, like an app behind a reverse proxy. */
-  readonly prefix?: string
+  readonly prefix?: string | undefined
   /** Account names; each gets a session token, sent as a cookie or a header (default `demo` and `other`). */
-  readonly accounts?: ReadonlyArray<string>
+  readonly accounts?: ReadonlyArray<string> | undefined
   /** Open conversations an account may hold before asks are answered 429 (default 16). */
-  readonly maxConversations?: number
+  readonly maxConversations?: number | undefined
   /** Milliseconds each route waits before answering. */
-  readonly latency?: Partial<Record<Route, number>>
+  readonly latency?: Partial<Record<Route, number>> | undefined
   /** Faults to inject; each must be one a served protocol can take (see Faults.ts), or the stand-in does not start. */
-  readonly faults?: ReadonlyArray<Fault>
+  readonly faults?: ReadonlyArray<Fault> | undefined
   /** How each surface answers the ask (default: surfaces with gated tools answer JSON, others stream). */
-  readonly answerModes?: Readonly<Record<string, AnswerMode>>
+  readonly answerModes?: Readonly<Record<string, AnswerMode>> | undefined
   /**
    * Start with a rated-down turn per known flaw in the first account: the flaw's example question
    * asked, answered badly and rated thumbs-down with a comment, for trying `eval candidates` and
    * `eval propose`. Those conversations count towards the account's cap. Only surfaces served over
    * this product's protocol are seeded: its routes are the ones ratings are read back through.
    */
-  readonly seedRatings?: boolean
+  readonly seedRatings?: boolean | undefined
   /**
    * Questions answered differently from one ask to the next, like a sampled model: every second ask
    * of one cites a page from memory besides what it surfaced. A number picks that fraction of all
    * questions (stably, by question); a list names them.
    */
-  readonly flaky?: number | ReadonlyArray<string>
+  readonly flaky?: number | ReadonlyArray<string> | undefined
 }
 
 /** A user's rating of a turn. */

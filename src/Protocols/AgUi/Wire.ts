@@ -83,7 +83,7 @@ export const agUiEvents = (turn: AssistantTurn, threadId: string, runId: string)
   const interrupts = waiting.map(({ approvalId, toolCallId }) => ({
     id: approvalId,
     reason: "tool_call",
-    ...(summary === undefined ? {} : { message: summary }),
+    message: summary,
     toolCallId
   }))
   return [

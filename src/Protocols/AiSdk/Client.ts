@@ -136,7 +136,7 @@ const statedCitation = (value: unknown): StatedCitation | undefined => {
   const quote = value["citedText"]
   if (typeof id !== "string" || (url !== undefined && typeof url !== "string")) return undefined
   if (quote !== undefined && typeof quote !== "string") return undefined
-  return { path: url ?? id, ...(quote === undefined ? {} : { quote }) }
+  return { path: url ?? id, quote }
 }
 
 // ---------------------------------------------------------------------------------------------------

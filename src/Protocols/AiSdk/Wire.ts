@@ -74,7 +74,7 @@ const executionStep = (
         type: "source-url",
         sourceId: sourceId(++sources.n),
         url: s.path,
-        ...(s.title === undefined ? {} : { title: s.title })
+        title: s.title
       }))
     ]
   return [

@@ -23,13 +23,13 @@ import { pageStyle } from "./Html/Style.js"
 /** What the page needs beyond the results: what a report context gives. */
 export interface HtmlOptions {
   /** What to say when the run has no floor (none committed, or a partial run); backticks mark code. */
-  readonly noFloor?: string
+  readonly noFloor?: string | undefined
   /** The comparison with an earlier run (`run --compare`), and that run's file. */
-  readonly diff?: { readonly diff: RunDiff; readonly against: string }
+  readonly diff?: { readonly diff: RunDiff; readonly against: string } | undefined
   /** The floor's moves, oldest first, from the baseline. */
-  readonly history?: ReadonlyArray<FloorChange>
+  readonly history?: ReadonlyArray<FloorChange> | undefined
   /** How long the run took, when the results do not say. */
-  readonly durationMs?: number
+  readonly durationMs?: number | undefined
 }
 
 /** How a case fared, as the page files it: `errored` when no attempt obtained its turn. */
@@ -39,16 +39,16 @@ export type PageVerdict = "failed" | "errored" | "flaky" | "passed"
 interface PageExpectation {
   readonly kind: string
   readonly passed: boolean
-  readonly fact?: string
+  readonly fact?: string | undefined
 }
 
 /** One tool execution of a trace, its input and output already written as the text the page shows. */
 interface PageExecution {
   readonly tool: string
-  readonly input?: string
-  readonly output?: string
-  readonly error?: string
-  readonly durationMs?: number
+  readonly input?: string | undefined
+  readonly output?: string | undefined
+  readonly error?: string | undefined
+  readonly durationMs?: number | undefined
 }
 
 /** A turn as the page shows it. */
@@ -56,28 +56,30 @@ interface PageTurn {
   readonly answer: string
   readonly turnId: string
   readonly outcome: string
-  readonly citations: ReadonlyArray<{ readonly path: string; readonly quote?: string; readonly match: string }>
+  readonly citations: ReadonlyArray<
+    { readonly path: string; readonly quote?: string | undefined; readonly match: string }
+  >
   /** The paths of the citations that matched a surfaced item, each once. */
   readonly surfaced: ReadonlyArray<string>
   readonly executions: ReadonlyArray<PageExecution>
   readonly proposal?: {
     readonly id: string
-    readonly summary?: string
-    readonly status?: string
-    readonly actions?: string
+    readonly summary?: string | undefined
+    readonly status?: string | undefined
+    readonly actions?: string | undefined
   }
-  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number }
-  readonly omitted?: { readonly toolExecutions?: number; readonly citations?: number }
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number } | undefined
+  readonly omitted?: { readonly toolExecutions?: number; readonly citations?: number } | undefined
 }
 
 /** One attempt as the page shows it. */
 interface PageAttempt {
   readonly passed: boolean
-  readonly turnId?: string
-  readonly error?: string
+  readonly turnId?: string | undefined
+  readonly error?: string | undefined
   readonly expectations: ReadonlyArray<PageExpectation>
-  readonly durationMs?: number
-  readonly turn?: PageTurn
+  readonly durationMs?: number | undefined
+  readonly turn?: PageTurn | undefined
 }
 
 /** One case as the page shows it. */
@@ -85,17 +87,17 @@ export interface PageCase {
   readonly id: string
   readonly surface: string
   readonly verdict: PageVerdict
-  readonly guards?: string
-  readonly question?: string
+  readonly guards?: string | undefined
+  readonly question?: string | undefined
   readonly tags: ReadonlyArray<string>
-  readonly turnId?: string
-  readonly error?: string
+  readonly turnId?: string | undefined
+  readonly error?: string | undefined
   readonly expectations: ReadonlyArray<PageExpectation>
-  readonly durationMs?: number
-  readonly turn?: PageTurn
+  readonly durationMs?: number | undefined
+  readonly turn?: PageTurn | undefined
   /** Under `--repeat`: every attempt, and how many passed. */
-  readonly attempts?: ReadonlyArray<PageAttempt>
-  readonly passedAttempts?: number
+  readonly attempts?: ReadonlyArray<PageAttempt> | undefined
+  readonly passedAttempts?: number | undefined
   /** With `--compare`: how the verdict changed, and the older run's failing facts. */
   readonly change?: {
     readonly kind: "regression" | "fix"
@@ -103,7 +105,7 @@ export interface PageCase {
       readonly passed: boolean
       readonly facts: ReadonlyArray<{ readonly kind: string; readonly fact: string }>
     }
-  }
+  } | undefined
 }
 
 /** What the page is drawn from: the run's verdict and figures, its history and comparison, and its cases. */
@@ -114,18 +116,18 @@ export interface PageData {
     readonly passRate: number
     readonly passRateShown: string
     readonly floor: number | null
-    readonly floorShown?: string
-    readonly noFloor?: string
+    readonly floorShown?: string | undefined
+    readonly noFloor?: string | undefined
     readonly total: number
     readonly passedCount: number
     readonly counts: Readonly<Record<PageVerdict, number>>
-    readonly durationMs?: number
+    readonly durationMs?: number | undefined
     readonly caseSet: string
     readonly repeat: number
-    readonly shard?: { readonly index: number; readonly count: number }
+    readonly shard?: { readonly index: number; readonly count: number } | undefined
     readonly bailed: boolean
   }
-  readonly history?: ReadonlyArray<FloorChange>
+  readonly history?: ReadonlyArray<FloorChange> | undefined
   readonly compare?: {
     readonly against: string
     readonly passRate: number
@@ -140,6 +142,9 @@ export interface PageData {
   readonly tags: ReadonlyArray<string>
   readonly cases: ReadonlyArray<PageCase>
 }
+
+/** `f` of a value that is there; nothing of one that is not (a field the page then leaves out). */
+const mapDefined = <A, B>(a: A | undefined, f: (a: A) => B): B | undefined => a === undefined ? undefined : f(a)
 
 // Every string from the results is clipped, so no single one can swamp the page, and made inert:
 // control, bidi and zero-width characters are shown as their escapes instead of reordering or hiding
@@ -158,7 +163,7 @@ const value = (v: unknown): string => {
 const expectation = (e: ExpectationResult): PageExpectation => ({
   kind: line(e.kind),
   passed: e.passed,
-  ...(e.fact === undefined ? {} : { fact: line(e.fact) })
+  fact: mapDefined(e.fact, line)
 })
 
 const turn = (t: KeptTurn): PageTurn => {
@@ -169,7 +174,7 @@ const turn = (t: KeptTurn): PageTurn => {
     outcome: line(t.trace.outcome),
     citations: t.trace.citations.map((c) => ({
       path: line(c.path),
-      ...(c.quote === undefined ? {} : { quote: line(c.quote) }),
+      quote: mapDefined(c.quote, line),
       match: line(c.match)
     })),
     surfaced: surfacedPaths,
@@ -187,23 +192,23 @@ const turn = (t: KeptTurn): PageTurn => {
     ...(t.trace.proposal === null ? {} : {
       proposal: {
         id: line(t.trace.proposal.id),
-        ...(t.trace.proposal.summary === undefined ? {} : { summary: line(t.trace.proposal.summary) }),
-        ...(t.trace.proposal.status === undefined ? {} : { status: line(t.trace.proposal.status) }),
-        ...(t.trace.proposal.actions === undefined ? {} : { actions: value(t.trace.proposal.actions) })
+        summary: mapDefined(t.trace.proposal.summary, line),
+        status: mapDefined(t.trace.proposal.status, line),
+        actions: mapDefined(t.trace.proposal.actions, value)
       }
     }),
-    ...(t.trace.usage === undefined ? {} : { usage: t.trace.usage }),
-    ...(t.omitted === undefined ? {} : { omitted: t.omitted })
+    usage: t.trace.usage,
+    omitted: t.omitted
   }
 }
 
 const attempt = (a: Attempt): PageAttempt => ({
   passed: a.passed,
-  ...(a.turnId === undefined ? {} : { turnId: line(a.turnId) }),
-  ...(a.error === undefined ? {} : { error: line(a.error) }),
+  turnId: mapDefined(a.turnId, line),
+  error: mapDefined(a.error, line),
   expectations: a.expectations.map(expectation),
-  ...(a.durationMs === undefined ? {} : { durationMs: a.durationMs }),
-  ...(a.turn === undefined ? {} : { turn: turn(a.turn) })
+  durationMs: a.durationMs,
+  turn: mapDefined(a.turn, turn)
 })
 
 /** A case's verdict on the page: flaky when some attempts passed, errored when no attempt obtained its turn. */
@@ -221,18 +226,18 @@ const pageCase = (c: CaseResult, change: PageCase["change"] | undefined): PageCa
     id: line(c.id),
     surface: line(c.surface),
     verdict,
-    ...(c.guards === undefined ? {} : { guards: line(c.guards) }),
-    ...(c.question === undefined ? {} : { question: block(c.question) }),
+    guards: mapDefined(c.guards, line),
+    question: mapDefined(c.question, block),
     tags: (c.tags ?? []).map(line),
-    ...(c.turnId === undefined ? {} : { turnId: line(c.turnId) }),
-    ...(c.error === undefined ? {} : { error: line(c.error) }),
+    turnId: mapDefined(c.turnId, line),
+    error: mapDefined(c.error, line),
     expectations: c.expectations.map(expectation),
-    ...(c.durationMs === undefined ? {} : { durationMs: c.durationMs }),
-    ...(c.turn === undefined ? {} : { turn: turn(c.turn) }),
+    durationMs: c.durationMs,
+    turn: mapDefined(c.turn, turn),
     ...(c.attempts === undefined
       ? {}
       : { attempts: c.attempts.map(attempt), passedAttempts: c.attempts.filter((a) => a.passed).length }),
-    ...(change === undefined ? {} : { change })
+    change
   }
 }
 
@@ -285,7 +290,7 @@ export const pageData = (result: RunResult, options: HtmlOptions = {}): PageData
       total: result.total,
       passedCount: result.passedCount,
       counts,
-      ...(durationMs === undefined ? {} : { durationMs }),
+      durationMs,
       caseSet: line(result.caseSet),
       repeat: repeatOf(result),
       ...(result.shard === undefined ? {} : { shard: { index: result.shard.index, count: result.shard.count } }),

@@ -19,16 +19,16 @@ import { showRate } from "../Scorecard.js"
 /** What the JUnit report needs beyond the results. */
 export interface JUnitOptions {
   /** Each testsuite's `package`: `turn-eval` when absent (a sharded run adds its shard). */
-  readonly name?: string
+  readonly name?: string | undefined
   /**
    * The cases file, written as each testcase's `file` attribute (GitLab shows it with a failure). The
    * Ant and Jenkins schemas reject that attribute, so give it only for readers that want it.
    */
-  readonly casesFile?: string
+  readonly casesFile?: string | undefined
   /** When the run began, each testsuite's `timestamp` (UTC); the Unix epoch when absent, to stay pure. */
-  readonly timestamp?: Date
+  readonly timestamp?: Date | undefined
   /** The machine that ran it, each testsuite's `hostname`; `localhost` when absent. */
-  readonly hostname?: string
+  readonly hostname?: string | undefined
 }
 
 // Code units XML 1.0 cannot hold: C0 controls other than tab, LF and CR, U+FFFE, U+FFFF and lone surrogates.

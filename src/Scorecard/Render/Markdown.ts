@@ -13,13 +13,13 @@ import { noFloorYet, showRate } from "../Scorecard.js"
 /** What the summary needs beyond the results. */
 export interface MarkdownOptions {
   /** The heading's name; `turn-eval` when absent. */
-  readonly title?: string
+  readonly title?: string | undefined
   /** What to say when the run has no floor (none committed, or a partial run); Markdown, not escaped. */
-  readonly noFloor?: string
+  readonly noFloor?: string | undefined
   /** Markdown sections appended after the summary, in order (a comparison with an earlier run, say). */
-  readonly extraSections?: ReadonlyArray<string>
+  readonly extraSections?: ReadonlyArray<string> | undefined
   /** The file the full HTML report was written to, which the summary points to. */
-  readonly htmlReport?: string
+  readonly htmlReport?: string | undefined
 }
 
 /**

@@ -14,7 +14,7 @@ export interface PrettyOptions {
   /** ANSI colour (only on a terminal, and never under NO_COLOR). */
   readonly color: boolean
   /** What to say when the run has no floor (none committed, or a partial run). */
-  readonly noFloor?: string
+  readonly noFloor?: string | undefined
 }
 
 /** Text in an ANSI style (`code`, e.g. 31 for red) when `on`, plain otherwise. */
