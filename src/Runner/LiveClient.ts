@@ -409,11 +409,18 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         const askUrl = transport.urlOf(surface.endpoint ?? "").href
         // Where the case is: the route, and the request it is making, which every failure names; a request
         // read alongside another has retries of its own, and a timeout says what that one was retrying.
+        // The request is kept as its method and path, and made a `FailedRequest` only when it failed.
         let stage: {
           readonly route: RouteName
-          readonly request: FailedRequest
+          readonly method: string
+          readonly path: string | undefined
           readonly retrying?: Ref.Ref<Option.Option<string>> | undefined
-        } = { route: "ask", request: new FailedRequest({ method: "POST", url: askUrl }) }
+        } = { route: "ask", method: "POST", path: undefined }
+        const requestOf = (): FailedRequest =>
+          new FailedRequest({
+            method: stage.method,
+            url: stage.path === undefined ? askUrl : transport.urlOf(stage.path).href
+          })
         const settle = Effect.uninterruptible(
           Effect.flatMap(
             Ref.getAndSet(state.intent, Option.none()),
@@ -478,12 +485,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           open,
           named: noteNamed,
           run,
-          at: (route, method, path, retrying) =>
-            Effect.sync(() => (stage = {
-              route,
-              request: new FailedRequest({ method, url: transport.urlOf(path).href }),
-              retrying
-            })),
+          at: (route, method, path, retrying) => Effect.sync(() => (stage = { route, method, path, retrying })),
           newId: () => crypto.randomUUID()
         }
         const naming = protocol.definition.conversation
@@ -520,7 +522,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                 })),
               // Every route error names its request (method and URL, never the session).
               Effect.catchTag("TurnError", (error) =>
-                Effect.fail(error.withRequest(stage.request)))
+                Effect.fail(error.withRequest(requestOf())))
             ),
           finish: (exit) =>
             Effect.gen(function*() {
@@ -565,7 +567,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
                 unknown.push({
                   caseId: testCase.id,
                   reason:
-                    `the ask (${stage.request}) ${unsure.value} before naming its conversation: the app may hold one`,
+                    `the ask (${requestOf()}) ${unsure.value} before naming its conversation: the app may hold one`,
                   ...(findable ? { findable } : {})
                 })
               }
