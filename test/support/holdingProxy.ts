@@ -23,6 +23,8 @@ export interface HoldingProxy {
   readonly seen: () => ReadonlyArray<Seen>
   /** How many answers are held back now. */
   readonly held: () => number
+  /** Settles as soon as `count` answers are held back at once. */
+  readonly whenHeld: (count: number) => Promise<void>
   /** Holds back the answers to the requests `hold` selects from now on (answers held already stay held). */
   readonly setHold: (hold: (method: string, path: string) => boolean) => void
   /** Passes on every answer held back so far, as the app gave it, to each client still waiting for one. */
@@ -60,6 +62,14 @@ export const startHoldingProxy = async (
   const seen: Array<Seen> = []
   let held = 0
   const withheld: Array<() => void> = []
+  // Who waits for a number of answers held at once, woken as each answer is held.
+  const waiting: Array<{ readonly count: number; readonly wake: () => void }> = []
+  const heldChanged = () => {
+    for (const w of waiting.filter((w) => held >= w.count)) {
+      waiting.splice(waiting.indexOf(w), 1)
+      w.wake()
+    }
+  }
   const server = createServer(async (request, response) => {
     const method = request.method ?? "GET"
     const path = request.url ?? "/"
@@ -93,6 +103,7 @@ export const startHoldingProxy = async (
     if (hold(method, path)) {
       held++
       response.on("close", () => held--)
+      heldChanged()
       withheld.push(() => {
         if (!response.destroyed) answer()
       })
@@ -105,6 +116,8 @@ export const startHoldingProxy = async (
     url: listening.url,
     seen: () => [...seen],
     held: () => held,
+    whenHeld: (count) =>
+      held >= count ? Promise.resolve() : new Promise((wake) => waiting.push({ count, wake: () => wake() })),
     setHold: (next) => void (hold = next),
     release: () => withheld.splice(0).forEach((answer) => answer()),
     setRefuse: (next) => void (refuse = next),
