@@ -182,7 +182,7 @@ const heldInFlight = async (s: StandIn, p: ProtocolSet, state: string) => {
   ], {
     env
   })
-  await until(() => proxy.held() >= 6)
+  await proxy.whenHeld(6)
   return { proxy, cli, env, results }
 }
 

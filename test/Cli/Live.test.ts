@@ -355,7 +355,7 @@ describe("an interrupted live run, per protocol", () => {
               ["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", "6", "--json", results],
               { env: { ...sessionEnv(s, headerSignInOf[protocol]), XDG_STATE_HOME: state } }
             )
-            while (proxy.held() < 6) await new Promise((resolve) => setTimeout(resolve, 20))
+            await proxy.whenHeld(6)
             const open = s.conversations().map((c) => c.id).sort()
             // The AI SDK's chats are named by the run before it asks: the ids the held asks posted.
             const asked = proxy.seen().filter((r) => isAsk(r.method, r.path))

@@ -60,7 +60,7 @@ describe("langgraph, against the LangGraph JS server: threads being opened when 
             "--timeout",
             "60"
           ], { env })
-          await until(() => proxy.held() >= inFlight)
+          await proxy.whenHeld(inFlight)
           if (stop === "kill -9") {
             cli.signal("SIGKILL")
             expect((await cli.done).code).toBe(null)
