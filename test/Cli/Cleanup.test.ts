@@ -19,6 +19,7 @@ import { caseCount } from "../support/golden.js"
 import { startHoldingProxy } from "../support/holdingProxy.js"
 import { startHostileApp } from "../support/hostileApp.js"
 import { withStandIn } from "../support/live.js"
+import { until } from "../support/lostThreads.js"
 import {
   deleteRouteOf,
   headerSignInOf,
@@ -31,13 +32,6 @@ import {
 
 const cookieOf = (s: StandIn) => Redacted.value(s.cookie())
 const scratch = (prefix = "eval-cleanup-") => mkdtempSync(join(tmpdir(), prefix))
-const until = async (condition: () => boolean) => {
-  const deadline = Date.now() + 20_000
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting")
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 const journalFiles = (state: string) =>
   readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
 
