@@ -41,7 +41,7 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
     if (response === undefined) return yield* httpStatus("ask", sent.status)
     const contentType = response.headers["content-type"] ?? ""
     if (!isEventStream(response)) {
-      yield* transport.discard("ask", response)
+      yield* transport.discard(response)
       return yield* isWebPage(contentType)
         ? webPage("ask", response.status, transport.urlOf(endpoint).href)
         : failure(

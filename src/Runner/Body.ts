@@ -171,12 +171,15 @@ export const readText = <F>(
   return Effect.map(read, () => Buffer.concat(pieces).toString("utf8"))
 }
 
-/** Reads a body nobody needs to its end (at most `limit` bytes), so its connection serves the next request. */
-export const discard = <F>(
-  response: HttpClientResponse.HttpClientResponse,
-  limit: number,
-  failures: ReadFailures<F>
-): Effect.Effect<void> => Effect.ignore(readText(response, limit, failures))
+/** What a read nobody waits on fails with: nothing anyone reads. */
+const unread: ReadFailures<void> = { tooLarge: () => undefined, brokeOff: () => undefined }
+
+/**
+ * Reads a body nobody needs to its end (at most `limit` bytes), so its connection serves the next
+ * request; one over the limit, or broken off, is given up.
+ */
+export const discard = (response: HttpClientResponse.HttpClientResponse, limit: number): Effect.Effect<void> =>
+  Effect.ignore(readText(response, limit, unread))
 
 /**
  * Reads the events of an event stream, in order (`EventStream.ts` says how a stream is read), the body,

@@ -406,21 +406,17 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           reached: Ref.unsafeMake(false),
           intent: Ref.unsafeMake<Option.Option<string>>(Option.none())
         }
-        const askUrl = transport.urlOf(surface.endpoint ?? "").href
         // Where the case is: the route, and the request it is making, which every failure names; a request
         // read alongside another has retries of its own, and a timeout says what that one was retrying.
         // The request is kept as its method and path, and made a `FailedRequest` only when it failed.
         let stage: {
           readonly route: RouteName
           readonly method: string
-          readonly path: string | undefined
+          readonly path: string
           readonly retrying?: Ref.Ref<Option.Option<string>> | undefined
-        } = { route: "ask", method: "POST", path: undefined }
+        } = { route: "ask", method: "POST", path: surface.endpoint ?? "" }
         const requestOf = (): FailedRequest =>
-          new FailedRequest({
-            method: stage.method,
-            url: stage.path === undefined ? askUrl : transport.urlOf(stage.path).href
-          })
+          new FailedRequest({ method: stage.method, url: transport.urlOf(stage.path).href })
         const settle = Effect.uninterruptible(
           Effect.flatMap(
             Ref.getAndSet(state.intent, Option.none()),

@@ -301,6 +301,9 @@ export const timedOut = (route: RouteName, limit: Duration.Duration, retrying: O
     retrying: Option.getOrUndefined(retrying)
   })
 
+/** A read's text. */
+const textOf = (read: { readonly text: string }): string => read.text
+
 /** Whether a response is an event stream. */
 export const isEventStream = (response: Answered): boolean =>
   (response.headers["content-type"] ?? "").startsWith("text/event-stream")
@@ -330,19 +333,11 @@ export const makeTransport = (config: TransportConfig) =>
     /** The URL of a path (which may carry a query), under the base URL's path. */
     const urlOf = (path: string): URL => new URL(`${prefix}${path.startsWith("/") ? path : `/${path}`}`, origin)
 
-    // What a read of a route's body fails with, made once per route.
-    const failuresOf = new Map<RouteName, ReadFailures<TurnError | TransportFailure>>()
-    const failuresAt = (route: RouteName): ReadFailures<TurnError | TransportFailure> => {
-      let failures = failuresOf.get(route)
-      if (failures === undefined) {
-        failures = {
-          tooLarge: (part, limit) => new TurnError({ reason: "too-large", route, part, limit }),
-          brokeOff
-        }
-        failuresOf.set(route, failures)
-      }
-      return failures
-    }
+    /** What a read of a route's body fails with. */
+    const failuresAt = (route: RouteName): ReadFailures<TurnError | TransportFailure> => ({
+      tooLarge: (part, limit) => new TurnError({ reason: "too-large", route, part, limit }),
+      brokeOff
+    })
     const eventLimits: EventLimits = { maxBodyBytes: maxBody, maxLineBytes: maxLine, maxEventBytes: maxEvent }
 
     /** A route's body as text, at most `limit` bytes. */
@@ -353,8 +348,7 @@ export const makeTransport = (config: TransportConfig) =>
     ): Effect.Effect<string, TurnError | TransportFailure> => Body.readText(response, limit, failuresAt(route))
 
     /** Reads a body nobody needs to its end, so its connection can serve the next request. */
-    const discard = (route: RouteName, response: HttpClientResponse.HttpClientResponse) =>
-      Body.discard(response, maxBody, failuresAt(route))
+    const discard = (response: HttpClientResponse.HttpClientResponse) => Body.discard(response, maxBody)
 
     /** Reads the events of a route's event stream, in order, bounded (`Body.forEachEvent`). */
     const forEachEventData = <E>(
@@ -364,15 +358,12 @@ export const makeTransport = (config: TransportConfig) =>
     ): Effect.Effect<void, E | TurnError | TransportFailure> =>
       Body.forEachEvent(response, eventLimits, failuresAt(route), each)
 
-    /** A body nobody needs, read away (up to the body limit) so that its connection serves the next request. */
-    const discardAny = (response: HttpClientResponse.HttpClientResponse) => discard("ask", response)
-
     // The policies every request goes through, innermost first: the session to the app's origin only,
     // redirects within it only, and a rejected session stopping the run.
     const http = client.pipe(
       sessionForOrigin(origin, config.auth),
-      sameOriginRedirects({ origin, max: maxRedirects, discard: discardAny }),
-      rejectedSessionStops(discardAny)
+      sameOriginRedirects({ origin, max: maxRedirects, discard }),
+      rejectedSessionStops(discard)
     )
 
     /**
@@ -392,7 +383,7 @@ export const makeTransport = (config: TransportConfig) =>
         if (status >= 200 && status < 300) return Effect.succeed({ status, headers, response })
         // A body nobody reads would hold its connection open: every other answer is read away.
         if (options.keepErrorBody !== true) {
-          return Effect.as(discard(route, response), { status, headers, response: undefined })
+          return Effect.as(discard(response), { status, headers, response: undefined })
         }
         return readText(route, response, maxErrorBody).pipe(
           Effect.orElseSucceed(() => ""),
@@ -565,13 +556,13 @@ export const makeTransport = (config: TransportConfig) =>
     ): Effect.Effect<string, Failure> =>
       Effect.flatMap(Ref.make<Option.Option<string>>(Option.none()), (retrying) =>
         readBody(route, path, retrying, body).pipe(
-          Effect.map((read) =>
-            read.text
-          ),
+          Effect.map(textOf),
           Effect.timeout(timeout),
           Effect.catchTag(
             "TimeoutException",
-            () => Effect.flatMap(Ref.get(retrying), (why) => Effect.fail(timedOut(route, timeout, why)))
+            () =>
+              Effect.flatMap(Ref.get(retrying), (why) =>
+                Effect.fail(timedOut(route, timeout, why)))
           )
         ))
 
@@ -596,7 +587,7 @@ export const makeTransport = (config: TransportConfig) =>
         const attempt = withRetries(send("delete", "DELETE", path), how).pipe(
           Effect.flatMap(({ response, status }): Effect.Effect<"deleted" | "already gone", TurnError> =>
             response !== undefined
-              ? Effect.as(discard("delete", response), "deleted")
+              ? Effect.as(discard(response), "deleted")
               : status === 404
               ? Effect.succeed("already gone")
               : Effect.fail(httpStatus("delete", status))
