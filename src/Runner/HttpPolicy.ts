@@ -5,7 +5,7 @@
  * rejected session stops the run, and retries back off exponentially, with jitter, for at least as long
  * as `Retry-After` asks. The transport (`Transport.ts`) stacks them over whichever client its layer gives.
  */
-import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import { Clock, Data, Duration, Effect, Option, Redacted, Schedule } from "effect"
 import { RunStopped } from "../Schema/Errors.js"
 
@@ -135,6 +135,3 @@ export const retrySchedule = (retries: number, delay: Duration.Duration): Schedu
         }))
     })
   )
-
-/** What an `HttpClient` fails with, once its policies are stacked over it. */
-export type PolicyError = HttpClientError.HttpClientError | RedirectRefused | RunStopped
