@@ -1,12 +1,12 @@
 import { contains, fastTextCheck, textCheck } from "./AnswerIncludes.js"
 import { fail, pass } from "./Grader.js"
-import { defineKind, type Grade, textArgument } from "./Kind.js"
+import { defineKind, type Grader, textArgument } from "./Kind.js"
 
 /** The answer does not contain the text. */
 export const AnswerExcludes = textCheck("answer-excludes")
 
 /** The answer does not contain the text: `answer contains: "rm -rf"`. */
-export const answerExcludes: Grade<typeof AnswerExcludes.Type> = ({ ignoreCase, text }, { answer }) =>
+export const answerExcludes: Grader<typeof AnswerExcludes.Type> = ({ ignoreCase, text }, { answer }) =>
   contains(answer, text, ignoreCase) ? fail(`answer contains: ${JSON.stringify(text)}`) : pass
 
 export const answerExcludesKind = defineKind({

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { drafted } from "../Schema/Fields.js"
 import { fail, pass } from "./Grader.js"
-import { defineKind, type Grade, textArgument } from "./Kind.js"
+import { defineKind, type Grader, textArgument } from "./Kind.js"
 
 /** The fields of a plain-text check of the answer: the text, and whether case is ignored. */
 export const textCheck = <K extends string>(kind: K) =>
@@ -28,7 +28,7 @@ export const contains = (answer: string, text: string, ignoreCase: boolean): boo
   ignoreCase ? answer.toLowerCase().includes(text.toLowerCase()) : answer.includes(text)
 
 /** The answer contains the text: `answer lacks: "Refund"`. */
-export const answerIncludes: Grade<typeof AnswerIncludes.Type> = ({ ignoreCase, text }, { answer }) =>
+export const answerIncludes: Grader<typeof AnswerIncludes.Type> = ({ ignoreCase, text }, { answer }) =>
   contains(answer, text, ignoreCase) ? pass : fail(`answer lacks: ${JSON.stringify(text)}`)
 
 export const answerIncludesKind = defineKind({

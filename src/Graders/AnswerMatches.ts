@@ -3,7 +3,7 @@ import { RE2JS } from "re2js"
 import { drafted } from "../Schema/Fields.js"
 import { showCount } from "../Schema/Shown.js"
 import { fail, pass, shown } from "./Grader.js"
-import { defineKind, type Grade, textArgument } from "./Kind.js"
+import { defineKind, type Grader, textArgument } from "./Kind.js"
 
 const flagBits: Readonly<Record<string, number>> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL }
 
@@ -63,7 +63,7 @@ export const AnswerMatches = Schema.Struct({
  * The answer matches `pattern` under `flags`, or with `negate` does not: `answer does not match
  * /refund within \d+ days/i`, `answer matches /rm -rf \S+/: "rm -rf /var/cache"` (the text it matched, clipped).
  */
-export const answerMatches: Grade<typeof AnswerMatches.Type> = (
+export const answerMatches: Grader<typeof AnswerMatches.Type> = (
   { flags = "", negate = false, pattern },
   { answer }
 ) => {

@@ -2,13 +2,13 @@ import { Schema } from "effect"
 import { drafted } from "../Schema/Fields.js"
 import { errored } from "../Schema/Trace.js"
 import { distinct, fail, failedCall, joinFacts, pass } from "./Grader.js"
-import { defineKind, type Grade, withoutFields } from "./Kind.js"
+import { defineKind, type Grader, withoutFields } from "./Kind.js"
 
 /** At least one tool ran without error. */
 export const CallsAnyTool = Schema.Struct({ kind: Schema.Literal("calls-any-tool"), drafted })
 
 /** At least one tool ran without error; when every call errored, the errors are named. */
-export const callsAnyTool: Grade<typeof CallsAnyTool.Type> = (_, { trace }) => {
+export const callsAnyTool: Grader<typeof CallsAnyTool.Type> = (_, { trace }) => {
   const calls = trace.toolExecutions
   if (calls.some((e) => !errored(e))) return pass
   if (calls.length === 0) return fail("no tool ran")

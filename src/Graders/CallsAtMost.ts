@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { drafted, isNonBlank, isWholeNumber, NonBlankString, WholeNumber } from "../Schema/Fields.js"
 import { plural } from "../Words.js"
 import { fail, pass, shown } from "./Grader.js"
-import { defineKind, type Grade, numberArgument } from "./Kind.js"
+import { defineKind, type Grader, numberArgument } from "./Kind.js"
 
 /** The tool (any tool, without `tool`) ran at most `times` times, attempts that errored included. */
 export const CallsAtMost = Schema.Struct({
@@ -13,7 +13,7 @@ export const CallsAtMost = Schema.Struct({
 })
 
 /** At most `times` executions of `tool`, or of all tools: `called: search_docs 7× (at most 3)`. */
-export const callsAtMost: Grade<typeof CallsAtMost.Type> = ({ times, tool }, { trace }) => {
+export const callsAtMost: Grader<typeof CallsAtMost.Type> = ({ times, tool }, { trace }) => {
   const count = tool === undefined
     ? trace.toolExecutions.length
     : trace.toolExecutions.filter((e) => e.tool === tool).length

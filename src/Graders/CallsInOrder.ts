@@ -3,7 +3,7 @@ import { drafted, isNames, Names } from "../Schema/Fields.js"
 import { listed } from "../Schema/Shown.js"
 import { errored } from "../Schema/Trace.js"
 import { fail, pass, shown } from "./Grader.js"
-import { defineKind, type Grade } from "./Kind.js"
+import { defineKind, type Grader } from "./Kind.js"
 
 /** The tools ran without error in this order, others perhaps between; with `exact`, nothing else ran. */
 export const CallsInOrder = Schema.Struct({
@@ -29,7 +29,7 @@ const order = (tools: ReadonlyArray<string>): string => tools.length === 0 ? "no
  * are exactly `tools`. The fact lists the successful executions of the named tools (of every tool,
  * with `exact`): `order: search_docs → catalog (expected catalog → search_docs)`.
  */
-export const callsInOrder: Grade<typeof CallsInOrder.Type> = ({ exact, tools }, { trace }) => {
+export const callsInOrder: Grader<typeof CallsInOrder.Type> = ({ exact, tools }, { trace }) => {
   const ran = trace.toolExecutions.filter((e) => !errored(e)).map((e) => e.tool)
   if (exact === true) {
     return ran.length === tools.length && ran.every((tool, i) => tool === tools[i])

@@ -4,7 +4,7 @@ import { listed } from "../Schema/Shown.js"
 import { errored } from "../Schema/Trace.js"
 import { distinct, fail, failedCall, joinFacts, pass, shown } from "./Grader.js"
 import { contains, shownJson } from "./Json.js"
-import { defineKind, type Grade, textArgument } from "./Kind.js"
+import { defineKind, type Grader, textArgument } from "./Kind.js"
 
 /** The tool ran at least once without error, with an input that contains `with` when it is given. */
 export const CallsTool = Schema.Struct({
@@ -34,7 +34,7 @@ const ranInstead = (ran: ReadonlyArray<string>, catalog: ReadonlyArray<string>):
  * `with`, a successful call must have an input that contains it; the fact then counts the successful
  * calls and shows their inputs: `not called with {"service":"search-api"}: catalog ran 2× with {"service":"payments"}; {}`.
  */
-export const callsTool: Grade<typeof CallsTool.Type> = (expectation, { trace }, surface) => {
+export const callsTool: Grader<typeof CallsTool.Type> = (expectation, { trace }, surface) => {
   const { tool } = expectation
   const calls = trace.toolExecutions.filter((e) => e.tool === tool)
   const succeeded = calls.filter((e) => !errored(e))

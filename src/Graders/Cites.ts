@@ -2,13 +2,13 @@ import { Schema } from "effect"
 import { drafted, isNonBlank, NonBlankString } from "../Schema/Fields.js"
 import { surfaced } from "../Schema/Trace.js"
 import { fail, pass, shown } from "./Grader.js"
-import { defineKind, type Grade, textArgument } from "./Kind.js"
+import { defineKind, type Grader, textArgument } from "./Kind.js"
 
 /** A surfaced citation with exactly this path exists. */
 export const Cites = Schema.Struct({ kind: Schema.Literal("cites"), path: NonBlankString, drafted })
 
 /** A surfaced citation with exactly this path exists; a recalled (unsurfaced) one does not count. */
-export const cites: Grade<typeof Cites.Type> = ({ path }, { trace }) => {
+export const cites: Grader<typeof Cites.Type> = ({ path }, { trace }) => {
   const matching = trace.citations.filter((c) => c.path === path)
   if (matching.some(surfaced)) return pass
   return fail(matching.length > 0 ? `not cited: ${shown(path)} (cited unsurfaced)` : `not cited: ${shown(path)}`)

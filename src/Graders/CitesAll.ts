@@ -3,7 +3,7 @@ import { drafted, isNames, Names } from "../Schema/Fields.js"
 import { listed } from "../Schema/Shown.js"
 import { surfaced } from "../Schema/Trace.js"
 import { distinct, fail, pass, shown } from "./Grader.js"
-import { defineKind, type Grade } from "./Kind.js"
+import { defineKind, type Grader } from "./Kind.js"
 
 /** Every path is cited, and each citation matched a surfaced item. */
 export const CitesAll = Schema.Struct({
@@ -16,7 +16,7 @@ export const CitesAll = Schema.Struct({
  * Recall: every path in `paths` has a surfaced citation; a recalled one does not count and is marked:
  * `not cited: /docs/a, /docs/b (cited unsurfaced)`.
  */
-export const citesAll: Grade<typeof CitesAll.Type> = ({ paths }, { trace }) => {
+export const citesAll: Grader<typeof CitesAll.Type> = ({ paths }, { trace }) => {
   const cited = new Set(trace.citations.filter(surfaced).map((c) => c.path))
   const recalled = new Set(trace.citations.filter((c) => !surfaced(c)).map((c) => c.path))
   const missing = distinct(paths).filter((path) => !cited.has(path))

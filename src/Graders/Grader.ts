@@ -2,7 +2,6 @@
  * What a grader is: a pure function from one expectation, the turn and its surface to a verdict.
  * No I/O, no clock, no model: the same turn always grades the same.
  */
-import type { Expectation, ExpectationKind } from "../Schema/Case.js"
 import { listed, shown } from "../Schema/Shown.js"
 import type { Surface } from "../Schema/Surface.js"
 import { noResult, type ToolExecution, type Turn, unresolved } from "../Schema/Trace.js"
@@ -16,10 +15,7 @@ export interface Verdict {
 }
 
 /** A grader of expectations `A`: a pure function from one expectation, the turn and its surface to a verdict. */
-export type Grade<A> = (expectation: A, turn: Turn, surface: Surface) => Verdict
-
-/** The grader of expectations of kind `K`: a `Grade` of that kind's expectation. */
-export type Grader<K extends ExpectationKind> = Grade<Extract<Expectation, { readonly kind: K }>>
+export type Grader<A> = (expectation: A, turn: Turn, surface: Surface) => Verdict
 
 /** The verdict of an expectation that holds. */
 export const pass: Verdict = { passed: true }

@@ -8,9 +8,9 @@
  */
 import type { Schema } from "effect"
 import type { TurnTrace } from "../Schema/Trace.js"
-import type { Grade } from "./Grader.js"
+import type { Grader } from "./Grader.js"
 
-export type { Grade } from "./Grader.js"
+export type { Grader } from "./Grader.js"
 
 /** A name from the catalog that an expectation uses, at its path under the expectation (`tools[1]`). */
 export type Named =
@@ -60,7 +60,7 @@ export interface Kind<K extends string, A extends { readonly kind: K }, I> {
    * decodes them, read without it, or `undefined` to leave the value to the schema.
    */
   readonly fast: (value: Record<string, unknown>) => Omit<A, "kind" | "drafted"> | undefined
-  readonly grade: Grade<A>
+  readonly grade: Grader<A>
   /** The tools and outcomes it names, each of which the case's surface must have. */
   readonly names: (expectation: A) => ReadonlyArray<Named>
   /** How audit reads `KIND=ARG`; `null` for a kind audit takes with no argument, or only as JSON. */

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { drafted, isNonBlank, NonBlankString } from "../Schema/Fields.js"
 import { noResult, unresolved } from "../Schema/Trace.js"
 import { fail, pass, shown } from "./Grader.js"
-import { defineKind, type Grade, textArgument } from "./Kind.js"
+import { defineKind, type Grader, textArgument } from "./Kind.js"
 
 /** The tool was never executed, not even in an attempt that errored. */
 export const NeverCalls = Schema.Struct({ kind: Schema.Literal("never-calls"), tool: NonBlankString, drafted })
@@ -11,7 +11,7 @@ export const NeverCalls = Schema.Struct({ kind: Schema.Literal("never-calls"), t
  * The tool was never executed; an attempt that errored is still a call (`called: deploy (2×)`), and so is
  * one the wire shows started and never resolved (`called: deploy (no result on the wire)`).
  */
-export const neverCalls: Grade<typeof NeverCalls.Type> = ({ tool }, { trace }) => {
+export const neverCalls: Grader<typeof NeverCalls.Type> = ({ tool }, { trace }) => {
   const calls = trace.toolExecutions.filter((e) => e.tool === tool)
   if (calls.length === 0) return pass
   const open = calls.filter(unresolved).length

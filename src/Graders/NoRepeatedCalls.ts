@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { drafted, isNonBlank, NonBlankString } from "../Schema/Fields.js"
 import { fail, joinFacts, pass, shown } from "./Grader.js"
 import { canonical, shownJson } from "./Json.js"
-import { defineKind, type Grade, textArgument } from "./Kind.js"
+import { defineKind, type Grader, textArgument } from "./Kind.js"
 
 /** No tool (or no call of `tool`) ran twice with equal inputs. */
 export const NoRepeatedCalls = Schema.Struct({
@@ -16,7 +16,7 @@ export const NoRepeatedCalls = Schema.Struct({
  * `"1"`); errored ones count, so a retry with the same input is a repeat. Each repeat is one fact, with
  * the input as first recorded, in first-seen order: `repeated: search_docs {"query":"refund"} 3×`.
  */
-export const noRepeatedCalls: Grade<typeof NoRepeatedCalls.Type> = ({ tool }, { trace }) => {
+export const noRepeatedCalls: Grader<typeof NoRepeatedCalls.Type> = ({ tool }, { trace }) => {
   const seen = new Map<string, { tool: string; input: unknown; count: number }>()
   for (const e of trace.toolExecutions) {
     if (tool !== undefined && e.tool !== tool) continue

@@ -1,13 +1,13 @@
 import { Schema } from "effect"
 import { drafted, isNonBlank, NonBlankString } from "../Schema/Fields.js"
 import { fail, pass, shown } from "./Grader.js"
-import { defineKind, type Grade, textArgument } from "./Kind.js"
+import { defineKind, type Grader, textArgument } from "./Kind.js"
 
 /** The turn's outcome equals `is`. */
 export const Outcome = Schema.Struct({ kind: Schema.Literal("outcome"), is: NonBlankString, drafted })
 
 /** The turn ended in the expected outcome: `outcome: error (expected answered)`. */
-export const outcome: Grade<typeof Outcome.Type> = ({ is }, { trace }) =>
+export const outcome: Grader<typeof Outcome.Type> = ({ is }, { trace }) =>
   trace.outcome === is ? pass : fail(`outcome: ${shown(trace.outcome)} (expected ${shown(is)})`)
 
 export const outcomeKind = defineKind({

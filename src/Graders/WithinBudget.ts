@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { drafted, isWholeNumber, WholeNumber } from "../Schema/Fields.js"
 import { fail, pass } from "./Grader.js"
-import { defineKind, type Grade, numberArgument } from "./Kind.js"
+import { defineKind, type Grader, numberArgument } from "./Kind.js"
 
 /** The turn's recorded token usage, input and output together, is at most `tokens`. */
 export const WithinBudget = Schema.Struct({
@@ -11,7 +11,7 @@ export const WithinBudget = Schema.Struct({
 })
 
 /** Input and output tokens together at most `tokens`: `used 5210 tokens (budget 4000)`, `no token usage recorded`. */
-export const withinBudget: Grade<typeof WithinBudget.Type> = ({ tokens }, { trace }) => {
+export const withinBudget: Grader<typeof WithinBudget.Type> = ({ tokens }, { trace }) => {
   if (trace.usage === undefined) return fail("no token usage recorded")
   const used = trace.usage.inputTokens + trace.usage.outputTokens
   return used <= tokens ? pass : fail(`used ${used} tokens (budget ${tokens})`)

@@ -2,7 +2,7 @@
  * The graders, one per expectation kind, and `grade`, which runs a case's expectations over its turn.
  * They come from the registry of kinds (`Kinds.ts`), so every kind has its grader.
  */
-import type { Case, Expectation, ExpectationKind } from "../Schema/Case.js"
+import type { Case, Expectation, ExpectationKind, ExpectationOf } from "../Schema/Case.js"
 import type { CaseResult, ExpectationResult } from "../Schema/Result.js"
 import type { Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
@@ -14,12 +14,12 @@ export type { Grader, Verdict } from "./Grader.js"
 
 /** The grader of every expectation kind. */
 export const graders = Object.fromEntries(kinds.map((k: AnyKind) => [k.kind, k.grade])) as {
-  readonly [K in ExpectationKind]: Grader<K>
+  readonly [K in ExpectationKind]: Grader<ExpectationOf<K>>
 }
 
 /** Grades one expectation with the grader of its kind. */
 export const gradeExpectation = (expectation: Expectation, turn: Turn, surface: Surface): Verdict =>
-  (graders[expectation.kind] as Grader<ExpectationKind>)(expectation, turn, surface)
+  (graders[expectation.kind] as Grader<Expectation>)(expectation, turn, surface)
 
 /** Grades every expectation of a case over its turn; the case passes when all of them do. */
 export const grade = (testCase: Case, turn: Turn, surface: Surface): CaseResult => {
