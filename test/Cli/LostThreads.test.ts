@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
-import { creatingThreads, isCreate, journalText, scratch, until, usersOwnThread } from "../support/lostThreads.js"
+import { creatingThreads, isCreate, journalText, scratch, usersOwnThread } from "../support/lostThreads.js"
 import { headerSignInOf, sessionEnv, surfacesArgs, withProtocolStandIn } from "../support/protocols.js"
 
 /** How many threads are being created at once. */
@@ -76,7 +76,7 @@ describe("threads being opened when the run quits", () => {
       try {
         cli.signal("SIGINT")
         // The first Ctrl-C's cleanup gives each creation in flight a grace to answer: the second comes within it.
-        await until(() => cli.stderr().includes("cleaning up"))
+        await cli.whenStderr("cleaning up")
         cli.signal("SIGINT")
         const run = await cli.done
         expect(run.code).toBe(130)

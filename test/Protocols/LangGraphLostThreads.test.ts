@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { startLangGraphApp } from "../support/apps/langGraphApp.js"
 import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
 import { startHoldingProxy } from "../support/holdingProxy.js"
-import { isCreate, journalText, scratch, until } from "../support/lostThreads.js"
+import { isCreate, journalText, scratch } from "../support/lostThreads.js"
 import { surfacesOf } from "../support/protocolRun.js"
 
 const key = "k-5b1e8d0c7a294f63"
@@ -66,7 +66,7 @@ describe("langgraph, against the LangGraph JS server: threads being opened when 
             expect((await cli.done).code).toBe(null)
           } else {
             cli.signal("SIGINT")
-            await until(() => cli.stderr().includes("cleaning up"))
+            await cli.whenStderr("cleaning up")
             cli.signal("SIGINT")
             const run = await cli.done
             expect(run.code).toBe(130)

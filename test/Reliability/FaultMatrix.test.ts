@@ -33,7 +33,7 @@ import type { Route } from "../../src/Schema/Protocol.js"
 import { type CaseResult, RunResult } from "../../src/Schema/Result.js"
 import { type Fault, type FaultKind, stableFraction, type StandIn } from "../../src/StandIn/Server.js"
 import { type CliProcess, evalCliAsync, stackFrame } from "../support/cli.js"
-import { creatingThreads, journalText, scratch, until, usersOwnThread } from "../support/lostThreads.js"
+import { creatingThreads, journalText, scratch, usersOwnThread } from "../support/lostThreads.js"
 import {
   allProtocols,
   headerSignInOf,
@@ -969,7 +969,7 @@ const stops: ReadonlyArray<{ readonly name: string; readonly stop: (cli: CliProc
     name: "a second Ctrl-C",
     stop: async (cli) => {
       cli.signal("SIGINT")
-      await until(() => cli.stderr().includes("cleaning up"))
+      await cli.whenStderr("cleaning up")
       cli.signal("SIGINT")
       return (await cli.done).code
     }

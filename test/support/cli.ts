@@ -73,6 +73,8 @@ export interface CliProcess {
   readonly pid: number
   readonly stdout: () => string
   readonly stderr: () => string
+  /** Settles when the standard error holds `text`; fails if the process ends without it. */
+  readonly whenStderr: (text: string) => Promise<void>
   readonly signal: (signal: NodeJS.Signals) => void
   readonly done: Promise<CliRun>
 }
@@ -105,7 +107,22 @@ const collect = (child: ChildProcessWithoutNullStreams, timeoutMs: number) => {
       resolve(finished(code, stdout, stderr))
     })
   })
-  return { stdout: () => stdout, stderr: () => stderr, done }
+  const whenStderr = (text: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        if (!stderr.includes(text)) return
+        child.stderr.off("data", check)
+        resolve()
+      }
+      child.stderr.on("data", check)
+      void done.then(() => {
+        child.stderr.off("data", check)
+        if (stderr.includes(text)) resolve()
+        else reject(new Error(`the process ended without ${JSON.stringify(text)} on its standard error`))
+      })
+      check()
+    })
+  return { stdout: () => stdout, stderr: () => stderr, whenStderr, done }
 }
 
 /** Runs the CLI to its end without blocking the event loop. */

@@ -43,7 +43,7 @@ export const creatingThreads = async (s: StandIn, p: ProtocolSet, state: string,
     ["run", "--base-url", proxy.url, ...surfacesArgs(p), "--concurrency", `${inFlight}`, "--timeout", "60"],
     { env }
   )
-  await until(() => proxy.held() >= inFlight)
+  await proxy.whenHeld(inFlight)
   return { proxy, cli, env }
 }
 
