@@ -169,6 +169,8 @@ export interface StandIn {
   readonly token: (account?: string) => Redacted.Redacted<string>
   /** Counters since start. */
   readonly stats: () => StandInStats
+  /** Settles once `count` requests of `route` have come since start (counted as `stats` counts them). */
+  readonly whenRequests: (route: Route, count: number) => Promise<void>
   /** The conversations an account holds now. */
   readonly conversations: (account?: string) => ReadonlyArray<StoredConversation>
   /** Replaces the faults; throws for one no served protocol can take. */
@@ -297,6 +299,7 @@ const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; clos
           cookie: (account) => Redacted.make(`${cookieName}=${tokenOf(account)}`),
           token: (account) => Redacted.make(tokenOf(account)),
           stats: store.stats,
+          whenRequests: store.whenRequests,
           conversations: (account = store.first) => store.conversationsOf(account),
           setFaults: (next) => {
             const problem = faultsProblem(next, protocols)

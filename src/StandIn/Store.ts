@@ -31,6 +31,8 @@ export interface Store {
   readonly tokenOf: (account: string) => string | undefined
   /** Counters since start. */
   readonly stats: () => StandInStats
+  /** Settles once `count` requests of `route` have come since start. */
+  readonly whenRequests: (route: Route, count: number) => Promise<void>
   /** Counts a request in flight until its answer closes. */
   readonly track: (response: ServerResponse) => void
   /** Replaces the faults. */
@@ -122,6 +124,7 @@ export const makeStore = (options: StandInOptions): Store => {
     capHits: 0,
     unauthorized: 0
   }
+  const waiting = new Set<{ readonly route: Route; readonly count: number; readonly wake: () => void }>()
 
   // A session is the cookie, or the same token as a bearer token or an API key, as header-signed apps take it.
   const accountOf = (request: IncomingMessage): string | undefined => {
@@ -191,6 +194,10 @@ export const makeStore = (options: StandInOptions): Store => {
     maxConversations,
     tokenOf: (account) => tokenOf.get(account),
     stats: () => ({ ...stats, requests: { ...stats.requests } }),
+    whenRequests: (route, count) =>
+      stats.requests[route] >= count
+        ? Promise.resolve()
+        : new Promise((wake) => void waiting.add({ route, count, wake: () => wake() })),
     track: (response) => {
       inFlight++
       stats.peakInFlight = Math.max(stats.peakInFlight, inFlight)
@@ -202,7 +209,15 @@ export const makeStore = (options: StandInOptions): Store => {
     },
     faultFor,
     guard: async (request, response, route, work) => {
-      if (route !== undefined) stats.requests[route]++
+      if (route !== undefined) {
+        stats.requests[route]++
+        for (const waiter of waiting) {
+          if (waiter.route === route && stats.requests[route] >= waiter.count) {
+            waiting.delete(waiter)
+            waiter.wake()
+          }
+        }
+      }
       const wait = route === undefined ? 0 : options.latency?.[route] ?? 0
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
       const account = accountOf(request)

@@ -19,7 +19,6 @@ import { caseCount } from "../support/golden.js"
 import { startHoldingProxy } from "../support/holdingProxy.js"
 import { startHostileApp } from "../support/hostileApp.js"
 import { withStandIn } from "../support/live.js"
-import { until } from "../support/lostThreads.js"
 import {
   deleteRouteOf,
   headerSignInOf,
@@ -48,7 +47,7 @@ describe("a run stopped from outside", () => {
     withStandIn({}, async (s) => {
       const state = scratch()
       const cli = inFlight(s, state)
-      await until(() => s.stats().requests.trace >= 6)
+      await s.whenRequests("trace", 6)
       expect(s.conversations()).toHaveLength(6)
       cli.signal("SIGHUP")
       const run = await cli.done
@@ -64,7 +63,7 @@ describe("a run stopped from outside", () => {
       const state = scratch()
       const env = { EVAL_COOKIE: cookieOf(s), XDG_STATE_HOME: state }
       const cli = inFlight(s, state)
-      await until(() => s.stats().requests.trace >= 6)
+      await s.whenRequests("trace", 6)
       cli.signal("SIGKILL")
       expect((await cli.done).code).toBe(null)
       const left = s.conversations().map((c) => c.id).sort()
@@ -106,11 +105,11 @@ describe("a run stopped from outside", () => {
       const state = scratch()
       const env = { EVAL_COOKIE: cookieOf(s), XDG_STATE_HOME: state }
       const cli = inFlight(s, state)
-      await until(() => s.stats().requests.trace >= 6)
+      await s.whenRequests("trace", 6)
       // The deletes hang, so the first Ctrl-C's cleanup is still going when the second comes.
       s.setFaults([{ route: "trace", kind: "hang" }, { route: "delete", kind: "hang" }])
       cli.signal("SIGINT")
-      await until(() => s.stats().requests.delete >= 6)
+      await s.whenRequests("delete", 6)
       cli.signal("SIGINT")
       const run = await cli.done
       expect(run.code).toBe(130)
@@ -145,7 +144,7 @@ describe("a run stopped from outside", () => {
       const cli = startCli(["run", "--base-url", s.url, "--concurrency", "4"], {
         env: { EVAL_COOKIE: cookieOf(s), XDG_STATE_HOME: scratch() }
       })
-      await until(() => s.stats().requests.ask >= 4)
+      await s.whenRequests("ask", 4)
       const asked = s.stats().requests.ask
       cli.signal("SIGINT")
       const run = await cli.done
@@ -274,7 +273,7 @@ describe("a run stopped from outside, per protocol", () => {
           // The deletes hang, so the first Ctrl-C's cleanup is still going when the second comes.
           s.setFaults([{ route: "delete", kind: "hang" }])
           cli.signal("SIGINT")
-          await until(() => s.stats().requests.delete >= 6)
+          await s.whenRequests("delete", 6)
           cli.signal("SIGINT")
           const run = await cli.done
           expect(run.code).toBe(130)

@@ -12,7 +12,6 @@ import { goldenSet, seeded } from "../../bench/generate.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { stackFrame, startCli } from "../support/cli.js"
 import { withStandIn } from "../support/live.js"
-import { until } from "../support/lostThreads.js"
 
 const enabled = process.env["RELIABILITY"] === "1"
 const figures: Array<string> = []
@@ -60,7 +59,7 @@ describe.runIf(enabled)("interrupting a live run", () => {
             ],
             { env: { EVAL_COOKIE: Redacted.value(s.cookie()) } }
           )
-          await until(() => s.stats().requests.ask > 0)
+          await s.whenRequests("ask", 1)
           await new Promise((r) => setTimeout(r, delay))
           const asked = s.stats().requests.ask
           const created = s.stats().created

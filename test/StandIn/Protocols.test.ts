@@ -98,6 +98,24 @@ describe("signing in", () => {
   }
 })
 
+describe("whenRequests", () => {
+  it("settles once that many requests of the route have come, not before, and at once for a count already reached", () =>
+    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+      let settled = false
+      const second = s.whenRequests("ask", 2).then(() => void (settled = true))
+      await (await ask(s, "ai-sdk")).text()
+      await s.whenRequests("ask", 1)
+      expect(settled).toBe(false)
+      await (await ask(s, "ai-sdk")).text()
+      await second
+      expect(s.stats().requests.ask).toBe(2)
+      let other = false
+      void s.whenRequests("delete", 1).then(() => void (other = true))
+      await s.whenRequests("ask", 2)
+      expect(other).toBe(false)
+    }))
+})
+
 describe("faults, per protocol", () => {
   for (const protocol of protocols) {
     it(`${protocol}: a 503 with Retry-After on the ask answers it and takes no question`, () =>

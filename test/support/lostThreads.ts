@@ -14,15 +14,6 @@ import { headerSignInOf, type ProtocolSet, sessionEnv, surfacesArgs } from "./pr
 /** A fresh folder for a run's state. */
 export const scratch = (): string => mkdtempSync(join(tmpdir(), "eval-lost-threads-"))
 
-/** Waits until `condition` holds, polling; fails after 20 seconds so a test that never gets there ends. */
-export const until = async (condition: () => boolean): Promise<void> => {
-  const deadline = Date.now() + 20_000
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting")
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
 /** All the journal text under a state folder. */
 export const journalText = (state: string): string =>
   readdirSync(state, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
