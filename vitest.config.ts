@@ -63,6 +63,9 @@ export default defineConfig({
   test: {
     // Runs once for the whole run, whichever tiers it selects.
     globalSetup: ["test/globalSetup.ts"],
+    // Two workers, not vitest's default of one fewer than the cores: on two cores that is one, and an
+    // e2e file spends most of its time waiting on the bin it spawned.
+    maxWorkers: 2,
     poolOptions: { threads: { isolate: false }, forks: { isolate: true } },
     projects: [
       tier("unit", ["test/**/*.test.ts"], [...e2e, ...own], true),
