@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { fileURLToPath } from "node:url"
 import { configDefaults, defineConfig } from "vitest/config"
 
@@ -63,9 +64,9 @@ export default defineConfig({
   test: {
     // Runs once for the whole run, whichever tiers it selects.
     globalSetup: ["test/globalSetup.ts"],
-    // Two workers, not vitest's default of one fewer than the cores: on two cores that is one, and an
-    // e2e file spends most of its time waiting on the bin it spawned.
-    maxWorkers: 2,
+    // Vitest's default is one worker fewer than the cores, which on two cores is one; an e2e file spends
+    // most of its time waiting on the bin it spawned, so two overlap that waiting on any machine.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     poolOptions: { threads: { isolate: false }, forks: { isolate: true } },
     projects: [
       tier("unit", ["test/**/*.test.ts"], [...e2e, ...own], true),
