@@ -10,13 +10,15 @@
 import { Array as Arr, Console, Duration, Effect, Either } from "effect"
 import { parseBaseUrl, sessionAuth } from "../Application/Session.js"
 import { programName } from "../ProgramName.js"
-import { findRunThreads, runMetadataKey } from "../Protocols/LangGraph/Client.js"
+import type { RunSearch } from "../Protocols/Protocol.js"
+import { protocolNamed } from "../Protocols/Registry.js"
 import { adoptFound, forget, type Leftover, markGone, type Opening, readJournal } from "../Runner/Journal.js"
 import { type Live, makeLive } from "../Runner/LiveClient.js"
 import { type Failure, quoteId, sessionOf } from "../Runner/Transport.js"
 import { GateFailed } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { placeRoute, resolveRoutes, routeBaseOf } from "../Schema/Protocol.js"
+import { quoted } from "../Schema/Shown.js"
 import { plural, them } from "../Words.js"
 import type { CleanupArgs } from "./Options.js"
 
@@ -31,6 +33,8 @@ interface NotSearched {
 interface Searched {
   readonly openings: ReadonlyArray<Opening>
   readonly url: string
+  /** What the search looks for (`metadata turn_eval_run: KEY`), or none when its protocol has no search. */
+  readonly lookingFor: string | undefined
   readonly outcome: Either.Either<ReadonlyArray<Leftover>, NotSearched>
 }
 
@@ -54,24 +58,38 @@ const notSearched = (error: Failure): NotSearched =>
  * the journal already names are deleted through it, not twice.
  */
 const searchOpenings = (live: Live, baseUrl: URL, openings: ReadonlyArray<Opening>, known: ReadonlySet<string>) => {
-  const groups = Arr.groupBy(openings, (o) => JSON.stringify([o.file, o.run, o.searchRoute, o.deleteRoute]))
-  return Effect.forEach(Object.values(groups), (group): Effect.Effect<Searched> => {
-    const { run, searchRoute } = group[0]
-    // A route that would leave the app is named as the journal gives it: no request goes where it points.
-    const placed = placeRoute(routeBaseOf(baseUrl), searchRoute)
-    const url = typeof placed === "string" ? quoteId(searchRoute) : placed.href
-    return findRunThreads((path, body) => live.post("thread", path, body), searchRoute, run).pipe(
-      Effect.flatMap((threads) => adoptFound(group, threads.filter((t) => !known.has(t.conversationId)))),
-      Effect.map((adopted) => ({ openings: group, url, outcome: Either.right(adopted) })),
-      Effect.catchAll((error) =>
-        Effect.succeed({
-          openings: group,
-          url,
-          outcome: Either.left(notSearched(error))
-        })
+  const groups = Arr.groupBy(
+    openings,
+    (o) => JSON.stringify([o.file, o.run, o.protocol, o.searchRoute, o.deleteRoute])
+  )
+  return Effect.forEach(Object.values(groups), (group): Effect.Effect<Searched> =>
+    Effect.gen(function*() {
+      const { protocol, run, searchRoute } = group[0]
+      // A route that would leave the app is named as the journal gives it: no request goes where it points.
+      const placed = placeRoute(routeBaseOf(baseUrl), searchRoute)
+      const url = typeof placed === "string" ? quoteId(searchRoute) : placed.href
+      const search = yield* searchOf(protocol)
+      if (search === undefined) {
+        const why = `the journal names protocol ${quoted(protocol)}, which has no search`
+        return { openings: group, url, lookingFor: undefined, outcome: Either.left({ why, noSearch: true }) }
+      }
+      const lookingFor = search.describe(run)
+      return yield* search.find((path, body) => live.post("thread", path, body), searchRoute, run).pipe(
+        Effect.flatMap((threads) => adoptFound(group, threads.filter((t) => !known.has(t.conversationId)))),
+        Effect.map((adopted) => ({ openings: group, url, lookingFor, outcome: Either.right(adopted) })),
+        Effect.catchAll((error) =>
+          Effect.succeed({ openings: group, url, lookingFor, outcome: Either.left(notSearched(error)) })
+        )
       )
-    )
-  }, { concurrency: 4 })
+    }), { concurrency: 4 })
+}
+
+/** The search of the protocol a journal names, loaded; none for a protocol without one (or of another version). */
+const searchOf = (protocol: string): Effect.Effect<RunSearch | undefined> => {
+  const definition = protocolNamed(protocol)
+  return definition === undefined
+    ? Effect.succeed(undefined)
+    : Effect.map(Effect.promise(() => definition.client()), (client) => client.search)
 }
 
 /** The run that journalled an entry: `by process 4242 started 2026-12-02T…` (its start when the journal has it). */
@@ -134,16 +152,16 @@ export const cleanupHandler = (args: CleanupArgs) =>
       `${l.caseId === "" ? "" : `${inert(l.caseId)} `}(${found.has(l) ? "found by search, opened" : "left"} ${
         byProcess(l)
       })`
-    const searchLines = searched.map(({ openings: group, outcome, url: searchUrl }) => {
-      const { pid, run } = group[0]!
+    const searchLines = searched.map(({ lookingFor, openings: group, outcome, url: searchUrl }) => {
+      const { pid } = group[0]!
       const cut = `${plural(group.length, "thread")} process ${pid} was opening`
       return Either.match(outcome, {
         onRight: (adopted) => `searched POST ${inert(searchUrl)} for the ${cut}: found ${adopted.length}`,
         onLeft: ({ noSearch, why }) =>
           noSearch
-            ? `${"cannot search".padEnd(13)} POST ${inert(searchUrl)} for the ${cut} (metadata ${runMetadataKey}: ${
-              inert(run)
-            }): ${inert(why)}; they may remain`
+            ? `${"cannot search".padEnd(13)} POST ${inert(searchUrl)} for the ${cut}${
+              lookingFor === undefined ? "" : ` (${inert(lookingFor)})`
+            }: ${inert(why)}; they may remain`
             : `${"not searched".padEnd(13)} POST ${inert(searchUrl)} for the ${cut}: ${inert(why)}; they may remain`
       })
     })
@@ -164,12 +182,12 @@ export const cleanupHandler = (args: CleanupArgs) =>
     const notSearched = searched.flatMap((s) =>
       Either.match(s.outcome, {
         onRight: () => [],
-        onLeft: ({ noSearch }) => s.openings.map((opening) => ({ opening, noSearch }))
+        onLeft: ({ noSearch }) => s.openings.map((opening) => ({ opening, noSearch, lookingFor: s.lookingFor }))
       })
     )
     const forgotten = args.forget
       ? yield* forgetUnresolved(
-        notSearched.map((n) => n.opening),
+        notSearched,
         undeleted,
         (l) => `${inert(l.conversationId).padEnd(width)}  ${where(l)}`
       )
@@ -199,19 +217,19 @@ export const cleanupHandler = (args: CleanupArgs) =>
  * journal files written: what is in the others stays.
  */
 const forgetUnresolved = (
-  openings: ReadonlyArray<Opening>,
+  unsearched: ReadonlyArray<{ readonly opening: Opening; readonly lookingFor: string | undefined }>,
   undeleted: ReadonlyArray<Leftover>,
   named: (leftover: Leftover) => string
 ) =>
   Effect.gen(function*() {
-    const written = yield* forget(openings, undeleted)
+    const written = yield* forget(unsearched.map((u) => u.opening), undeleted)
     const how = (file: string) => written.has(file) ? "forgotten".padEnd(13) : "not forgotten"
     const unwritten = (file: string) => written.has(file) ? "" : ": the journal could not be written"
     const lines = [
-      ...openings.map((o) =>
-        `${how(o.file)} a thread being opened for ${inert(o.caseId)} ${byProcess(o)} (metadata ${runMetadataKey}: ${
-          inert(o.run)
-        })${unwritten(o.file)}`
+      ...unsearched.map(({ lookingFor, opening: o }) =>
+        `${how(o.file)} a thread being opened for ${inert(o.caseId)} ${byProcess(o)}${
+          lookingFor === undefined ? "" : ` (${inert(lookingFor)})`
+        }${unwritten(o.file)}`
       ),
       ...undeleted.map((l) => `${how(l.file)} ${named(l)}${unwritten(l.file)}`)
     ]

@@ -138,6 +138,27 @@ export type Naming =
 /** The Asking a turn of a protocol named so is given. */
 export type AskingOf<C extends Naming> = C extends { readonly by: "suite" } ? AskingIn : Asking
 
+/** A conversation a search found tagged with a run's key: its id, and the case it was opened for. */
+export interface RunThread {
+  readonly conversationId: string
+  readonly caseId: string
+}
+
+/**
+ * How `eval cleanup` finds the conversations an earlier run was opening when it ended, their ids never
+ * learned: a search of the app by the run's key, through the route the run journalled (`Opening.search`).
+ */
+export interface RunSearch {
+  /** What the search looks for, in words a person can search by hand: `metadata turn_eval_run: KEY`. */
+  readonly describe: (run: string) => string
+  /** The run's conversations, through `post` (a JSON body posted, the answer's body as text). */
+  readonly find: (
+    post: (path: string, body: unknown) => Effect.Effect<string, Failure>,
+    searchRoute: string,
+    run: string
+  ) => Effect.Effect<ReadonlyArray<RunThread>, Failure>
+}
+
 /** A protocol's client: the requests of a turn, and where its conversations are deleted. */
 export interface ProtocolClient<C extends Naming = Naming> {
   /**
@@ -150,6 +171,8 @@ export interface ProtocolClient<C extends Naming = Naming> {
    * `routes` are the surface's own over the catalog's, over the defaults.
    */
   readonly deleteRoute: (surface: Surface, routes: Required<Routes>) => string | null
+  /** How cleanup finds what a run was opening; a protocol whose openings journal a search has one. */
+  readonly search?: RunSearch
 }
 
 /** How the docs' summary tables describe a protocol (cells are Markdown). */

@@ -67,12 +67,22 @@ export interface Opening {
   /** The run's random key, which the app was asked to tag the conversation with. */
   readonly run: string
   readonly caseId: string
+  /** The protocol whose search finds it, by name. */
+  readonly protocol: string
   /** The route that finds the run's conversations, and the delete route template of what it finds. */
   readonly searchRoute: string
   readonly deleteRoute: string
   readonly pid: number
   readonly started: string
   readonly file: string
+}
+
+/** What a case is opening: for its case, the protocol and route whose search finds it, and its delete route. */
+export interface OpeningIntent {
+  readonly caseId: string
+  readonly protocol: string
+  readonly searchRoute: string
+  readonly deleteRoute: string
 }
 
 /** What the journal holds for one base URL and session. */
@@ -109,7 +119,7 @@ export interface Journal {
    * app's answer will tell, and the routes that find (by the run's key) and delete it; written through
    * to the disk. Gives the intent's id, for `opened` or `settled`.
    */
-  readonly opening: (caseId: string, searchRoute: string, deleteRoute: string) => Effect.Effect<string>
+  readonly opening: (intent: OpeningIntent) => Effect.Effect<string>
   /** Marks an intent resolved with nothing opened: the app's answer shows it made no conversation. */
   readonly settled: (intent: string) => Effect.Effect<void>
 }
@@ -167,7 +177,13 @@ const readFile = (file: string) => {
   const open = new Map<string, { readonly caseId: string; readonly deleteRoute: string | undefined }>()
   const openings = new Map<
     string,
-    { readonly run: string; readonly caseId: string; readonly searchRoute: string; readonly deleteRoute: string }
+    {
+      readonly run: string
+      readonly caseId: string
+      readonly protocol: string
+      readonly searchRoute: string
+      readonly deleteRoute: string
+    }
   >()
   // A file that cannot be read as the suite reads any input (a regular file, within the limit) is not ours.
   const text = Either.getOrUndefined(readTextSync(file))
@@ -202,6 +218,8 @@ const readFile = (file: string) => {
       openings.set(e["opening"], {
         run: e["run"],
         caseId: typeof e["case"] === "string" ? e["case"] : "",
+        // Journals from before the protocol was written down journalled only LangGraph's thread searches.
+        protocol: typeof e["protocol"] === "string" ? e["protocol"] : "langgraph",
         searchRoute: e["search"],
         deleteRoute: e["delete"]
       })
@@ -519,7 +537,7 @@ export const openJournal = (options: {
         ),
       gone: (conversationId) =>
         Effect.zipRight(Effect.sync(() => open.delete(conversationId)), append({ gone: conversationId }, false)),
-      opening: (caseId, searchRoute, deleteRoute) =>
+      opening: ({ caseId, deleteRoute, protocol, searchRoute }) =>
         Effect.suspend(() => {
           const intent = randomBytes(8).toString("hex")
           opening.add(intent)
@@ -529,6 +547,7 @@ export const openJournal = (options: {
               run,
               case: caseId,
               at: new Date().toISOString(),
+              protocol,
               search: searchRoute,
               delete: deleteRoute
             }, true),

@@ -441,7 +441,12 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
             const { path, route } = opening
             yield* asking.at(route, "POST", path)
             if (opening.search !== undefined && journalling && deleteRoute !== null) {
-              const intent = yield* Effect.uninterruptible(journal.opening(testCase.id, opening.search, deleteRoute))
+              const intent = yield* Effect.uninterruptible(journal.opening({
+                caseId: testCase.id,
+                protocol: protocol.definition.name,
+                searchRoute: opening.search,
+                deleteRoute
+              }))
               yield* Ref.set(state.intent, Option.some(intent))
             }
             const sent = yield* ask(route, path, opening.options, (sent) =>

@@ -849,7 +849,12 @@ const spelledSearch = (at: number) =>
       // Threads a killed run was opening, one per spelling of the route that would find them.
       const state = await endedJournal(s, signIn, "/threads/{conversationId}", async (journal) => {
         for (const [i, spelling] of spellings.entries()) {
-          await Effect.runPromise(journal.opening(`case-${i}`, spelling.path(host), "/threads/{conversationId}"))
+          await Effect.runPromise(journal.opening({
+            caseId: `case-${i}`,
+            protocol: "langgraph",
+            searchRoute: spelling.path(host),
+            deleteRoute: "/threads/{conversationId}"
+          }))
         }
       })
       const run = await evalCliAsync(["cleanup", "--base-url", s.url], {

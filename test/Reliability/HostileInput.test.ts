@@ -929,7 +929,14 @@ describe("a journal's intents, however malformed, never take cleanup off the app
                   scope
                 ))
                 // One well-formed intent keeps the file (a journal left with nothing open is removed).
-                await Effect.runPromise(journal.opening("case-0", "/threads/search", "/threads/{conversationId}"))
+                await Effect.runPromise(
+                  journal.opening({
+                    caseId: "case-0",
+                    protocol: "langgraph",
+                    searchRoute: "/threads/search",
+                    deleteRoute: "/threads/{conversationId}"
+                  })
+                )
                 await Effect.runPromise(Scope.close(scope, Exit.void))
                 const entry = readdirSync(state, { recursive: true, withFileTypes: true }).find((e) =>
                   e.name.endsWith(".jsonl")

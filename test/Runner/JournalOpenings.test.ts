@@ -33,9 +33,24 @@ describe("intents in the journal", () => {
         }),
         scope
       )
-      const a = yield* journal.opening("docs.a", "/threads/search", "/threads/{conversationId}")
-      const b = yield* journal.opening("docs.b", "/threads/search", "/threads/{conversationId}")
-      const c = yield* journal.opening("docs.c", "/threads/search", "/threads/{conversationId}")
+      const a = yield* journal.opening({
+        caseId: "docs.a",
+        protocol: "langgraph",
+        searchRoute: "/threads/search",
+        deleteRoute: "/threads/{conversationId}"
+      })
+      const b = yield* journal.opening({
+        caseId: "docs.b",
+        protocol: "langgraph",
+        searchRoute: "/threads/search",
+        deleteRoute: "/threads/{conversationId}"
+      })
+      const c = yield* journal.opening({
+        caseId: "docs.c",
+        protocol: "langgraph",
+        searchRoute: "/threads/search",
+        deleteRoute: "/threads/{conversationId}"
+      })
       expect(openConversations().find((o) => o.baseUrl === "http://127.0.0.1:5173/app/")).toMatchObject({
         count: 0,
         opening: 3

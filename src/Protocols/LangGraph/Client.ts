@@ -25,7 +25,14 @@ import { inert } from "../../Schema/Inert.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Surface } from "../../Schema/Surface.js"
 import { type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
-import { type Asking, type AskTurn, type ProtocolClient, type Read, type ReadContext } from "../Protocol.js"
+import {
+  type Asking,
+  type AskTurn,
+  type ProtocolClient,
+  type Read,
+  type ReadContext,
+  type RunThread
+} from "../Protocol.js"
 import { fillTemplate, toolErrorText } from "../Reading.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
@@ -484,12 +491,6 @@ export const langGraphTurn: AskTurn = (asking) =>
     })
   })
 
-/** A thread a search found tagged with a run's key: its id, and the case its metadata names. */
-export interface RunThread {
-  readonly conversationId: string
-  readonly caseId: string
-}
-
 const searchPage = 100
 const maxSearchPages = 50
 
@@ -536,5 +537,6 @@ export const findRunThreads = (
 /** The client a live run asks this protocol's surfaces through. */
 export const client: ProtocolClient<{ readonly by: "server" }> = {
   turn: langGraphTurn,
-  deleteRoute: langGraphDeleteRoute
+  deleteRoute: langGraphDeleteRoute,
+  search: { describe: (run) => `metadata ${runMetadataKey}: ${run}`, find: findRunThreads }
 }
