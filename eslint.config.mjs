@@ -5,6 +5,12 @@ import * as effectEslint from "@effect/eslint-plugin"
 import eslint from "@eslint/js"
 import tseslint from "typescript-eslint"
 
+/** A protocol's own modules (`src/Protocols/NAME/…`), which only its folder and the registry reach. */
+const protocolFolders = {
+  group: ["**/Protocols/*/*"],
+  message: "a protocol's client and wire are reached through src/Protocols/Registry.ts, not imported"
+}
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", "reports/**", "coverage/**", ".scratch/**", ".stryker-tmp/**"] },
   { linterOptions: { reportUnusedDisableDirectives: "error" } },
@@ -53,6 +59,13 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-require-imports": "off" }
   },
   {
+    // A protocol is reached through its definition in src/Protocols/Registry.ts: nothing outside its
+    // folder imports its client or its wire, so that adding one is its folder and a registry line.
+    files: ["src/**/*.ts"],
+    ignores: ["src/Protocols/**"],
+    rules: { "no-restricted-imports": ["error", { patterns: [protocolFolders] }] }
+  },
+  {
     // The pure core — cases, traces and results, graders, evidence rules, the scorecard — runs nothing:
     // it may not reach into the runner, the application or the commands, whose effects it would drag in.
     files: ["src/Schema/**/*.ts", "src/Graders/**/*.ts", "src/Evidence/**/*.ts", "src/Scorecard/**/*.ts"],
@@ -61,7 +74,7 @@ export default tseslint.config(
         patterns: [{
           group: ["**/Runner/*", "**/Application/*", "**/Commands/*", "**/Runner", "**/Application", "**/Commands"],
           message: "the pure core imports nothing of Runner, Application or Commands"
-        }]
+        }, protocolFolders]
       }]
     }
   },
