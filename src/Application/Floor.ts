@@ -5,7 +5,6 @@
  */
 import type { FileSystem } from "@effect/platform"
 import { Clock, Console, Effect, Option } from "effect"
-import { flagWords } from "../Commands/Hints.js"
 import { noFloorYet, programName } from "../ProgramName.js"
 import { defaultCasesFile } from "../ProjectFiles.js"
 import type { GoldenSet } from "../Runner/GoldenSet.js"
@@ -19,6 +18,7 @@ import { caseSetFingerprint } from "../Scorecard/CaseSet.js"
 import { floorHistory, ratchet } from "../Scorecard/Ratchet.js"
 import { repeatOf, showRate } from "../Scorecard/Scorecard.js"
 import { plural } from "../Words.js"
+import { flagWords } from "./Flags.js"
 
 /** How a run stopped early under `--bail N`: after N failed cases, with `notRun` of its `of` cases never started. */
 export interface Stop {

@@ -5,7 +5,6 @@
  */
 import type { FileSystem } from "@effect/platform"
 import { Effect } from "effect"
-import { flagWords } from "../Commands/Hints.js"
 import type { MergeArgs } from "../Commands/Options.js"
 import { programName } from "../ProgramName.js"
 import { parseReporters, refuseOverwritingInputs } from "../Reporters/Reports.js"
@@ -16,6 +15,7 @@ import { quoted } from "../Schema/Shown.js"
 import { caseSetFingerprint, shortFingerprint } from "../Scorecard/CaseSet.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { repeatOf, summarize } from "../Scorecard/Scorecard.js"
+import { flagWords } from "./Flags.js"
 import { floorToHold, noFloorText } from "./Floor.js"
 import { concludeRun, sayFor } from "./Run.js"
 

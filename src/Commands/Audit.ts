@@ -5,6 +5,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Either, Option, Stream } from "effect"
+import { flagUsage } from "../Application/Flags.js"
 import { describeFileError, linesOf, requireRegularFile } from "../Files.js"
 import { kindNamed } from "../Graders/Kinds.js"
 import { auditLine, type AuditPlan, emptyTally } from "../Runner/Audit.js"
@@ -17,7 +18,6 @@ import { inert } from "../Schema/Inert.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { auditSummary, violationLine } from "../Scorecard/Render/Audit.js"
 import { plural } from "../Words.js"
-import { flagUsage } from "./Hints.js"
 import type { AuditArgs } from "./Options.js"
 
 /**

@@ -1,6 +1,7 @@
 /** `eval diff`: what changed between two runs' results files; `--check` fails on any regression. */
 import type { FileSystem } from "@effect/platform"
 import { Console, Effect, Either } from "effect"
+import { withAllowDifferentSets } from "../Application/Flags.js"
 import { type CommandError, GateFailed } from "../Schema/Errors.js"
 import { inertLines } from "../Schema/Inert.js"
 import { diffRuns } from "../Scorecard/Diff.js"
@@ -8,7 +9,6 @@ import { renderDiffMarkdown } from "../Scorecard/Render/DiffMarkdown.js"
 import { renderDiffPretty } from "../Scorecard/Render/DiffText.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
 import { useColor } from "../Terminal.js"
-import { withAllowDifferentSets } from "./Hints.js"
 import type { DiffArgs } from "./Options.js"
 
 /** `eval diff OLD.json NEW.json`. */

@@ -6,6 +6,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
+import { withAllowDifferentSets } from "../Application/Flags.js"
 import { noFloorOf } from "../Application/Floor.js"
 import { parseReporters, refuseOverwritingInputs, writeReports } from "../Reporters/Reports.js"
 import type { CommandError } from "../Schema/Errors.js"
@@ -13,7 +14,6 @@ import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { diffRuns } from "../Scorecard/Diff.js"
 import { floorHistory } from "../Scorecard/Ratchet.js"
 import { readResults } from "../Scorecard/ResultsStore.js"
-import { withAllowDifferentSets } from "./Hints.js"
 import type { ReportArgs } from "./Options.js"
 
 /** When a file was last written, if that can be told: for a results file, when its run ended. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Option } from "effect"
-import { flagWords } from "../../src/Commands/Hints.js"
+import { flagWords } from "../../src/Application/Flags.js"
 import type { CaseResult } from "../../src/Schema/Result.js"
 import { baselineHeader, commentLine, floorHistory, ratchet } from "../../src/Scorecard/Ratchet.js"
 import { summarize } from "../../src/Scorecard/Scorecard.js"

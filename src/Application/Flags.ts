@@ -1,6 +1,7 @@
 /**
- * What the CLI adds to the core's messages: the flag that applies. The pure core words its refusals
- * without CLI flags, since a program calling the typed API has none; each command adds its flag here.
+ * How the application's messages name the flags a run was made with. The pure core words its refusals
+ * without flags, since a program calling the typed API has none; `run`, `merge` and the commands that
+ * compare runs add the flag that applies, in these words.
  */
 import { UsageError } from "../Schema/Errors.js"
 import type { RunWords } from "../Scorecard/Ratchet.js"
