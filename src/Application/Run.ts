@@ -1,26 +1,19 @@
 /**
- * What a run is — `eval run`, and `eval demo`, which is a run against a stand-in: its flags checked,
- * all in one place and before anything is read; where turns come from (recorded turns, a live app,
+ * What a run is — `eval run`, and `eval demo`, which is a run against a stand-in — given its plan (its
+ * flags checked by the command, Commands/Run.ts): where turns come from (recorded turns, a live app,
  * OpenTelemetry traces); the cases selected (`--filter`, `--shard`); every turn obtained and graded;
  * the results summarised and reported; the floor held (`--check`) and moved (`--ratchet`). A merge of
  * shards ends as a run does, with `concludeRun`.
  */
 import { FileSystem, type Path } from "@effect/platform"
-import { Console, Duration, Effect, Either, Exit, Layer, Option } from "effect"
-import type { RunArgs } from "../Commands/Options.js"
+import { Console, Duration, Effect, Either, Exit, Layer } from "effect"
 import { programName } from "../ProgramName.js"
 import type { ReportContext } from "../Reporters/Reporter.js"
-import {
-  parseReporters,
-  refuseOverwritingInputs,
-  type ReporterSpec,
-  stdoutIsDocument,
-  writeReports
-} from "../Reporters/Reports.js"
+import { refuseOverwritingInputs, type ReporterSpec, stdoutIsDocument, writeReports } from "../Reporters/Reports.js"
 import { type GoldenSet, loadGoldenSet, selectCases } from "../Runner/GoldenSet.js"
 import { openJournal } from "../Runner/Journal.js"
 import { Runner } from "../Runner/Runner.js"
-import { inShard, parseShard, type Shard } from "../Runner/Shard.js"
+import { inShard, type Shard } from "../Runner/Shard.js"
 import { SurfaceClient } from "../Runner/SurfaceClient.js"
 import { type Auth, isPlainHttp, isUnreached, sessionOf } from "../Runner/Transport.js"
 import type { Case } from "../Schema/Case.js"
@@ -38,7 +31,6 @@ import { flagUsage, flagWords, withAllowDifferentSets } from "./Flags.js"
 import { applyRatchet, floorToHold, type NoFloor, noFloorText, type Part, type Stop, stoppedWords } from "./Floor.js"
 import { noteLeftovers, reportLeftBehind } from "./LeftBehind.js"
 import { caseProgress } from "./Progress.js"
-import { parseBaseUrl, sessionAuth } from "./Session.js"
 
 /** Where turns come from. */
 export type Source =
@@ -56,19 +48,9 @@ export type Source =
   | { readonly _tag: "Otel"; readonly files: ReadonlyArray<string> }
 
 /**
- * What a run is asked to do: `eval run`'s arguments (their types are the flags' own), of which a run
- * not started from the command line gives only what differs from run's defaults. Where turns come
- * from is `source` when given (the demo's stand-in), else what `--fixtures`, `--base-url` with
- * `--cookie`, or `--otel` say; the golden set is `set` when loaded already, else read from `--cases`
- * and `--surfaces`.
+ * What a run does: `eval run`'s flags checked, alone and together, each with its default filled in
+ * (`checkRun` in Commands/Run.ts), or a run not started from the command line (the demo's).
  */
-export type RunRequest =
-  & Partial<RunArgs>
-  & Pick<RunArgs, "baseline" | "timeout">
-  & ({ readonly cases: string; readonly surfaces: string } | { readonly set: GoldenSet })
-  & { readonly source?: Source }
-
-/** A run's request, checked: every flag valid, and valid together, each with its default filled in. */
 export interface RunPlan {
   readonly baseline: string
   readonly source: Source
@@ -90,12 +72,6 @@ export interface RunPlan {
   readonly silent: boolean
 }
 
-/** The most attempts per case: enough to measure any flakiness worth gating on, without flooding the app. */
-const maxRepeat = 100
-
-/** Cases in flight at once against a live app when `--concurrency` is not given. */
-const defaultLiveConcurrency = 4
-
 /** The longest a delete may take, whatever `--timeout` says: cleanup must not hold a stopping run for long. */
 const maxDeleteSeconds = 30
 
@@ -112,97 +88,6 @@ const refusePart = (part: Part, plan: Pick<RunPlan, "check" | "ratchet">): Effec
     }${shard ? ` (merge the shards: ${programName} merge … --check)` : ""}`
   )
 }
-
-/**
- * Checks a run's flags, alone and together, before anything is read or run, and fills in their
- * defaults: the numbers in range, one source of turns (a live app's URL and session checked), the
- * reporters, and the shard. What needs the golden set or the baseline (a filter that matches nothing,
- * `--check` of a part of the set, a floor set at another K) is checked where they are read, still
- * before any turn is obtained.
- */
-export const checkRun = (request: RunRequest): Effect.Effect<RunPlan, UsageError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const concurrency = Option.getOrUndefined(request.concurrency ?? Option.none())
-    const bail = Option.getOrUndefined(request.bail ?? Option.none())
-    const repeat = request.repeat ?? 1
-    const record = Option.getOrUndefined(request.record ?? Option.none())
-    const check = request.check ?? false
-    const ratchet = request.ratchet ?? false
-    const filter = request.filter ?? []
-    const shardFlag = Option.getOrUndefined(request.shard ?? Option.none())
-    if (concurrency !== undefined && concurrency < 1) return yield* fail("--concurrency must be at least 1")
-    if (!(request.timeout > 0)) return yield* fail("--timeout must be more than 0 seconds")
-    if (bail !== undefined && bail < 1) return yield* fail("--bail must be at least 1")
-    if (repeat < 1 || repeat > maxRepeat) return yield* fail(`--repeat must be from 1 to ${maxRepeat}`)
-    if (repeat > 1 && record !== undefined) {
-      return yield* fail("--record keeps one turn per case, and --repeat obtains several: record with a run of its own")
-    }
-    const source = request.source ?? (yield* sourceOf(request))
-    const reporters = yield* parseReporters(request.reporter ?? [], request.json ?? Option.none())
-    if (shardFlag !== undefined && filter.length > 0) {
-      return yield* fail("--shard splits the whole golden set; it cannot be combined with --filter")
-    }
-    const shard = shardFlag === undefined
-      ? undefined
-      : yield* Either.mapLeft(parseShard(shardFlag), (problem) => flagUsage("--shard", problem))
-    return {
-      baseline: request.baseline,
-      source,
-      reporters,
-      filter,
-      shard,
-      repeat,
-      // 4 against a live app, whose latency they overlap; 1 for recorded turns, which are read without
-      // waiting, so more would only add scheduling.
-      concurrency: concurrency ?? (source._tag === "Live" ? defaultLiveConcurrency : 1),
-      bail,
-      timeout: request.timeout,
-      keep: request.keep ?? false,
-      record,
-      compare: Option.getOrUndefined(request.compare ?? Option.none()),
-      allowDifferentSets: request.allowDifferentSets ?? false,
-      check,
-      ratchet,
-      silent: request.silent ?? false
-    }
-  })
-
-/** Decides where turns come from: exactly one of `--fixtures`, `--base-url` and `--otel`. */
-const sourceOf = (
-  flags: Pick<Partial<RunArgs>, "fixtures" | "baseUrl" | "otel" | "cookie">
-): Effect.Effect<Source, UsageError, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const otel = flags.otel ?? []
-    const fixtures = Option.getOrUndefined(flags.fixtures ?? Option.none())
-    const baseUrl = Option.getOrUndefined(flags.baseUrl ?? Option.none())
-    if (otel.length > 0 && (fixtures !== undefined || baseUrl !== undefined)) {
-      return yield* fail("--otel cannot be used with --fixtures or --base-url: pick one source of turns")
-    }
-    if (otel.length > 0) return { _tag: "Otel", files: otel } as const
-    if (fixtures !== undefined && baseUrl !== undefined) {
-      return yield* fail("--fixtures and --base-url cannot be used together: pick one source of turns")
-    }
-    if (baseUrl !== undefined) {
-      const url = yield* parseBaseUrl(baseUrl)
-      return {
-        _tag: "Live",
-        baseUrl: url,
-        auth: yield* sessionAuth(flags.cookie ?? Option.none()),
-        journal: true
-      } as const
-    }
-    if (fixtures === undefined) {
-      return yield* fail(
-        "say where turns come from: --fixtures DIR (recorded turns), --base-url URL (a live app) or --otel FILE (OpenTelemetry traces)"
-      )
-    }
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* Effect.option(fs.stat(fixtures))
-    if (Option.isNone(info) || info.value.type !== "Directory") {
-      return yield* fail(`--fixtures ${fixtures}: no such folder`)
-    }
-    return { _tag: "Fixtures", dir: fixtures } as const
-  })
 
 /** The SurfaceClient for recorded turns or a live app; a live one uses the catalog's routes. */
 const clientFor = (
@@ -487,15 +372,20 @@ export const gradeRun = (
     )
   )
 
+/** The golden set a run grades: loaded already, or read from its cases file and catalog. */
+export type GoldenSetFrom =
+  | { readonly set: GoldenSet }
+  | { readonly cases: string; readonly surfaces: string }
+
 /**
- * A run: its flags checked; conversations earlier runs left in a live app told of; the golden set
+ * A run: conversations earlier runs left in a live app told of; the golden set
  * read; turns obtained from the source, graded, reported; the floor held and moved.
  */
 export const runGoldenSet = (
-  request: RunRequest
+  plan: RunPlan,
+  golden: GoldenSetFrom
 ): Effect.Effect<void, CommandError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
-    const plan = yield* checkRun(request)
     const { source } = plan
     if (source._tag === "Live" && source.journal) yield* noteLeftovers(source.baseUrl, source.auth)
     if (plan.record !== undefined) {
@@ -505,7 +395,7 @@ export const runGoldenSet = (
         Effect.mapError(() => new UsageError({ message: `--record ${dir}: cannot create that folder` }))
       )
     }
-    const set = "set" in request ? request.set : yield* loadGoldenSet(request.cases, request.surfaces)
+    const set = "set" in golden ? golden.set : yield* loadGoldenSet(golden.cases, golden.surfaces)
     const client = source._tag === "Otel"
       ? yield* Effect.flatMap(
         Effect.promise(() => import("../Runner/OtelClient.js")),

@@ -18,6 +18,7 @@ import { faultProblem, parseFault } from "../StandIn/Faults.js"
 import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
 import { servedProtocols, stableFraction, type StandIn, start } from "../StandIn/Server.js"
 import type { DemoArgs, StandInArgs } from "./Options.js"
+import { checkRun } from "./Run.js"
 
 /**
  * What the stand-in prints once it listens: where, how to sign in (the cookie, or the same token as a
@@ -176,8 +177,7 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, CommandError, F
       )
       // `run --base-url … --check`, quietly, signed in as the stand-in's user; the stand-in ends with the
       // demo, and its conversations with it: nothing to journal.
-      yield* runGoldenSet({
-        set,
+      const plan = yield* checkRun({
         baseline: files.baseline,
         source: {
           _tag: "Live",
@@ -189,7 +189,8 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, CommandError, F
         timeout: 30,
         check: true,
         silent: true
-      }).pipe(
+      })
+      yield* runGoldenSet(plan, { set }).pipe(
         Effect.ensuring(Effect.suspend(() => {
           const stats = standIn.stats()
           return Console.log(

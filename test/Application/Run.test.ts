@@ -9,7 +9,8 @@ import { ConfigProvider, Effect, Exit, Option, Redacted } from "effect"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { checkRun, gradeRun, runGoldenSet, type RunRequest, selectRun, type Source } from "../../src/Application/Run.js"
+import { gradeRun, selectRun, type Source } from "../../src/Application/Run.js"
+import { checkRun, runHandler, type RunRequest } from "../../src/Commands/Run.js"
 import { noFloorYet, programName } from "../../src/ProgramName.js"
 import { defaultCasesFile, defaultSurfacesFile } from "../../src/ProjectFiles.js"
 import { loadGoldenSet } from "../../src/Runner/GoldenSet.js"
@@ -26,15 +27,18 @@ const committed = loadGoldenSet(defaultCasesFile, defaultSurfacesFile)
 const withEnv = (vars: Record<string, string> = {}) =>
   Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(vars))))
 
+/** A run's request, over the golden set read from its files. */
+type FromFiles = RunRequest & { readonly cases: string; readonly surfaces: string }
+
 /** The message a run fails with. */
-const message = (request: RunRequest) => runGoldenSet(request).pipe(Effect.flip, Effect.map((e) => e.message))
+const message = (request: FromFiles) => runHandler(request).pipe(Effect.flip, Effect.map((e) => e.message))
 
 /** The message a refused request fails with. */
 const refusal = (request: RunRequest, env: Record<string, string> = {}) =>
   checkRun(request).pipe(withEnv(env), Effect.flip, Effect.map((error) => error.message))
 
 /** A run of the committed golden set on its recorded turns, quiet while it goes. */
-const offline = (extra: Partial<RunRequest> = {}): RunRequest => ({
+const offline = (extra: Partial<RunRequest> = {}): FromFiles => ({
   cases: defaultCasesFile,
   surfaces: defaultSurfacesFile,
   baseline: "baseline.json",
@@ -98,8 +102,6 @@ layer(NodeContext.layer)("the application's run", (it) => {
         // Both sessions set would be refused for --base-url: a source chosen already reads neither.
         const plan = yield* checkRun({
           baseline: "baseline.json",
-          cases: "unread.json",
-          surfaces: "unread.json",
           timeout: 30,
           source
         })
@@ -200,8 +202,6 @@ layer(NodeContext.layer)("the application's run", (it) => {
       Effect.gen(function*() {
         const plan = yield* checkRun({
           baseline: "b.json",
-          cases: "c.json",
-          surfaces: "s.json",
           timeout: 30,
           fixtures: Option.some(fixtures)
         })
@@ -276,11 +276,11 @@ layer(NodeContext.layer)("the application's run", (it) => {
     it.effect("off a terminal, a line per case on the Console service's standard error, in none when silent", () =>
       Effect.gen(function*() {
         const set = yield* committed
-        const shown = yield* withCapturedConsole(runGoldenSet(offline({ silent: false })))
+        const shown = yield* withCapturedConsole(runHandler(offline({ silent: false })))
         const lines = shown.stderr.split("\n").filter((line) => / \d+(\.\d+)?m?s$/.test(line))
         expect(lines.length).toBe(set.cases.length)
         for (const c of set.cases) expect(lines.filter((line) => line.includes(c.id)).length, c.id).toBe(1)
-        const quiet = yield* withCapturedConsole(runGoldenSet(offline({ silent: true })))
+        const quiet = yield* withCapturedConsole(runHandler(offline({ silent: true })))
         expect(quiet.stderr.split("\n").filter((line) => / \d+(\.\d+)?m?s$/.test(line))).toEqual([])
       }))
   })
@@ -292,14 +292,14 @@ layer(NodeContext.layer)("the application's run", (it) => {
         const passed = set.cases.length - failingOnFixtures.length
         const exactly = passed / set.cases.length
 
-        const at = yield* withCapturedConsole(runGoldenSet(offline({ baseline: baselineAt(exactly), check: true })))
+        const at = yield* withCapturedConsole(runHandler(offline({ baseline: baselineAt(exactly), check: true })))
         expect(at.exit).toEqual(Exit.void)
         expect(verdictLine(at.stdout)).toMatch(
           new RegExp(`^${passed}/${set.cases.length} passed · .* · holds the floor$`)
         )
 
         const above = yield* withCapturedConsole(
-          runGoldenSet(offline({ baseline: baselineAt(exactly + 1e-9), check: true }))
+          runHandler(offline({ baseline: baselineAt(exactly + 1e-9), check: true }))
         )
         expect(Exit.isFailure(above.exit) && Exit.causeOption(above.exit)).toMatchObject(
           Option.some({ _tag: "Fail", error: { _tag: "GateFailed", reason: "below-floor" } })
@@ -317,7 +317,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
         expect(yield* message(offline({ baseline: other, check: true }))).toBe(`--check: ${words}`)
         expect(yield* message(offline({ baseline: other, ratchet: true }))).toBe(`--ratchet: ${words}, nor moved by it`)
         // Without either, the run is held to no floor, and says why.
-        const held = yield* withCapturedConsole(runGoldenSet(offline({ baseline: other })))
+        const held = yield* withCapturedConsole(runHandler(offline({ baseline: other })))
         expect(held.exit).toEqual(Exit.void)
         expect(verdictLine(held.stdout)).toContain(` · ${words}`)
       }))
@@ -327,7 +327,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
         const set = yield* committed
         const smoke = set.cases.filter((c) => c.tags?.includes("smoke") === true).length
         const filtered = yield* withCapturedConsole(
-          runGoldenSet(offline({ baseline: baselineAt(1), filter: ["smoke"] }))
+          runHandler(offline({ baseline: baselineAt(1), filter: ["smoke"] }))
         )
         expect(filtered.exit).toEqual(Exit.void)
         expect(verdictLine(filtered.stdout))
@@ -340,7 +340,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
             `--ratchet holds the floor of the whole golden set; a shard cannot move it (merge the shards: ${programName} merge … --check)`
           )
 
-        const shard = yield* withCapturedConsole(runGoldenSet(offline({ shard: Option.some("2/3") })))
+        const shard = yield* withCapturedConsole(runHandler(offline({ shard: Option.some("2/3") })))
         const cases = (yield* selectRun(set, { filter: [], shard: { index: 2, count: 3 } })).cases.length
         expect(verdictLine(shard.stdout))
           .toContain(
@@ -351,7 +351,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
     it.effect("is none for a run that stopped early, which fails --check and cannot move it", () =>
       Effect.gen(function*() {
         const stopped = yield* withCapturedConsole(
-          runGoldenSet(offline({ baseline: baselineAt(0), bail: Option.some(1), check: true }))
+          runHandler(offline({ baseline: baselineAt(0), bail: Option.some(1), check: true }))
         )
         expect(Exit.isFailure(stopped.exit) && Exit.causeOption(stopped.exit)).toMatchObject(
           Option.some({ _tag: "Fail", error: { _tag: "GateFailed", reason: "below-floor" } })
@@ -360,7 +360,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
           / · stopped after 1 failed case \(--bail 1\): \d+ of \d+ cases not run; a partial run is held to no floor$/
         )
         const ratchet = yield* withCapturedConsole(
-          runGoldenSet(offline({ baseline: baselineAt(0), bail: Option.some(1), ratchet: true })).pipe(Effect.flip)
+          runHandler(offline({ baseline: baselineAt(0), bail: Option.some(1), ratchet: true })).pipe(Effect.flip)
         )
         expect(Exit.isSuccess(ratchet.exit) && ratchet.exit.value).toMatchObject({ _tag: "Refused", reason: "ratchet" })
         expect(Exit.isSuccess(ratchet.exit) && ratchet.exit.value.message)
@@ -385,7 +385,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
         const set = yield* committed
         const passed = set.cases.length - failingOnFixtures.length
         const file = baselineAt(0.5)
-        const raised = yield* withCapturedConsole(runGoldenSet(offline({ baseline: file, ratchet: true })))
+        const raised = yield* withCapturedConsole(runHandler(offline({ baseline: file, ratchet: true })))
         expect(raised.exit).toEqual(Exit.void)
         const floor = floorFor(passed, set.cases.length)
         expect((JSON.parse(readFileSync(file, "utf8")) as { floor: number }).floor).toBe(floor)
@@ -395,7 +395,7 @@ layer(NodeContext.layer)("the application's run", (it) => {
 
         const high = baselineAt(1)
         const kept = yield* withCapturedConsole(
-          runGoldenSet(offline({ baseline: high, ratchet: true, reporter: ["json"] }))
+          runHandler(offline({ baseline: high, ratchet: true, reporter: ["json"] }))
         )
         expect(kept.exit).toEqual(Exit.void)
         // With a document on standard output, what the ratchet did goes to standard error.
