@@ -5,9 +5,8 @@
  */
 import type { FileSystem } from "@effect/platform"
 import { Effect } from "effect"
-import type { MergeArgs } from "../Commands/Options.js"
 import { programName } from "../ProgramName.js"
-import { parseReporters, refuseOverwritingInputs } from "../Reporters/Reports.js"
+import { refuseOverwritingInputs, type ReporterSpec } from "../Reporters/Reports.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { BadInput, type CommandError, UsageError } from "../Schema/Errors.js"
 import type { CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
@@ -127,10 +126,22 @@ export const mergeShards = (
     return { cases: whole.ids.map((id) => byId.get(id)!.result), repeat: repeatOf(first.result) }
   })
 
-/** Merges the shards' results files named by `eval merge`'s arguments, then holds the floor. */
-export const mergeRuns = (args: MergeArgs): Effect.Effect<void, CommandError, FileSystem.FileSystem> =>
+/** What a merge does: `eval merge`'s arguments, its reporters read. */
+export interface MergePlan {
+  /** The shards' results files. */
+  readonly files: ReadonlyArray<string>
+  readonly cases: string
+  readonly surfaces: string
+  readonly baseline: string
+  readonly check: boolean
+  readonly ratchet: boolean
+  readonly reporters: ReadonlyArray<ReporterSpec>
+}
+
+/** Merges the shards' results files a plan names, then holds the floor. */
+export const mergeRuns = (args: MergePlan): Effect.Effect<void, CommandError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const reporters = yield* parseReporters(args.reporter, args.json)
+    const { reporters } = args
     const set = yield* loadGoldenSet(args.cases, args.surfaces)
     yield* refuseOverwritingInputs(reporters, [
       [set.casesFile, "the golden set"],
