@@ -66,6 +66,19 @@ export default tseslint.config(
     rules: { "no-restricted-imports": ["error", { patterns: [protocolFolders] }] }
   },
   {
+    // The application runs what a command hands it (a plan, the words to use); it never reaches back up
+    // into the commands, whose flags and handlers are the CLI's.
+    files: ["src/Application/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          group: ["**/Commands/*", "**/Commands"],
+          message: "the application imports nothing of Commands: a command hands it a plan"
+        }, protocolFolders]
+      }]
+    }
+  },
+  {
     // The pure core — cases, traces and results, graders, evidence rules, the scorecard — runs nothing:
     // it may not reach into the runner, the application or the commands, whose effects it would drag in.
     files: ["src/Schema/**/*.ts", "src/Graders/**/*.ts", "src/Evidence/**/*.ts", "src/Scorecard/**/*.ts"],
