@@ -83,7 +83,9 @@ const { run } = await Effect.runPromise(program)
 console.log(JSON.stringify({ total: run.total, passed: run.passedCount, failing: run.cases.filter((c) => !c.passed).map((c) => c.id) }))
 `
 
-describe("the packed tarball", () => {
+// Each test installs, type-checks or runs the package in subprocesses, each bounded against a hang
+// (240 s): a test's own bound only guards against a hang too, never against a busy machine's pace.
+describe("the packed tarball", { timeout: 300_000 }, () => {
   let tarball = ""
   let files: ReadonlyArray<string> = []
 
