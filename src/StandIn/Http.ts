@@ -1,11 +1,42 @@
 /**
- * What every wire of the stand-in answers with: request bodies read under a cap, JSON and text
- * answers, event streams, route templates matched against a request (a path and, for templates such
- * as `/api/chat?id={conversationId}`, its query), and the answer a fault gives in place of a proper one.
+ * What every wire of the stand-in answers with: the request and the answer as a wire sees them,
+ * whatever carries them (a socket of the stand-in's server, or a client in the same process), request
+ * bodies read under a cap, JSON and text answers, event streams, route templates matched against a
+ * request (a path and, for templates such as `/api/chat?id={conversationId}`, its query), and the
+ * answer a fault gives in place of a proper one.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Route } from "../Schema/Protocol.js"
 import type { FaultKind } from "./Server.js"
+
+/** A request as a wire reads it. */
+export interface WireRequest {
+  readonly method: string
+  /** The target as written: its raw path (never normalised) and its query. */
+  readonly url: string
+  /** Its headers by lower-case name; a repeated one joined as Node joins it. */
+  readonly headers: Readonly<Record<string, string | undefined>>
+  /** Its body as text, or `undefined` when it is over the cap or broke off; read once. */
+  readonly text: () => Promise<string | undefined>
+}
+
+/** The answer a wire writes, as a Node `ServerResponse` writes one. */
+export interface WireResponse {
+  /** Starts the answer with its status and headers (those set before included). */
+  readonly writeHead: (status: number, headers?: Readonly<Record<string, string | number>>) => void
+  /** Sets a header of the answer before it starts. */
+  readonly setHeader: (name: string, value: string) => void
+  /** Writes part of the body; `written` is called once it is handed on. */
+  readonly write: (chunk: string, written?: () => void) => void
+  /** Ends the answer, with a last part. */
+  readonly end: (chunk?: string) => void
+  /** Drops the connection, as an app that crashed would: an answer not ended is cut off where it is. */
+  readonly drop: () => void
+  /** Whether the answer has started. */
+  readonly headersSent: () => boolean
+  /** Called once the answer is over: ended, dropped, or given up by the client. */
+  readonly onClose: (listener: () => void) => void
+}
 
 const maxRequestBody = 1024 * 1024
 
@@ -15,8 +46,8 @@ const hugeBytes = 5 * 1024 * 1024
 /** A `huge` fault's padding. */
 export const padding = (fault: { readonly bytes?: number }): string => "x".repeat(fault.bytes ?? hugeBytes)
 
-/** A request's body as text, or `undefined` when it is over the cap or broke off. */
-export const readBody = (request: IncomingMessage): Promise<string | undefined> =>
+/** A Node request's body as text, or `undefined` when it is over the cap or broke off. */
+const readBody = (request: IncomingMessage): Promise<string | undefined> =>
   new Promise((resolve) => {
     const chunks: Array<Buffer> = []
     let size = 0
@@ -28,9 +59,29 @@ export const readBody = (request: IncomingMessage): Promise<string | undefined> 
     request.on("error", () => resolve(undefined))
   })
 
+/** A request of the stand-in's server, as its wires read it. */
+export const nodeRequest = (request: IncomingMessage): WireRequest => ({
+  method: request.method ?? "GET",
+  url: request.url ?? "/",
+  // Only `set-cookie` is ever a list in Node's request headers, and no request carries it.
+  headers: request.headers as Record<string, string | undefined>,
+  text: () => readBody(request)
+})
+
+/** An answer of the stand-in's server, as its wires write it. */
+export const nodeResponse = (response: ServerResponse): WireResponse => ({
+  writeHead: (status, headers) => void response.writeHead(status, headers),
+  setHeader: (name, value) => void response.setHeader(name, value),
+  write: (chunk, written) => void response.write(chunk, written),
+  end: (chunk) => void response.end(chunk),
+  drop: () => void response.socket?.destroy(),
+  headersSent: () => response.headersSent,
+  onClose: (listener) => void response.on("close", listener)
+})
+
 /** A request's body parsed as JSON, or `undefined` when it is not JSON (or is over the cap). */
-export const readJson = async (request: IncomingMessage): Promise<unknown> => {
-  const raw = await readBody(request)
+export const readJson = async (request: WireRequest): Promise<unknown> => {
+  const raw = await request.text()
   if (raw === undefined) return undefined
   try {
     return JSON.parse(raw) as unknown
@@ -41,7 +92,7 @@ export const readJson = async (request: IncomingMessage): Promise<unknown> => {
 
 /** Answers JSON. */
 export const sendJson = (
-  response: ServerResponse,
+  response: WireResponse,
   status: number,
   body: unknown,
   headers: Record<string, string> = {}
@@ -57,7 +108,7 @@ export const sendJson = (
 
 /** Answers plain text, as some servers (LangGraph's) answer their errors. */
 export const sendText = (
-  response: ServerResponse,
+  response: WireResponse,
   status: number,
   text: string,
   headers: Record<string, string> = {}
@@ -79,14 +130,14 @@ export const sseFrame = (data: unknown): string => `data: ${typeof data === "str
  * the last `tail` frames.
  */
 export const writeStream = (
-  response: ServerResponse,
+  response: WireResponse,
   headers: Record<string, string>,
   frames: ReadonlyArray<string>,
   options: { readonly cut?: number; readonly huge?: string; readonly tail?: number } = {}
 ): void => {
   response.writeHead(200, headers)
   if (options.cut !== undefined) {
-    response.write(frames.slice(0, options.cut).join(""), () => response.socket?.destroy())
+    response.write(frames.slice(0, options.cut).join(""), () => response.drop())
     return
   }
   const tail = Math.min(options.tail ?? 0, frames.length)
@@ -154,7 +205,7 @@ export const templateMatcher = (prefix: string, template: string): TemplateMatch
  * Answers a JSON route with a fault instead of `body`, its proper answer. The ask's own faults
  * (`opened`, `id`) are answered where the ask opens its conversation; here they are a plain failure.
  */
-export const injure = (response: ServerResponse, route: Route, fault: FaultKind, path: string, body: unknown): void => {
+export const injure = (response: WireResponse, route: Route, fault: FaultKind, path: string, body: unknown): void => {
   switch (fault.kind) {
     case "status":
       return sendJson(
@@ -167,10 +218,10 @@ export const injure = (response: ServerResponse, route: Route, fault: FaultKind,
       return
     case "reset": {
       // A delete's reset drops the connection before any answer: a 200 would say it was done.
-      if (route === "delete") return void response.socket?.destroy()
+      if (route === "delete") return void response.drop()
       const text = JSON.stringify(body)
       response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
-      response.write(text.slice(0, Math.floor(text.length / 2)), () => response.socket?.destroy())
+      response.write(text.slice(0, Math.floor(text.length / 2)), () => response.drop())
       return
     }
     case "not-json":
@@ -194,7 +245,7 @@ export const injure = (response: ServerResponse, route: Route, fault: FaultKind,
 export const wrongShape = { unexpected: true, items: [1, 2, 3] }
 
 /** What a `not-json` fault answers: a proxy's error page where JSON or an event stream was expected. */
-export const notJson = (response: ServerResponse): void => {
+export const notJson = (response: WireResponse): void => {
   response.writeHead(200, { "content-type": "text/html" })
   response.end("<html><body>502 Bad Gateway</body></html>")
 }

@@ -24,7 +24,7 @@ import { resolveRoutes, type Route } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
 import { faultProblem } from "./Faults.js"
 import { flaws } from "./Flaws.js"
-import { sendJson, targetOf } from "./Http.js"
+import { nodeRequest, nodeResponse, sendJson, targetOf, type WireRequest, type WireResponse } from "./Http.js"
 import { cookieName, makeStore, stableFraction } from "./Store.js"
 import type { Handler, Incoming, ServedSurface } from "./Wire.js"
 
@@ -211,7 +211,14 @@ export const start = (options: StandInOptions): Effect.Effect<StandIn, Error, Sc
     (running) => Effect.promise(() => running.close())
   ).pipe(Effect.map((running) => running.standIn))
 
-const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; close: () => Promise<void> }> => {
+/** A stand-in ready to answer requests however they reach it: one request a call, and the handle for a base URL. */
+export interface Assembled {
+  readonly handle: (request: WireRequest, response: WireResponse) => void
+  readonly standIn: (url: string) => StandIn
+}
+
+/** The stand-in's wires and store, ready to answer; throws for a catalog or faults it cannot serve. */
+export const assemble = async (options: StandInOptions): Promise<Assembled> => {
   for (const [name, surface] of Object.entries(options.catalog.surfaces)) {
     if (surface.protocol !== undefined && protocolNamed(surface.protocol) === undefined) {
       throw new Error(
@@ -224,7 +231,6 @@ const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; clos
   const protocols = servedProtocols(options)
   const problem = faultsProblem(options.faults ?? [], protocols)
   if (problem !== undefined) throw new Error(problem)
-  const host = options.host ?? "127.0.0.1"
   const prefix = (options.prefix ?? "").replace(/\/+$/, "")
   const store = makeStore(options)
   const surfaces: ReadonlyArray<ServedSurface> = Object.entries(options.catalog.surfaces).map(([name, surface]) => ({
@@ -246,19 +252,6 @@ const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; clos
     return undefined
   }
 
-  const server = createServer((request, response) => {
-    store.track(response)
-    const incoming = { request, response, method: request.method ?? "GET", target: targetOf(request.url) }
-    const handler = routeOf(incoming)
-    if (handler === undefined) return sendJson(response, 404, { error: "no such route" })
-    Promise.resolve()
-      .then(handler)
-      .catch(() => {
-        if (!response.headersSent) sendJson(response, 500, { error: "stand-in failure" })
-        else response.destroy()
-      })
-  })
-
   if (options.seedRatings === true) {
     for (const flaw of flaws) {
       const surface = surfaces.find((s) => s.name === flaw.surface)
@@ -274,40 +267,60 @@ const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; clos
     }
   }
 
-  const sockets = new Set<Socket>()
-  server.on("connection", (socket) => {
-    sockets.add(socket)
-    socket.on("close", () => sockets.delete(socket))
-  })
-
   const tokenOf = (account: string | undefined) => {
     const token = store.tokenOf(account ?? store.first)
     if (token === undefined) throw new Error(`the stand-in has no account ${account}`)
     return token
   }
+  return {
+    handle: (request, response) => {
+      store.track(response)
+      const incoming = { request, response, method: request.method, target: targetOf(request.url) }
+      const handler = routeOf(incoming)
+      if (handler === undefined) return sendJson(response, 404, { error: "no such route" })
+      Promise.resolve()
+        .then(handler)
+        .catch(() => {
+          if (!response.headersSent()) sendJson(response, 500, { error: "stand-in failure" })
+          else response.drop()
+        })
+    },
+    standIn: (url) => ({
+      url,
+      protocols,
+      // The asks first: this product's own wire (always there, for its ratings) goes last.
+      serves: [...routers.slice(1), ...routers.slice(0, 1)].flatMap((r) => r.serves),
+      cookie: (account) => Redacted.make(`${cookieName}=${tokenOf(account)}`),
+      token: (account) => Redacted.make(tokenOf(account)),
+      stats: store.stats,
+      whenRequests: store.whenRequests,
+      conversations: (account = store.first) => store.conversationsOf(account),
+      setFaults: (next) => {
+        const problem = faultsProblem(next, protocols)
+        if (problem !== undefined) throw new Error(problem)
+        store.setFaults(next)
+      },
+      ratings: (account = store.first) => store.ratingsOf(account)
+    })
+  }
+}
+
+const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; close: () => Promise<void> }> => {
+  const { handle, standIn } = await assemble(options)
+  const host = options.host ?? "127.0.0.1"
+  const prefix = (options.prefix ?? "").replace(/\/+$/, "")
+  const server = createServer((request, response) => handle(nodeRequest(request), nodeResponse(response)))
+  const sockets = new Set<Socket>()
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
   return new Promise((resolve, reject) => {
     server.once("error", reject)
     server.listen(options.port ?? 0, host, () => {
       const { port } = server.address() as AddressInfo
-      const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}${prefix}`
       resolve({
-        standIn: {
-          url,
-          protocols,
-          // The asks first: this product's own wire (always there, for its ratings) goes last.
-          serves: [...routers.slice(1), ...routers.slice(0, 1)].flatMap((r) => r.serves),
-          cookie: (account) => Redacted.make(`${cookieName}=${tokenOf(account)}`),
-          token: (account) => Redacted.make(tokenOf(account)),
-          stats: store.stats,
-          whenRequests: store.whenRequests,
-          conversations: (account = store.first) => store.conversationsOf(account),
-          setFaults: (next) => {
-            const problem = faultsProblem(next, protocols)
-            if (problem !== undefined) throw new Error(problem)
-            store.setFaults(next)
-          },
-          ratings: (account = store.first) => store.ratingsOf(account)
-        },
+        standIn: standIn(`http://${host.includes(":") ? `[${host}]` : host}:${port}${prefix}`),
         close: () =>
           new Promise<void>((done) => {
             for (const socket of sockets) socket.destroy()

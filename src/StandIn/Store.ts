@@ -5,13 +5,12 @@
  * count alike for every protocol.
  */
 import { randomBytes } from "node:crypto"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { fnv1a } from "../Hash.js"
 import type { ProtocolName } from "../Protocols/Registry.js"
 import type { Route } from "../Schema/Protocol.js"
 import type { AssistantTurn } from "./Assistant.js"
 import { recallsFromMemory, respondWithFlaws } from "./Flaws.js"
-import { sendJson } from "./Http.js"
+import { sendJson, type WireRequest, type WireResponse } from "./Http.js"
 import type { Fault, FaultKind, StandInOptions, StandInStats, StoredConversation, StoredRating } from "./Server.js"
 
 /** A stable fraction in [0, 1) for a string (FNV-1a), so a rate selects the same questions every run. */
@@ -34,7 +33,7 @@ export interface Store {
   /** Settles once `count` requests of `route` have come since start. */
   readonly whenRequests: (route: Route, count: number) => Promise<void>
   /** Counts a request in flight until its answer closes. */
-  readonly track: (response: ServerResponse) => void
+  readonly track: (response: WireResponse) => void
   /** Replaces the faults. */
   readonly setFaults: (faults: ReadonlyArray<Fault>) => void
   /**
@@ -53,8 +52,8 @@ export interface Store {
    * signed-in account; without one the answer is 401.
    */
   readonly guard: (
-    request: IncomingMessage,
-    response: ServerResponse,
+    request: WireRequest,
+    response: WireResponse,
     route: Route | undefined,
     work: (account: string) => Promise<void> | void
   ) => Promise<void>
@@ -127,7 +126,7 @@ export const makeStore = (options: StandInOptions): Store => {
   const waiting = new Set<{ readonly route: Route; readonly count: number; readonly wake: () => void }>()
 
   // A session is the cookie, or the same token as a bearer token or an API key, as header-signed apps take it.
-  const accountOf = (request: IncomingMessage): string | undefined => {
+  const accountOf = (request: WireRequest): string | undefined => {
     for (const part of (request.headers.cookie ?? "").split(";")) {
       const [name, ...value] = part.trim().split("=")
       if (name === cookieName) return tokens.get(value.join("="))
@@ -201,7 +200,7 @@ export const makeStore = (options: StandInOptions): Store => {
     track: (response) => {
       inFlight++
       stats.peakInFlight = Math.max(stats.peakInFlight, inFlight)
-      response.on("close", () => inFlight--)
+      response.onClose(() => inFlight--)
     },
     setFaults: (next) => {
       faults = next

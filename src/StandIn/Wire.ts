@@ -4,12 +4,11 @@
  * protocol, so a new protocol cannot be left out. A wire routes the requests that are its own and
  * says, for the start-up lines, what it serves.
  */
-import type { IncomingMessage, ServerResponse } from "node:http"
 import type { ProtocolName } from "../Protocols/Registry.js"
 import { isRecord } from "../Schema/Decode.js"
 import type { Routes, Surface } from "../Schema/Surface.js"
 import type { AssistantTurn } from "./Assistant.js"
-import type { Target } from "./Http.js"
+import type { Target, WireRequest, WireResponse } from "./Http.js"
 import type { Store } from "./Store.js"
 
 /** A surface the stand-in serves, with the protocol it speaks and its routes resolved. */
@@ -33,8 +32,8 @@ export interface WireContext {
 
 /** One request as the router hands it on. */
 export interface Incoming {
-  readonly request: IncomingMessage
-  readonly response: ServerResponse
+  readonly request: WireRequest
+  readonly response: WireResponse
   readonly method: string
   readonly target: Target
 }

@@ -10,10 +10,20 @@
  * usage as the run's end's `usage`, one `TokenUsage`. AG-UI has no error flag on a tool result: a
  * failed execution's result is its error text after `Error: `.
  */
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { isRecord } from "../../Schema/Decode.js"
 import type { AssistantTurn } from "../../StandIn/Assistant.js"
-import { injure, notJson, padding, readJson, sendJson, sseFrame, writeStream, wrongShape } from "../../StandIn/Http.js"
+import {
+  injure,
+  notJson,
+  padding,
+  readJson,
+  sendJson,
+  sseFrame,
+  type WireRequest,
+  type WireResponse,
+  writeStream,
+  wrongShape
+} from "../../StandIn/Http.js"
 import type { Store } from "../../StandIn/Store.js"
 import {
   deltas,
@@ -151,7 +161,7 @@ export const runInputOf = (
 const usage =
   "expected a RunAgentInput {\"threadId\", \"runId\", \"messages\": [{\"id\", \"role\": \"user\", \"content\": QUESTION}], …}"
 
-const handleRun = async (store: Store, request: IncomingMessage, response: ServerResponse, surface: ServedSurface) => {
+const handleRun = async (store: Store, request: WireRequest, response: WireResponse, surface: ServedSurface) => {
   const input = runInputOf(await readJson(request))
   if (input === undefined || input.question.trim() === "") return sendJson(response, 400, { error: usage })
   const fault = store.faultFor("ask", input.question)
@@ -161,7 +171,7 @@ const handleRun = async (store: Store, request: IncomingMessage, response: Serve
     fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
     fault.kind !== "id" && fault.kind !== "reused-id" && fault.kind !== "no-result"
   ) {
-    return injure(response, "ask", fault, request.url ?? "/", {})
+    return injure(response, "ask", fault, request.url, {})
   }
   const turn = store.answer(surface.name, input.question, store.nextAsk(input.question))
   const [started, ...rest] = agUiEvents(turn, input.threadId, input.runId)

@@ -9,11 +9,21 @@
  * turn that ended in an error sends an `error` chunk after its steps and no `finish`, as streamText
  * does when the model fails. Chats are deleted by the surface's delete route (TurnEval.ts serves it).
  */
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { isRecord } from "../../Schema/Decode.js"
 import type { ToolExecution } from "../../Schema/Trace.js"
 import type { AssistantTurn } from "../../StandIn/Assistant.js"
-import { injure, notJson, padding, readJson, sendJson, sseFrame, writeStream, wrongShape } from "../../StandIn/Http.js"
+import {
+  injure,
+  notJson,
+  padding,
+  readJson,
+  sendJson,
+  sseFrame,
+  type WireRequest,
+  type WireResponse,
+  writeStream,
+  wrongShape
+} from "../../StandIn/Http.js"
 import type { Store } from "../../StandIn/Store.js"
 import {
   deltas,
@@ -196,8 +206,8 @@ const usage = "expected a JSON body {\"id\": CHAT_ID, \"messages\": [{\"role\": 
 
 const handleChat = async (
   store: Store,
-  request: IncomingMessage,
-  response: ServerResponse,
+  request: WireRequest,
+  response: WireResponse,
   account: string,
   surface: ServedSurface
 ) => {
@@ -217,7 +227,7 @@ const handleChat = async (
     fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
     fault.kind !== "id" && fault.kind !== "reused-id" && fault.kind !== "no-result"
   ) {
-    return injure(response, "ask", fault, request.url ?? "/", {})
+    return injure(response, "ask", fault, request.url, {})
   }
   const existing = store.conversation(account, chatId)
   // A chat id is the client's: another account's chat by that id is not this account's to answer in.

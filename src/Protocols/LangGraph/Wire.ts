@@ -18,7 +18,6 @@
  * values `{"__error__": …}`, as the server reports a graph that threw.
  */
 import { createHash, randomUUID } from "node:crypto"
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { isRecord } from "../../Schema/Decode.js"
 import type { Route } from "../../Schema/Protocol.js"
 import type { Usage } from "../../Schema/Trace.js"
@@ -30,7 +29,9 @@ import {
   sendJson,
   sendText,
   type Target,
-  templateMatcher
+  templateMatcher,
+  type WireRequest,
+  type WireResponse
 } from "../../StandIn/Http.js"
 import type { StoredConversation } from "../../StandIn/Server.js"
 import type { Store } from "../../StandIn/Store.js"
@@ -340,7 +341,7 @@ const stateBody = (store: Store, times: ReadonlyMap<string, ThreadTimes>, thread
 const answerThread = (
   store: Store,
   times: Map<string, ThreadTimes>,
-  response: ServerResponse,
+  response: WireResponse,
   route: Route,
   thread: StoredConversation,
   target: Target
@@ -368,8 +369,8 @@ const answerThread = (
 const createThread = async (
   store: Store,
   times: Map<string, ThreadTimes>,
-  request: IncomingMessage,
-  response: ServerResponse,
+  request: WireRequest,
+  response: WireResponse,
   account: string
 ) => {
   const body = await readJson(request)
@@ -404,8 +405,8 @@ const createThread = async (
 const searchThreads = async (
   store: Store,
   times: ReadonlyMap<string, ThreadTimes>,
-  request: IncomingMessage,
-  response: ServerResponse,
+  request: WireRequest,
+  response: WireResponse,
   account: string
 ) => {
   const body = await readJson(request)
@@ -447,8 +448,8 @@ const runWait = async (
   store: Store,
   times: Map<string, ThreadTimes>,
   assistants: ReadonlyMap<string, ServedSurface>,
-  request: IncomingMessage,
-  response: ServerResponse,
+  request: WireRequest,
+  response: WireResponse,
   account: string,
   rawThreadId: string
 ) => {
@@ -466,7 +467,7 @@ const runWait = async (
   if (surface === undefined) return sendText(response, 404, `Assistant "${assistantId}" not found`)
   const fault = store.faultFor("ask", question, (f) => f.kind !== "id")
   if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened") {
-    return injure(response, "ask", fault, request.url ?? "/", {})
+    return injure(response, "ask", fault, request.url, {})
   }
   const runId = randomUUID()
   const ran = store.ask(thread, surface.name, question, runId)
@@ -482,7 +483,7 @@ const runWait = async (
   const values = runValues(store.turnOf(ran), question, runId)
   if (fault !== undefined) {
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
-    return injure(response, "ask", fault, request.url ?? "/", values)
+    return injure(response, "ask", fault, request.url, values)
   }
   // The server streams a run's final values (keep-alive newlines first), so it answers plain text, not JSON.
   const text = JSON.stringify(values)

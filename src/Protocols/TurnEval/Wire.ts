@@ -4,19 +4,19 @@
  * deletes it; users rate turns and the ratings route lists them. The delete route also deletes AI SDK
  * chats, which are named by an id as these conversations are.
  */
-import type { IncomingMessage, ServerResponse } from "node:http"
 import { isRecord } from "../../Schema/Decode.js"
 import type { Route } from "../../Schema/Protocol.js"
 import {
   deletesAnyway,
   injure,
   padding,
-  readBody,
   sendJson,
   sseFrame,
   type Target,
   type TemplateMatcher,
-  templateMatcher
+  templateMatcher,
+  type WireRequest,
+  type WireResponse
 } from "../../StandIn/Http.js"
 import type { AnswerMode, StoredConversation, StoredRating } from "../../StandIn/Server.js"
 import type { Store } from "../../StandIn/Store.js"
@@ -156,7 +156,7 @@ const readRoute = (traceRoutes: ReadonlyArray<Served>, conversationRoutes: Reado
 /** Answers a read or a delete of a conversation the account holds. */
 const answerRead = (
   store: Store,
-  response: ServerResponse,
+  response: WireResponse,
   route: Route,
   conversation: StoredConversation,
   path: string
@@ -184,13 +184,13 @@ const answerRead = (
 
 const handleAsk = async (
   store: Store,
-  request: IncomingMessage,
-  response: ServerResponse,
+  request: WireRequest,
+  response: WireResponse,
   account: string,
   surface: ServedSurface,
   mode: AnswerMode
 ) => {
-  const raw = await readBody(request)
+  const raw = await request.text()
   let question: unknown
   try {
     question = raw === undefined ? undefined : (JSON.parse(raw) as { message?: unknown }).message
@@ -205,7 +205,7 @@ const handleAsk = async (
     fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened" &&
     fault.kind !== "id"
   ) {
-    return injure(response, "ask", fault, request.url ?? "/", { error: "fault" })
+    return injure(response, "ask", fault, request.url, { error: "fault" })
   }
   if (store.atCap(account)) {
     return sendJson(response, 429, { error: `conversation cap reached (${store.maxConversations} open)` })
@@ -226,7 +226,7 @@ const handleAsk = async (
     response.write(sseFrame({ type: "start", conversationId }))
     const chunks = deltas(answer)
     if (fault?.kind === "reset") {
-      response.write(sseFrame({ type: "text-delta", delta: chunks[0] ?? "" }), () => response.socket?.destroy())
+      response.write(sseFrame({ type: "text-delta", delta: chunks[0] ?? "" }), () => response.drop())
       return
     }
     for (const delta of chunks) response.write(sseFrame({ type: "text-delta", delta }))
@@ -237,7 +237,7 @@ const handleAsk = async (
   const headers = { "x-conversation-id": conversationId, "x-turn-id": conversation.turnId }
   if (fault !== undefined && fault.kind !== "id") {
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
-    return injure(response, "ask", fault, request.url ?? "/", { ...ids, answer })
+    return injure(response, "ask", fault, request.url, { ...ids, answer })
   }
   if (mode === "headers") {
     response.writeHead(200, { "content-type": "text/plain; charset=utf-8", ...headers })
@@ -249,15 +249,15 @@ const handleAsk = async (
 /** Rates a turn of the account: `{"rating": "up" | "down", "comment"?: string}`. */
 const handleRate = async (
   store: Store,
-  request: IncomingMessage,
-  response: ServerResponse,
+  request: WireRequest,
+  response: WireResponse,
   account: string,
   rawTurnId: string
 ) => {
   const turnId = decodeURIComponent(rawTurnId)
   const conversation = store.conversationOfTurn(account, turnId)
   if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
-  const raw = await readBody(request)
+  const raw = await request.text()
   let body: Record<string, unknown> | undefined
   try {
     const parsed: unknown = raw === undefined ? undefined : JSON.parse(raw)
