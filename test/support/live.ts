@@ -1,6 +1,7 @@
 /** A stand-in on loopback and the live SurfaceClient pointed at it, for tests over real HTTP. */
+import { HttpClient } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
-import { Duration, Effect, Exit, Layer, Scope } from "effect"
+import { Duration, Effect, Exit, Layer, Option, Scope } from "effect"
 import { defaultCasesFile, defaultSurfacesFile } from "../../src/ProjectFiles.js"
 import { type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import { HttpLive } from "../../src/Runner/Http.js"
@@ -9,6 +10,8 @@ import { Runner } from "../../src/Runner/Runner.js"
 import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import type { Case } from "../../src/Schema/Case.js"
 import { resolveRoutes } from "../../src/Schema/Protocol.js"
+import type { Catalog } from "../../src/Schema/Surface.js"
+import { startInProcess } from "../../src/StandIn/InProcess.js"
 import { type StandIn, type StandInOptions, start } from "../../src/StandIn/Server.js"
 
 /** The committed golden set and catalog, loaded and checked. */
@@ -17,7 +20,26 @@ export const goldenSet: Effect.Effect<GoldenSet> = loadGoldenSet(defaultCasesFil
   Effect.orDie
 )
 
-/** The live client against a stand-in, with short waits so retries and timeouts are quick. */
+/** The HTTP client of each stand-in started in this process: the one that reaches it. */
+const inProcessClients = new WeakMap<StandIn, HttpClient.HttpClient>()
+
+/**
+ * A stand-in serving the golden set's catalog in this process, with no socket, and the golden set:
+ * `liveClient` reaches it through its own `HttpClient`. A fault that drops a connection is reported as
+ * a dropped socket is; what needs a real one (TLS, signals, the bin) is the e2e tier's.
+ */
+export const standInProcess = (options: Omit<StandInOptions, "catalog"> = {}, catalog?: Catalog) =>
+  Effect.gen(function*() {
+    const set = yield* goldenSet
+    const { client, standIn } = yield* Effect.orDie(startInProcess({ catalog: catalog ?? set.catalog, ...options }))
+    inProcessClients.set(standIn, client)
+    return { set, s: standIn }
+  })
+
+/**
+ * The live client against a stand-in, with short waits so retries and timeouts are quick: over
+ * loopback, or through the in-process client of a stand-in `standInProcess` started.
+ */
 export const liveClient = (standIn: StandIn, set: GoldenSet, overrides: Partial<LiveConfig> = {}) =>
   SurfaceClient.Live({
     baseUrl: new URL(standIn.url),
@@ -29,7 +51,10 @@ export const liveClient = (standIn: StandIn, set: GoldenSet, overrides: Partial<
     retryDelay: Duration.millis(20),
     askGrace: Duration.seconds(1),
     ...overrides
-  }).pipe(Layer.provide(HttpLive))
+  }).pipe(Layer.provide(Option.match(Option.fromNullable(inProcessClients.get(standIn)), {
+    onNone: () => HttpLive,
+    onSome: (client) => Layer.succeed(HttpClient.HttpClient, client)
+  })))
 
 /** Runs cases through the Runner on a client layer; returns the results and what the client left behind. */
 export const runLive = (
