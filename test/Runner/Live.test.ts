@@ -4,13 +4,21 @@ import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Case } from "../../src/Schema/Case.js"
 import type { Route } from "../../src/Schema/Protocol.js"
+import { inProcessOrigin } from "../../src/StandIn/InProcess.js"
 import { type Fault, type FaultKind, type StandInOptions, start } from "../../src/StandIn/Server.js"
-import { goldenSet, liveClient, runLive, withoutRequest } from "../support/live.js"
+import { goldenSet, liveClient, runLive, standInProcess, withoutRequest } from "../support/live.js"
 
 const live = <A, E>(name: string, body: () => Effect.Effect<A, E, Scope.Scope>, timeout = 60_000) =>
   it.live(name, () => Effect.scoped(body()), timeout)
 
-const standIn = (options: Omit<StandInOptions, "catalog"> = {}) =>
+/** The in-process stand-in's origin, as a pattern. */
+const origin = inProcessOrigin.replace(/[.]/g, "\\.")
+
+/** A stand-in in this process: a live run against it makes no socket. */
+const standIn = (options: Omit<StandInOptions, "catalog"> = {}) => standInProcess(options)
+
+/** A stand-in on loopback, for what needs a socket of its own. */
+const loopbackStandIn = (options: Omit<StandInOptions, "catalog"> = {}) =>
   Effect.flatMap(goldenSet, (set) => Effect.map(start({ catalog: set.catalog, ...options }), (s) => ({ set, s })))
 
 /** Lets real I/O run while the test clock stands still. */
@@ -64,7 +72,7 @@ describe("a live run against the stand-in", () => {
           }
         }
       }
-      const s = yield* start({ catalog: set.catalog, prefix: "/app" })
+      const { s } = yield* standInProcess({ prefix: "/app" }, set.catalog)
       expect(s.url).toMatch(/\/app$/)
       const { results } = yield* runLive(liveClient(s, set), set, pick(set.cases))
       expect(results.every((r) => r.passed)).toBe(true)
@@ -207,11 +215,11 @@ const otherOrigin = Effect.acquireRelease(
 describe("every fault fails only its case, with the route and the fault, and leaks nothing", () => {
   // Every route error names its request: the method and the URL, which holds the case's ids.
   const requestOf: Record<Route, string> = {
-    ask: "POST http://127\\.0\\.0\\.1:\\d+/api/ai/(docs|agent)/ask",
-    conversation: "GET http://127\\.0\\.0\\.1:\\d+/api/ai/conversations/conv_\\w+",
-    trace: "GET http://127\\.0\\.0\\.1:\\d+/api/ai/turns/turn_\\w+/trace",
-    delete: "DELETE http://127\\.0\\.0\\.1:\\d+/api/ai/conversations/conv_\\w+",
-    ratings: "GET http://127\\.0\\.0\\.1:\\d+/api/ai/ratings"
+    ask: `POST ${origin}/api/ai/(docs|agent)/ask`,
+    conversation: `GET ${origin}/api/ai/conversations/conv_\\w+`,
+    trace: `GET ${origin}/api/ai/turns/turn_\\w+/trace`,
+    delete: `DELETE ${origin}/api/ai/conversations/conv_\\w+`,
+    ratings: `GET ${origin}/api/ai/ratings`
   }
   const named = (route: Route, reason: string) => new RegExp(`^${reason} — ${requestOf[route]}$`)
   const webPage = (route: Route) =>
@@ -280,7 +288,8 @@ describe("every fault fails only its case, with the route and the fault, and lea
     Effect.gen(function*() {
       const other = yield* otherOrigin
       for (const route of ["ask", "conversation", "trace", "delete"] as const) {
-        const { set, s } = yield* standIn({
+        // Over loopback: a request that followed the redirect would reach the other origin's server.
+        const { set, s } = yield* loopbackStandIn({
           faults: [{ route, kind: "redirect", to: other.origin, match: set0Question }]
         })
         const { results, left } = yield* runLive(liveClient(s, set), set, pick(set.cases))
@@ -326,7 +335,7 @@ describe("every fault fails only its case, with the route and the fault, and lea
           caseId: cases[0]!.id,
           conversationId: expect.stringMatching(/^conv_/),
           reason: expect.stringMatching(
-            /^delete: HTTP 500 — DELETE http:\/\/127\.0\.0\.1:\d+\/api\/ai\/conversations\/conv_\w+$/
+            new RegExp(`^delete: HTTP 500 — DELETE ${origin}/api/ai/conversations/conv_\\w+$`)
           )
         }
       ])
