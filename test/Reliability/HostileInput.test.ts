@@ -897,10 +897,17 @@ describe("a journal's intents, however malformed, never take cleanup off the app
         fc.record({
           opening: fc.oneof(fc.uuid(), field),
           run: fc.oneof(fc.uuid(), field),
+          protocol: fc.oneof(fc.constantFrom("langgraph", "turn-eval", "__proto__", "constructor"), field),
           search: route,
           delete: route
-        }),
-        fc.record({ opening: field, run: field, search: fc.oneof(route, field), delete: fc.oneof(route, field) }, {
+        }, { requiredKeys: ["opening", "run", "search", "delete"] }),
+        fc.record({
+          opening: field,
+          run: field,
+          protocol: field,
+          search: fc.oneof(route, field),
+          delete: fc.oneof(route, field)
+        }, {
           requiredKeys: []
         }),
         fc.record({ settled: fc.oneof(fc.uuid(), field) })
