@@ -34,7 +34,7 @@ import type { Surface } from "../../src/Schema/Surface.js"
 import { type Turn, unresolved } from "../../src/Schema/Trace.js"
 import { evalCliAsync, stackFrame } from "../support/cli.js"
 import { failingOnFixtures, passingOnFixtures } from "../support/golden.js"
-import { cliInProcess } from "../support/inProcess.js"
+import { cliInProcess, withEnv } from "../support/inProcess.js"
 import { listenOnLoopback } from "../support/loopback.js"
 import { headerSignInOf, sessionEnv, withProtocolStandIn } from "../support/protocols.js"
 import { spellings, staying } from "../support/routeSpellings.js"
@@ -952,9 +952,11 @@ describe("a journal's intents, however malformed, never take cleanup off the app
                 // Its run has ended: a process id no process holds.
                 const header = readFileSync(file, "utf8").replace(/"pid":\d+/, "\"pid\":2147483646")
                 writeFileSync(file, `${header}${lines.join("\n")}\n`)
-                const run = await evalCliAsync(["cleanup", "--base-url", s.url], {
-                  env: { ...env, XDG_STATE_HOME: state }
-                })
+                // In this process, as the bin runs it: a defect would throw here, and a stack trace would show.
+                const run = await withEnv(
+                  { EVAL_COOKIE: undefined, EVAL_AUTH_HEADER: undefined, ...env, XDG_STATE_HOME: state },
+                  () => cliInProcess(["cleanup", "--base-url", s.url])
+                )
                 expect([0, 1]).toContain(run.code)
                 expect(run.stderr).not.toMatch(stackFrame)
                 // Journal text is untrusted: none of it reaches the terminal raw.

@@ -12,3 +12,23 @@ export const cliInProcess = async (args: ReadonlyArray<string>) => {
   if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
   return { code: exit.value, stdout, stderr }
 }
+
+/**
+ * Runs `body` with these environment variables set (an `undefined` one unset), as a subprocess given
+ * them would see its environment, and restores the process's own afterwards.
+ */
+export const withEnv = async <A>(vars: NodeJS.ProcessEnv, body: () => Promise<A>): Promise<A> => {
+  const before = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]))
+  const set = (values: NodeJS.ProcessEnv) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  }
+  set(vars)
+  try {
+    return await body()
+  } finally {
+    set(before)
+  }
+}
