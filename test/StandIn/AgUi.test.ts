@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { agUiEvents } from "../../src/Protocols/AgUi/Wire.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
-import { withStandIn } from "../support/live.js"
+import { withStandInProcess } from "../support/live.js"
 import {
   expectedRead,
   failedTurn,
@@ -88,7 +88,7 @@ const questions = wireQuestions
 
 describe("the stand-in as an AG-UI agent", () => {
   it("streams every golden question's run, a tool error and each flaw as AG-UI events that read back as the turn, keeping nothing", () =>
-    withStandIn({ protocol: "ag-ui" }, async (s) => {
+    withStandInProcess({ protocol: "ag-ui" }, async (s) => {
       for (const [i, q] of questions.entries()) {
         const response = await run(s, q.surface, `run-${i}`, q.question)
         expect([response.status, response.headers.get("content-type")], q.id).toEqual([200, "text/event-stream"])
@@ -102,7 +102,7 @@ describe("the stand-in as an AG-UI agent", () => {
     }))
 
   it("finishes a gated run with an interrupt outcome: a tool_call interrupt on the gated call, named by the proposal's id", () =>
-    withStandIn({ protocol: "ag-ui" }, async (s) => {
+    withStandInProcess({ protocol: "ag-ui" }, async (s) => {
       const turn = respondWithFlaws(gatedQuestion.surface, gatedQuestion.question)
       const events = eventsOf(await (await run(s, gatedQuestion.surface, "gated", gatedQuestion.question)).text())
       expect(events.slice(-4)).toEqual([
@@ -137,7 +137,7 @@ describe("the stand-in as an AG-UI agent", () => {
     }))
 
   it("carries a failed tool call as a result whose content is the error after Error: (AG-UI has no error flag)", () =>
-    withStandIn({ protocol: "ag-ui" }, async (s) => {
+    withStandInProcess({ protocol: "ag-ui" }, async (s) => {
       const events = eventsOf(await (await run(s, "docs", "err", toolErrorQuestion.question)).text())
       expect(events.filter((e) => e.type === "TOOL_CALL_RESULT")).toEqual([
         {

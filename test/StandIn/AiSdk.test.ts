@@ -11,7 +11,7 @@ import { Effect, Redacted } from "effect"
 import { uiMessageChunks, uiMessageFrames } from "../../src/Protocols/AiSdk/Wire.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { type StandIn, start } from "../../src/StandIn/Server.js"
-import { withStandIn } from "../support/live.js"
+import { fetchAt, withStandInProcess } from "../support/live.js"
 import {
   expectedRead,
   failedTurn,
@@ -138,7 +138,7 @@ const questions = wireQuestions
 
 describe("the stand-in over the AI SDK's UI message stream", () => {
   it("streams every golden question's turn, a tool error and each flaw as chunks the AI SDK parses and reads back as the turn", () =>
-    withStandIn({ protocol: "ai-sdk", maxConversations: 100 }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk", maxConversations: 100 }, async (s) => {
       for (const [i, q] of questions.entries()) {
         const chatId = `chat-${i}`
         const response = await chat(s, q.surface, chatId, q.question)
@@ -162,7 +162,7 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
     }))
 
   it("stops a gated turn at a tool-approval-request for the gated call, named by the proposal's id", () =>
-    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk" }, async (s) => {
       const turn = respondWithFlaws(gatedQuestion.surface, gatedQuestion.question)
       const text = await (await chat(s, gatedQuestion.surface, "gated", gatedQuestion.question)).text()
       const chunks = sseData(text).slice(0, -1).map((d) => JSON.parse(d) as Record<string, unknown>)
@@ -195,7 +195,7 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
     }))
 
   it("sends a failed tool call as tool-output-error with the error's text", () =>
-    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk" }, async (s) => {
       const text = await (await chat(s, toolErrorQuestion.surface, "err", toolErrorQuestion.question)).text()
       const chunks = sseData(text).slice(0, -1).map((d) => JSON.parse(d) as Record<string, unknown>)
       const turnId = s.conversations()[0]!.turnId
@@ -223,7 +223,7 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
   })
 
   it("names the conversation by the client's chat id: asking again keeps the one chat, the delete route deletes it, then 404", () =>
-    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk" }, async (s) => {
       await (await chat(s, "docs", "chat-a", "Which repo is search-api in?")).text()
       const first = s.conversations()[0]!
       await (await chat(s, "docs", "chat-a", "Who owns auth-gateway? I need to ask them about token lifetimes.")).text()
@@ -234,7 +234,7 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
       // Another account's chat id is not this account's to answer in.
       const other = { header: "cookie", value: Redacted.value(s.cookie("other")) }
       expect((await chat(s, "docs", "chat-a", "Which repo is search-api in?", other)).status).toBe(404)
-      const remove = () => fetch(`${s.url}/api/ai/conversations/chat-a`, { method: "DELETE", headers: signIn(s) })
+      const remove = () => fetchAt(s)(`${s.url}/api/ai/conversations/chat-a`, { method: "DELETE", headers: signIn(s) })
       const removed = await remove()
       expect([removed.status, await removed.json()]).toEqual([200, { deleted: "chat-a" }])
       expect((await remove()).status).toBe(404)
@@ -258,9 +258,11 @@ describe("the stand-in over the AI SDK's UI message stream", () => {
       yield* Effect.promise(async () => {
         await (await post(s, "/api/chat", chatRequest("c/1 x", "Which repo is search-api in?"))).text()
         expect(s.serves).toContain("DELETE /api/chat?id={conversationId}  delete a conversation (docs)")
-        expect((await fetch(`${s.url}/api/chat?id=other`, { method: "DELETE", headers: signIn(s) })).status).toBe(404)
-        expect((await fetch(`${s.url}/api/chat`, { method: "DELETE", headers: signIn(s) })).status).toBe(404)
-        const removed = await fetch(`${s.url}/api/chat?id=${encodeURIComponent("c/1 x")}`, {
+        expect((await fetchAt(s)(`${s.url}/api/chat?id=other`, { method: "DELETE", headers: signIn(s) })).status).toBe(
+          404
+        )
+        expect((await fetchAt(s)(`${s.url}/api/chat`, { method: "DELETE", headers: signIn(s) })).status).toBe(404)
+        const removed = await fetchAt(s)(`${s.url}/api/chat?id=${encodeURIComponent("c/1 x")}`, {
           method: "DELETE",
           headers: signIn(s)
         })

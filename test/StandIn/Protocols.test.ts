@@ -11,7 +11,7 @@ import { Cause, Effect, Exit, Redacted } from "effect"
 import { isDeepStrictEqual } from "node:util"
 import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import { type FaultKind, type StandIn, start } from "../../src/StandIn/Server.js"
-import { goldenSet, withStandIn } from "../support/live.js"
+import { fetchAt, goldenSet, withStandInProcess } from "../support/live.js"
 import { post, runInput, type SignIn, sseData } from "./wires.js"
 
 const question = "Which repo is search-api in?"
@@ -77,7 +77,7 @@ const asksPerQuestion = (protocol: ProtocolName) => protocol === "langgraph" ? 2
 describe("signing in", () => {
   for (const protocol of protocols) {
     it(`${protocol}: a bearer token or an API key signs in as the cookie does; no session or a wrong token is 401`, () =>
-      withStandIn({ protocol }, async (s) => {
+      withStandInProcess({ protocol }, async (s) => {
         for (const how of ["cookie", "bearer", "api-key"] as const) {
           const answered = await ask(s, protocol, how)
           expect(answered.status, how).toBe(200)
@@ -100,7 +100,7 @@ describe("signing in", () => {
 
 describe("whenRequests", () => {
   it("settles once that many requests of the route have come, not before, and at once for a count already reached", () =>
-    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk" }, async (s) => {
       let settled = false
       const second = s.whenRequests("ask", 2).then(() => void (settled = true))
       await (await ask(s, "ai-sdk")).text()
@@ -119,7 +119,7 @@ describe("whenRequests", () => {
 describe("faults, per protocol", () => {
   for (const protocol of protocols) {
     it(`${protocol}: a 503 with Retry-After on the ask answers it and takes no question`, () =>
-      withStandIn({ protocol }, async (s) => {
+      withStandInProcess({ protocol }, async (s) => {
         s.setFaults([{ route: "ask", kind: "status", status: 503, retryAfter: "2" }])
         const answered = await ask(s, protocol)
         expect([answered.status, answered.headers.get("retry-after"), await answered.json()])
@@ -131,7 +131,7 @@ describe("faults, per protocol", () => {
       }))
 
     it(`${protocol}: a hang on the ask never answers`, () =>
-      withStandIn({ protocol }, async (s) => {
+      withStandInProcess({ protocol }, async (s) => {
         s.setFaults([{ route: "ask", kind: "hang" }])
         await expect(ask(s, protocol, "cookie", AbortSignal.timeout(300))).rejects.toThrow(/abort|timeout/i)
         expect(s.stats().requests.ask).toBe(asksPerQuestion(protocol))
@@ -139,7 +139,7 @@ describe("faults, per protocol", () => {
   }
 
   it("ai-sdk: a reset drops the stream after its first chunks; the chat it opened is there to delete", () =>
-    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk" }, async (s) => {
       s.setFaults([{ route: "ask", kind: "reset" }])
       const { cut, text } = await readUntilCut(await ask(s, "ai-sdk"))
       expect(cut).toBe(true)
@@ -153,7 +153,7 @@ describe("faults, per protocol", () => {
     }))
 
   it("ag-ui: a reset drops the stream after RUN_STARTED and the first event", () =>
-    withStandIn({ protocol: "ag-ui" }, async (s) => {
+    withStandInProcess({ protocol: "ag-ui" }, async (s) => {
       s.setFaults([{ route: "ask", kind: "reset" }])
       const { cut, text } = await readUntilCut(await ask(s, "ag-ui"))
       expect(cut).toBe(true)
@@ -166,7 +166,7 @@ describe("faults, per protocol", () => {
     }))
 
   it("langgraph: a reset drops the run's answer half-way; the thread holds the run", () =>
-    withStandIn({ protocol: "langgraph" }, async (s) => {
+    withStandInProcess({ protocol: "langgraph" }, async (s) => {
       s.setFaults([{ route: "ask", kind: "reset" }])
       const answered = await ask(s, "langgraph")
       const { cut, text } = await readUntilCut(answered)
@@ -178,7 +178,7 @@ describe("faults, per protocol", () => {
     }))
 
   it("ai-sdk: opened=500 opens the chat by the client's id, then answers 500", () =>
-    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk" }, async (s) => {
       s.setFaults([{ route: "ask", kind: "opened", status: 500 }])
       const answered = await ask(s, "ai-sdk")
       expect([answered.status, await answered.json()]).toEqual([500, { error: "injected HTTP 500" }])
@@ -187,7 +187,7 @@ describe("faults, per protocol", () => {
     }))
 
   it("langgraph: opened=500 takes the run on the thread, then answers 500 naming the thread", () =>
-    withStandIn({ protocol: "langgraph" }, async (s) => {
+    withStandInProcess({ protocol: "langgraph" }, async (s) => {
       s.setFaults([{ route: "ask", kind: "opened", status: 500 }])
       const answered = await ask(s, "langgraph")
       const [thread] = s.conversations()
@@ -200,7 +200,7 @@ describe("faults, per protocol", () => {
     }))
 
   it("langgraph: id=.. names every thread created by an id no route may hold; the thread is there under its own", () =>
-    withStandIn({ protocol: "langgraph" }, async (s) => {
+    withStandInProcess({ protocol: "langgraph" }, async (s) => {
       s.setFaults([{ route: "ask", kind: "id", id: "..", rate: 0.3 }, { route: "ask", kind: "status", status: 500 }])
       const first = await createThread(s)
       const second = await createThread(s)
@@ -213,14 +213,14 @@ describe("faults, per protocol", () => {
     }))
 
   it("ai-sdk and ag-ui: a wrong-shape ask streams events the library's parser rejects", () =>
-    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk" }, async (s) => {
       s.setFaults([{ route: "ask", kind: "wrong-shape" }])
       const answered = await ask(s, "ai-sdk")
       const parsed = parseJsonEventStream({ stream: answered.body!, schema: uiMessageChunkSchema }).getReader()
       const first = await parsed.read()
       expect(first.value?.success).toBe(false)
       expect(s.conversations()).toEqual([])
-      await withStandIn({ protocol: "ag-ui" }, async (a) => {
+      await withStandInProcess({ protocol: "ag-ui" }, async (a) => {
         a.setFaults([{ route: "ask", kind: "wrong-shape" }])
         const events = sseData(await (await ask(a, "ag-ui")).text())
         expect(events.map((e) => EventSchemas.safeParse(JSON.parse(e)).success)).toEqual([false])
@@ -228,7 +228,7 @@ describe("faults, per protocol", () => {
     }))
 
   it("ai-sdk and ag-ui: a huge ask adds a 5 MB event the library still parses", () =>
-    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk" }, async (s) => {
       s.setFaults([{ route: "ask", kind: "huge" }])
       const text = await (await ask(s, "ai-sdk")).text()
       const chunks = sseData(text).slice(0, -1).map((d) =>
@@ -241,7 +241,7 @@ describe("faults, per protocol", () => {
       for (let next = await results.read(); !next.done; next = await results.read()) {
         expect(next.value.success).toBe(true)
       }
-      await withStandIn({ protocol: "ag-ui" }, async (a) => {
+      await withStandInProcess({ protocol: "ag-ui" }, async (a) => {
         a.setFaults([{ route: "ask", kind: "huge" }])
         const events = sseData(await (await ask(a, "ag-ui")).text()).map((d) =>
           JSON.parse(d) as { type: string; name?: string }
@@ -256,7 +256,7 @@ describe("faults, per protocol", () => {
     // the first call's result (and on ai-sdk the sources that result surfaced), which each library still reads.
     const streams = async (protocol: "ai-sdk" | "ag-ui") => {
       const read = (faults: ReadonlyArray<FaultKind>) =>
-        withStandIn({ protocol }, async (s) => {
+        withStandInProcess({ protocol }, async (s) => {
           s.setFaults(faults.map((f) => ({ ...f, route: "ask" })))
           const data = sseData(await (await ask(s, protocol)).text()).filter((d) => d !== "[DONE]")
           // The AI SDK turn's id is the stand-in's, new each run: the two streams are compared without it.
@@ -306,20 +306,24 @@ describe("faults, per protocol", () => {
   })
 
   it("langgraph: the thread and state reads and the delete take their faults, a 404 on the delete deleting all the same", () =>
-    withStandIn({ protocol: "langgraph" }, async (s) => {
+    withStandInProcess({ protocol: "langgraph" }, async (s) => {
       await (await ask(s, "langgraph")).text()
       const [thread] = s.conversations()
       const signed = { "x-api-key": Redacted.value(s.token()) }
       s.setFaults([{ route: "trace", kind: "status", status: 500 }, { route: "conversation", kind: "not-json" }])
-      const state = await fetch(`${s.url}/threads/${thread!.id}/state`, { headers: signed })
+      const state = await fetchAt(s)(`${s.url}/threads/${thread!.id}/state`, { headers: signed })
       expect([state.status, await state.json()]).toEqual([500, { error: "injected HTTP 500" }])
-      const read = await fetch(`${s.url}/threads/${thread!.id}`, { headers: signed })
+      const read = await fetchAt(s)(`${s.url}/threads/${thread!.id}`, { headers: signed })
       expect([read.status, read.headers.get("content-type")]).toEqual([200, "text/html"])
       s.setFaults([{ route: "delete", kind: "status", status: 500 }])
-      expect((await fetch(`${s.url}/threads/${thread!.id}`, { method: "DELETE", headers: signed })).status).toBe(500)
+      expect((await fetchAt(s)(`${s.url}/threads/${thread!.id}`, { method: "DELETE", headers: signed })).status).toBe(
+        500
+      )
       expect(s.conversations()).toHaveLength(1)
       s.setFaults([{ route: "delete", kind: "status", status: 404 }])
-      expect((await fetch(`${s.url}/threads/${thread!.id}`, { method: "DELETE", headers: signed })).status).toBe(404)
+      expect((await fetchAt(s)(`${s.url}/threads/${thread!.id}`, { method: "DELETE", headers: signed })).status).toBe(
+        404
+      )
       expect(s.conversations()).toEqual([])
       expect(s.stats()).toMatchObject({
         created: 1,
@@ -329,13 +333,13 @@ describe("faults, per protocol", () => {
     }))
 
   it("refuses a fault no served protocol can take, naming why", () =>
-    withStandIn({ protocol: "ai-sdk" }, async (s) => {
+    withStandInProcess({ protocol: "ai-sdk" }, async (s) => {
       const refused = (fault: FaultKind & { route: "ask" | "trace" }) => () => s.setFaults([fault])
       expect(refused({ route: "trace", kind: "hang" })).toThrow("a trace fault: ai-sdk has no trace route")
       expect(refused({ route: "ask", kind: "id", id: ".." })).toThrow(
         "an id= fault: ai-sdk takes its ids from the client, so the app names no id to change (turn-eval and langgraph do)"
       )
-      await withStandIn({ protocol: "ag-ui" }, async (a) => {
+      await withStandInProcess({ protocol: "ag-ui" }, async (a) => {
         expect(() => a.setFaults([{ route: "ask", kind: "opened", status: 500 }])).toThrow(
           "an opened= fault: ag-ui opens no conversation an answer could fail after"
         )

@@ -7,12 +7,12 @@ import { CasesFile } from "../../src/Schema/Case.js"
 import { respond } from "../../src/StandIn/Assistant.js"
 import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { type StandIn, start } from "../../src/StandIn/Server.js"
-import { withStandIn } from "../support/live.js"
+import { fetchAt, withStandInProcess } from "../support/live.js"
 
 const golden = JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as typeof CasesFile.Encoded
 
 const request = async (s: StandIn, method: string, path: string, body?: unknown, account?: string) => {
-  const response = await fetch(`${s.url}${path}`, {
+  const response = await fetchAt(s)(`${s.url}${path}`, {
     method,
     headers: {
       ...(account === "nobody" ? {} : { cookie: Redacted.value(s.cookie(account)) }),
@@ -31,7 +31,7 @@ const ask = async (s: StandIn, question: string, account?: string) => {
 
 describe("the stand-in's ratings", () => {
   it("lists the account's thumbs-down turns with their comments, not thumbs-up ones or other accounts'", () =>
-    withStandIn({}, async (s) => {
+    withStandInProcess({}, async (s) => {
       const a = await ask(s, "What's the current replica count of search-api in production?")
       const b = await ask(s, "Who owns checkout-web?")
       const c = await ask(s, "Who owns ledger-db?", "other")
@@ -57,7 +57,7 @@ describe("the stand-in's ratings", () => {
     }))
 
   it("answers 404 for another account's turn, 400 for a bad rating, 401 without a session", () =>
-    withStandIn({}, async (s) => {
+    withStandInProcess({}, async (s) => {
       const a = await ask(s, "Who owns checkout-web?")
       const path = `/api/ai/turns/${a.turnId}/rating`
       expect((await request(s, "POST", path, { rating: "down" }, "other")).status).toBe(404)
@@ -70,7 +70,7 @@ describe("the stand-in's ratings", () => {
     }))
 
   it("forgets a rating when its conversation is deleted", () =>
-    withStandIn({}, async (s) => {
+    withStandInProcess({}, async (s) => {
       const a = await ask(s, "Who owns checkout-web?")
       await request(s, "POST", `/api/ai/turns/${a.turnId}/rating`, { rating: "down" })
       expect(s.ratings()).toHaveLength(1)
@@ -100,7 +100,7 @@ describe("the stand-in's ratings", () => {
     })))
 
   it("seeds a rated-down turn per known flaw when asked, whose trace shows the flaw", () =>
-    withStandIn({ seedRatings: true }, async (s) => {
+    withStandInProcess({ seedRatings: true }, async (s) => {
       const listed = (await request(s, "GET", "/api/ai/ratings?rating=down")).body as ReadonlyArray<
         { turnId: string; comment: string }
       >

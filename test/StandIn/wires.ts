@@ -12,6 +12,7 @@ import type { Citation } from "../../src/Schema/Trace.js"
 import type { AssistantTurn } from "../../src/StandIn/Assistant.js"
 import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
+import { fetchAt } from "../support/live.js"
 
 /** The committed golden set's questions, by surface. */
 export const goldenQuestions: ReadonlyArray<
@@ -121,7 +122,7 @@ export const signIn = (s: StandIn, how: SignIn = "cookie"): Record<string, strin
 
 /** Posts JSON to the stand-in, signed in. */
 export const post = (s: StandIn, path: string, body: unknown, how: SignIn = "cookie", signal?: AbortSignal) =>
-  fetch(`${s.url}${path}`, {
+  fetchAt(s)(`${s.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "text/event-stream", ...signIn(s, how) },
     body: JSON.stringify(body),

@@ -11,7 +11,7 @@ import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import type { Case } from "../../src/Schema/Case.js"
 import { resolveRoutes } from "../../src/Schema/Protocol.js"
 import type { Catalog } from "../../src/Schema/Surface.js"
-import { startInProcess } from "../../src/StandIn/InProcess.js"
+import { type InProcessStandIn, startInProcess } from "../../src/StandIn/InProcess.js"
 import { type StandIn, type StandInOptions, start } from "../../src/StandIn/Server.js"
 
 /** The committed golden set and catalog, loaded and checked. */
@@ -20,8 +20,11 @@ export const goldenSet: Effect.Effect<GoldenSet> = loadGoldenSet(defaultCasesFil
   Effect.orDie
 )
 
-/** The HTTP client of each stand-in started in this process: the one that reaches it. */
-const inProcessClients = new WeakMap<StandIn, HttpClient.HttpClient>()
+/** The clients of each stand-in started in this process: the ones that reach it. */
+const inProcessClients = new WeakMap<StandIn, Pick<InProcessStandIn, "client" | "fetch">>()
+
+/** The `fetch` that reaches a stand-in: its in-process one, or the platform's over loopback. */
+export const fetchAt = (standIn: StandIn): InProcessStandIn["fetch"] => inProcessClients.get(standIn)?.fetch ?? fetch
 
 /**
  * A stand-in serving the golden set's catalog in this process, with no socket, and the golden set:
@@ -31,8 +34,10 @@ const inProcessClients = new WeakMap<StandIn, HttpClient.HttpClient>()
 export const standInProcess = (options: Omit<StandInOptions, "catalog"> = {}, catalog?: Catalog) =>
   Effect.gen(function*() {
     const set = yield* goldenSet
-    const { client, standIn } = yield* Effect.orDie(startInProcess({ catalog: catalog ?? set.catalog, ...options }))
-    inProcessClients.set(standIn, client)
+    const { client, fetch, standIn } = yield* Effect.orDie(
+      startInProcess({ catalog: catalog ?? set.catalog, ...options })
+    )
+    inProcessClients.set(standIn, { client, fetch })
     return { set, s: standIn }
   })
 
@@ -53,7 +58,7 @@ export const liveClient = (standIn: StandIn, set: GoldenSet, overrides: Partial<
     ...overrides
   }).pipe(Layer.provide(Option.match(Option.fromNullable(inProcessClients.get(standIn)), {
     onNone: () => HttpLive,
-    onSome: (client) => Layer.succeed(HttpClient.HttpClient, client)
+    onSome: ({ client }) => Layer.succeed(HttpClient.HttpClient, client)
   })))
 
 /** Runs cases through the Runner on a client layer; returns the results and what the client left behind. */
@@ -85,6 +90,12 @@ export const withStandIn = async <A>(
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
+
+/** Runs `body` with a stand-in serving the committed catalog in this process: `fetchAt` reaches it. */
+export const withStandInProcess = async <A>(
+  options: Omit<StandInOptions, "catalog">,
+  body: (s: StandIn) => Promise<A>
+): Promise<A> => body((await Effect.runPromise(standInProcess(options))).s)
 
 /** A case's error without the request it names (` — GET http://…`), for comparing what failed. */
 export const withoutRequest = (reason: string | undefined): string | undefined =>
