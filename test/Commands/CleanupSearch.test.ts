@@ -3,27 +3,21 @@
  * names: a protocol without one (or a name this version does not know) is said so, with no request made,
  * and `--forget` drops its intents. In this process, the journal in a scratch state folder.
  */
-import { afterEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { openJournal, readJournal } from "../../src/Runner/Journal.js"
-import { cliInProcess } from "../support/inProcess.js"
+import { cliInProcess, withEnv } from "../support/inProcess.js"
 
 // Nothing listens here: a request the cleanup made would fail, and the output would say so.
 const baseUrl = new URL("http://127.0.0.1:9/app/")
 const cookie = "session=s3cret-token"
 const deadPid = (): number => spawnSync(process.execPath, ["-e", "0"]).pid!
 
-const stateBefore = process.env["XDG_STATE_HOME"]
-afterEach(() => {
-  if (stateBefore === undefined) delete process.env["XDG_STATE_HOME"]
-  else process.env["XDG_STATE_HOME"] = stateBefore
-})
-
-/** A dead run's journal in a fresh state folder, holding an intent per protocol named; the folder in use. */
+/** A dead run's journal in a fresh state folder, holding an intent per protocol named. */
 const deadRunOpening = (protocols: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const state = mkdtempSync(join(tmpdir(), "eval-cleanup-search-"))
@@ -51,20 +45,24 @@ const deadRunOpening = (protocols: ReadonlyArray<string>) =>
     const [file] = readdirSync(folder, { recursive: true, withFileTypes: true })
       .filter((e) => e.isFile() && e.name.endsWith(".jsonl")).map((e) => join(e.parentPath, e.name))
     writeFileSync(file!, readFileSync(file!, "utf8").replace(`"pid":${process.pid}`, `"pid":${deadPid()}`))
-    process.env["XDG_STATE_HOME"] = state
-    return { folder, file: file! }
+    return { state, folder, file: file! }
   })
 
 describe("cleanup of intents whose protocol has no search", () => {
   it.effect("says it cannot search, asking nothing, and --forget drops them", () =>
     Effect.gen(function*() {
-      const { file, folder } = yield* deadRunOpening(["turn-eval", "a-protocol-of-a-later-version"])
+      const { file, folder, state } = yield* deadRunOpening(["turn-eval", "a-protocol-of-a-later-version"])
+      const cleanup = (...args: ReadonlyArray<string>) =>
+        Effect.promise(() =>
+          withEnv(
+            { XDG_STATE_HOME: state },
+            () => cliInProcess(["cleanup", "--base-url", baseUrl.href, "--cookie", cookie, ...args])
+          )
+        )
       expect(readFileSync(file, "utf8")).toContain(`"protocol":"turn-eval"`)
-      const cleanup = yield* Effect.promise(() =>
-        cliInProcess(["cleanup", "--base-url", baseUrl.href, "--cookie", cookie])
-      )
-      expect([cleanup.code, cleanup.stderr]).toEqual([1, ""])
-      const lines = cleanup.stdout.split("\n")
+      const searched = yield* cleanup()
+      expect([searched.code, searched.stderr]).toEqual([1, ""])
+      const lines = searched.stdout.split("\n")
       expect(lines.filter((l) => l.startsWith("cannot search"))).toEqual([
         `cannot search POST ${baseUrl.href}threads/search for the 1 thread process ${
           /process (\d+)/.exec(lines[0]!)![1]
@@ -73,12 +71,10 @@ describe("cleanup of intents whose protocol has no search", () => {
           /^cannot search .* was opening: the journal names protocol "a-protocol-of-a-later-version", which has no search; they may remain$/
         )
       ])
-      expect(cleanup.stdout).not.toMatch(/not searched|cannot reach|refused/)
+      expect(searched.stdout).not.toMatch(/not searched|cannot reach|refused/)
       expect((yield* readJournal(baseUrl, Redacted.make(cookie), folder)).openings).toHaveLength(2)
 
-      const forgot = yield* Effect.promise(() =>
-        cliInProcess(["cleanup", "--base-url", baseUrl.href, "--cookie", cookie, "--forget"])
-      )
+      const forgot = yield* cleanup("--forget")
       expect(forgot.code, forgot.stdout).toBe(0)
       expect(forgot.stdout.split("\n").filter((l) => l.startsWith("forgotten"))).toEqual([
         expect.stringMatching(/^forgotten +a thread being opened for docs\.case-0 by process \d+ started \S+$/),
