@@ -1,17 +1,34 @@
 /**
- * validate, ratchet, diff and audit run in this process, their console captured: the same command path
- * as the bin, with the exit code and what each prints asserted as the subprocess tests beside them
- * (test/Cli/Cli.test.ts, Workflow.test.ts, Audit.test.ts) assert it. Paths are absolute: a command in
- * this process runs in the checkout, and writes only to a scratch project.
+ * validate, ratchet, diff, run --compare, shards and merge, --repeat and audit run in this process,
+ * their console captured: the same command path as the bin, with the exit code and what each prints
+ * asserted as the subprocess tests of the bin (test/Cli/Cli.test.ts, Workflow.test.ts, Audit.test.ts)
+ * assert it. Paths are absolute: a command in this process runs in the checkout, and writes only to a
+ * scratch project.
  */
 import { describe, expect, it } from "@effect/vitest"
+import { Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { RunResult } from "../../src/Schema/Result.js"
 import { showRateChange } from "../../src/Scorecard/Render/DiffText.js"
 import { showRate } from "../../src/Scorecard/Scorecard.js"
 import { scratchProject } from "../support/cli.js"
-import { caseCount, floorOf, goldenCases, onSurface, passingOnFixtures, rateOf, validated } from "../support/golden.js"
+import {
+  caseCount,
+  floorOf,
+  goldenCases,
+  offlineHolds,
+  offlineScore,
+  onSurface,
+  passingOnFixtures,
+  rateOf,
+  selectedBy,
+  validated
+} from "../support/golden.js"
 import { cliInProcess } from "../support/inProcess.js"
+import { untimed } from "../support/untimed.js"
+
+const results = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
 
 /** A scratch project, its files by name, and the arguments pointing a command at its golden set and baseline. */
 const project = () => {
@@ -152,6 +169,137 @@ describe("diff, in this process", () => {
     const broken = await cliInProcess(["diff", p.at("before.json"), p.at("cases/surfaces.json")])
     expect(broken.code).toBe(2)
     expect(broken.stderr.startsWith(`${p.at("cases/surfaces.json")}: $`)).toBe(true)
+  })
+})
+
+describe("run --compare, in this process", () => {
+  it("names the regression against the earlier run, and refuses another case set before grading (exit 2)", async () => {
+    const p = project()
+    await p.run("before.json")
+    p.editTurn("docs.refund-window-cites-source", (turn) => {
+      turn.answer += " See also /docs/billing/made-up."
+      turn.trace.citations.push({ path: "/docs/billing/made-up", match: "unsurfaced" })
+    })
+    const compared = await cliInProcess([...p.runArgs, "--json", p.at("after.json"), "--compare", p.at("before.json")])
+    expect(compared.code, compared.stderr).toBe(0)
+    const [before, after] = [passingOnFixtures, passingOnFixtures - 1]
+    expect(compared.stdout).toContain(
+      `compared with ${p.at("before.json")}: pass rate ${rateOf(before)} → ${rateOf(after)}` +
+        ` (${showRateChange(before / caseCount, after / caseCount)})` +
+        ` · ${before}/${caseCount} → ${after}/${caseCount} passed`
+    )
+    expect(compared.stdout).toMatch(
+      /regressed 1:\n {2}✗ docs {2}docs\.refund-window-cites-source\n {6}cites-only-surfaced: unsurfaced: \/docs\/billing\/made-up/
+    )
+    const markdown = await cliInProcess(["diff", p.at("before.json"), p.at("after.json"), "--format", "markdown"])
+    expect(markdown.stdout).toContain("**Regressions (1)**")
+
+    expect((await cliInProcess([...p.runArgs, "--filter", "citations", "--json", p.at("some.json")])).code).toBe(0)
+    const early = await cliInProcess([
+      ...p.runArgs,
+      "--filter",
+      "citations",
+      "--compare",
+      p.at("before.json"),
+      "--json",
+      p.at("late.json")
+    ])
+    expect(early.code).toBe(2)
+    expect(early.stderr).toContain(`${p.at("before.json")} and this run ran over different case sets`)
+    expect(early.stderr).toMatch(/between them; pass --allow-different-sets to compare them case by case$/)
+    expect(early.stdout).toBe("")
+    const allowed = await cliInProcess(["diff", p.at("before.json"), p.at("some.json"), "--allow-different-sets"])
+    expect(allowed.code).toBe(0)
+    expect(allowed.stdout).toContain(`removed ${caseCount - selectedBy("citations").length}:`)
+  })
+})
+
+describe("--shard and merge, in this process", () => {
+  it("splits the golden set into stable disjoint parts whose merge equals the whole run", async () => {
+    const p = project()
+    const ran = await cliInProcess([...p.runArgs, "--json", p.at("full.json"), "--ratchet"])
+    expect(ran.code, ran.stderr).toBe(0)
+    const parts = []
+    for (const i of [1, 2, 3]) {
+      const shard = await cliInProcess([...p.runArgs, "--shard", `${i}/3`, "--json", p.at(`shard-${i}.json`)])
+      expect(shard.code, shard.stderr).toBe(0)
+      expect(shard.stdout).toContain(`shard ${i}/3`)
+      parts.push(results(p.at(`shard-${i}.json`)))
+    }
+    const ids = parts.flatMap((r) => r.cases.map((c) => c.id))
+    expect(new Set(ids).size).toBe(caseCount)
+    expect(parts.every((r) => r.cases.length > 0 && r.floor === null)).toBe(true)
+
+    // The partition depends on the case ids alone: reversing the golden set changes no shard.
+    const file = JSON.parse(readFileSync(p.at("cases/golden-cases.json"), "utf8"))
+    writeFileSync(p.at("cases/reversed.json"), JSON.stringify({ ...file, cases: [...file.cases].reverse() }))
+    const reversed = p.runArgs.map((arg) => arg === p.at("cases/golden-cases.json") ? p.at("cases/reversed.json") : arg)
+    expect((await cliInProcess([...reversed, "--shard", "2/3", "--json", p.at("rev-2.json")])).code).toBe(0)
+    expect(results(p.at("rev-2.json")).cases.map((c) => c.id).sort()).toEqual(parts[1]!.cases.map((c) => c.id).sort())
+
+    const shards = [3, 1, 2].map((i) => p.at(`shard-${i}.json`))
+    const merged = await cliInProcess([
+      "merge",
+      ...shards,
+      ...p.files,
+      "--check",
+      "--json",
+      p.at("merged.json"),
+      "--reporter",
+      `junit=${p.at("merged.xml")}`
+    ])
+    expect(merged.code, merged.stderr).toBe(0)
+    expect(merged.stdout).toContain(offlineHolds)
+    // The whole run's results, now held to the floor the full run set.
+    expect(untimed(results(p.at("merged.json")))).toEqual(
+      untimed({ ...results(p.at("full.json")), floor: floorOf(passingOnFixtures), passed: true })
+    )
+
+    const merge = (...files: ReadonlyArray<string>) => cliInProcess(["merge", ...files.map(p.at), ...p.files])
+    const missing = await merge("shard-1.json", "shard-3.json")
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining("missing shard 2/3")])
+    const twice = await merge("shard-1.json", "shard-1.json", "shard-2.json", "shard-3.json")
+    expect([twice.code, twice.stderr]).toEqual([2, expect.stringContaining("shard 1/3 appears twice")])
+    const notShard = await merge("full.json")
+    expect([notShard.code, notShard.stderr]).toEqual([
+      2,
+      expect.stringContaining(`${p.at("full.json")}: $.shard: expected the results of a sharded run`)
+    ])
+    const checked = await cliInProcess([...p.runArgs, "--shard", "1/3", "--check"])
+    expect([checked.code, checked.stderr]).toEqual([2, expect.stringContaining("a shard cannot be checked against it")])
+  })
+})
+
+describe("--repeat, in this process", () => {
+  it("keeps every attempt, and holds or moves a floor only with runs of the K it was set at", async () => {
+    const p = project()
+    const first = await cliInProcess([...p.runArgs, "--repeat", "3", "--json", p.at("r3.json"), "--ratchet"])
+    expect(first.code, first.stderr).toBe(0)
+    const r3 = results(p.at("r3.json"))
+    expect(r3.repeat).toBe(3)
+    expect(r3.cases.every((c) => c.attempts?.length === 3)).toBe(true)
+    expect(first.stdout).toContain(`${offlineScore} passed all 3 attempts`)
+    expect(JSON.parse(readFileSync(p.at("baseline.json"), "utf8"))).toMatchObject({
+      floor: floorOf(passingOnFixtures),
+      repeat: 3
+    })
+
+    expect((await cliInProcess([...p.runArgs, "--repeat", "3", "--check"])).code).toBe(0)
+    const onceChecked = await cliInProcess([...p.runArgs, "--check"])
+    expect(onceChecked.code).toBe(2)
+    expect(onceChecked.stderr).toContain("was set with --repeat 3; it is not applied to a run with --repeat 1")
+    const once = await cliInProcess([...p.runArgs, "--json", p.at("r1.json")])
+    expect(once.code).toBe(0)
+    expect(results(p.at("r1.json")).floor).toBeNull()
+    const refused = await cliInProcess(["ratchet", "--from", p.at("r1.json"), ...p.files])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("a floor moves only with runs of the K it was set at")
+    // Told before anything runs: no scorecard is printed.
+    const ratchetOtherK = await cliInProcess([...p.runArgs, "--ratchet"])
+    expect(ratchetOtherK.code).toBe(2)
+    expect(ratchetOtherK.stderr).toContain(`--ratchet: the floor in ${p.at("baseline.json")} was set with --repeat 3`)
+    expect(ratchetOtherK.stdout).toBe("")
+    expect((await cliInProcess([...p.runArgs, "--repeat", "101"])).stderr).toContain("--repeat must be from 1 to 100")
   })
 })
 

@@ -1,15 +1,14 @@
 /**
- * The CI workflow through the real CLI: reporters whose outputs are parsed back, repeats and the K a
- * floor holds, shards merged into the whole, and run diffs.
+ * The CI workflow through the real CLI: reporters whose outputs are parsed back, flaky cases over
+ * repeats, the progress line, and the README's workflows as printed. Shards and merge, the K a floor
+ * holds, and run diffs run in this process (test/Cli/InProcess.test.ts).
  */
 import { describe, expect, it, vi } from "@effect/vitest"
 import { Redacted, Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Baseline } from "../../src/Schema/Baseline.js"
-import { Case, CasesFile } from "../../src/Schema/Case.js"
+import { Case } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
-import { showRateChange } from "../../src/Scorecard/Render/DiffText.js"
 import {
   bin,
   evalCli,
@@ -24,7 +23,6 @@ import {
 import {
   caseCount,
   failingOnFixtures,
-  floorOf,
   goldenCases,
   offlineHolds,
   offlineScore,
@@ -32,12 +30,10 @@ import {
   onSurface,
   passingOnFixtures,
   rateOf,
-  selectedBy,
   surfacesInUse
 } from "../support/golden.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 import { withStandIn } from "../support/live.js"
-import { untimed } from "../support/untimed.js"
 
 const results = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
 const questionOf = (id: string): string => goldenCases.find((c) => c.id === id)!.question
@@ -163,38 +159,6 @@ describe("--reporter", () => {
 })
 
 describe("--repeat", () => {
-  it("keeps every attempt, and holds or moves a floor only with runs of the K it was set at", () => {
-    const dir = scratchProject()
-    const run = inProject(dir)
-    const first = run(["run", "--fixtures", "cases/fixtures", "--repeat", "3", "--json", "r3.json", "--ratchet"])
-    expect(first.code).toBe(0)
-    const r3 = results(join(dir, "r3.json"))
-    expect(r3.repeat).toBe(3)
-    expect(r3.cases.every((c) => c.attempts?.length === 3)).toBe(true)
-    expect(first.stdout).toContain(`${offlineScore} passed all 3 attempts`)
-    const baseline = Schema.decodeUnknownSync(Baseline)(JSON.parse(readFileSync(join(dir, "baseline.json"), "utf8")))
-    expect(baseline).toMatchObject({ floor: floorOf(passingOnFixtures), repeat: 3 })
-
-    expect(run(["run", "--fixtures", "cases/fixtures", "--repeat", "3", "--check"]).code).toBe(0)
-    const onceChecked = run(["run", "--fixtures", "cases/fixtures", "--check"])
-    expect(onceChecked.code).toBe(2)
-    expect(onceChecked.stderr).toContain("was set with --repeat 3; it is not applied to a run with --repeat 1")
-    const once = run(["run", "--fixtures", "cases/fixtures", "--json", "r1.json"])
-    expect(once.code).toBe(0)
-    expect(results(join(dir, "r1.json")).floor).toBeNull()
-    const refused = run(["ratchet", "--from", "r1.json"])
-    expect(refused.code).toBe(2)
-    expect(refused.stderr).toContain("a floor moves only with runs of the K it was set at")
-    // Told before anything runs: no scorecard is printed.
-    const ratchetOtherK = run(["run", "--fixtures", "cases/fixtures", "--ratchet"])
-    expect(ratchetOtherK.code).toBe(2)
-    expect(ratchetOtherK.stderr).toContain("--ratchet: the floor in baseline.json was set with --repeat 3")
-    expect(ratchetOtherK.stdout).toBe("")
-    expect(run(["run", "--fixtures", "cases/fixtures", "--repeat", "101"]).stderr).toContain(
-      "--repeat must be from 1 to 100"
-    )
-  })
-
   it("lists flaky cases apart, with each attempt's facts, against an assistant that answers differently each time", () =>
     withStandIn({ flaky: [questionOf("docs.refund-window-cites-source")] }, async (s) => {
       const dir = scratchProject()
@@ -229,140 +193,6 @@ describe("--repeat", () => {
       expect(new Set(r.cases[0]!.attempts!.map((a) => a.turnId)).size).toBe(2)
       expect(s.conversations()).toEqual([])
     }))
-})
-
-describe("--shard and eval merge", () => {
-  it("splits the golden set into stable disjoint parts whose merge equals the whole run", () => {
-    const dir = scratchProject()
-    const run = inProject(dir)
-    expect(run(["run", "--fixtures", "cases/fixtures", "--json", "full.json", "--ratchet"]).code).toBe(0)
-    const parts = [1, 2, 3].map((i) => {
-      const shard = run(["run", "--fixtures", "cases/fixtures", "--shard", `${i}/3`, "--json", `shard-${i}.json`])
-      expect(shard.code).toBe(0)
-      expect(shard.stdout).toContain(`shard ${i}/3`)
-      return results(join(dir, `shard-${i}.json`))
-    })
-    const ids = parts.flatMap((p) => p.cases.map((c) => c.id))
-    expect(new Set(ids).size).toBe(caseCount)
-    expect(parts.every((p) => p.cases.length > 0 && p.floor === null)).toBe(true)
-
-    // The partition depends on the case ids alone: reversing the golden set changes no shard.
-    const file = Schema.decodeUnknownSync(CasesFile)(
-      JSON.parse(readFileSync(join(dir, "cases/golden-cases.json"), "utf8"))
-    )
-    writeFileSync(join(dir, "cases/reversed.json"), JSON.stringify({ ...file, cases: [...file.cases].reverse() }))
-    run([
-      "run",
-      "--fixtures",
-      "cases/fixtures",
-      "--cases",
-      "cases/reversed.json",
-      "--shard",
-      "2/3",
-      "--json",
-      "rev-2.json"
-    ])
-    expect(results(join(dir, "rev-2.json")).cases.map((c) => c.id).sort()).toEqual(
-      parts[1]!.cases.map((c) => c.id).sort()
-    )
-
-    const merged = run([
-      "merge",
-      "shard-3.json",
-      "shard-1.json",
-      "shard-2.json",
-      "--check",
-      "--json",
-      "merged.json",
-      "--reporter",
-      "junit=merged.xml"
-    ])
-    expect(merged.code).toBe(0)
-    expect(merged.stdout).toContain(offlineHolds)
-    // The whole run's results, now held to the floor the full run set.
-    const whole = results(join(dir, "merged.json"))
-    const full = results(join(dir, "full.json"))
-    expect(untimed(whole)).toEqual(untimed({ ...full, floor: floorOf(passingOnFixtures), passed: true }))
-
-    const missing = run(["merge", "shard-1.json", "shard-3.json"])
-    expect(missing.code).toBe(2)
-    expect(missing.stderr).toContain("missing shard 2/3")
-    const twice = run(["merge", "shard-1.json", "shard-1.json", "shard-2.json", "shard-3.json"])
-    expect(twice.code).toBe(2)
-    expect(twice.stderr).toContain("shard 1/3 appears twice")
-    const notShard = run(["merge", "full.json"])
-    expect(notShard.code).toBe(2)
-    expect(notShard.stderr).toContain("full.json: $.shard: expected the results of a sharded run")
-    const checked = run(["run", "--fixtures", "cases/fixtures", "--shard", "1/3", "--check"])
-    expect(checked.code).toBe(2)
-    expect(checked.stderr).toContain("a shard cannot be checked against it")
-  })
-})
-
-describe("eval diff and run --compare", () => {
-  const regress = (dir: string) => {
-    const file = join(dir, "cases/fixtures/docs.refund-window-cites-source.json")
-    const turn = JSON.parse(readFileSync(file, "utf8"))
-    turn.answer += " See also /docs/billing/made-up."
-    turn.trace.citations.push({ path: "/docs/billing/made-up", match: "unsurfaced" })
-    writeFileSync(file, JSON.stringify(turn))
-  }
-
-  it("names regressions with their facts and fails --check on one; different case sets need --allow-different-sets", () => {
-    const dir = scratchProject()
-    const run = inProject(dir)
-    run(["run", "--fixtures", "cases/fixtures", "--json", "before.json"])
-    regress(dir)
-    const compared = run(["run", "--fixtures", "cases/fixtures", "--json", "after.json", "--compare", "before.json"])
-    expect(compared.code).toBe(0)
-    const [before, after] = [passingOnFixtures, passingOnFixtures - 1]
-    expect(compared.stdout).toContain(
-      `compared with before.json: pass rate ${rateOf(before)} → ${rateOf(after)}` +
-        ` (${showRateChange(before / caseCount, after / caseCount)})` +
-        ` · ${before}/${caseCount} → ${after}/${caseCount} passed`
-    )
-    expect(compared.stdout).toMatch(
-      /regressed 1:\n {2}✗ docs {2}docs\.refund-window-cites-source\n {6}cites-only-surfaced: unsurfaced: \/docs\/billing\/made-up/
-    )
-
-    const checked = run(["diff", "before.json", "after.json", "--check"])
-    expect(checked.code).toBe(1)
-    expect(checked.stdout).toContain("regressed 1:")
-    expect(run(["diff", "after.json", "before.json", "--check"]).code).toBe(0)
-    const json = JSON.parse(run(["diff", "before.json", "after.json", "--format", "json"]).stdout)
-    expect(json.regressions.map((c: { id: string }) => c.id)).toEqual(["docs.refund-window-cites-source"])
-    expect(json.passRate).toEqual({ from: before / caseCount, to: after / caseCount })
-    const markdown = run(["diff", "before.json", "after.json", "--format", "markdown"]).stdout
-    expect(markdown).toContain("**Regressions (1)**")
-
-    expect(run(["run", "--fixtures", "cases/fixtures", "--filter", "citations", "--json", "some.json"]).code).toBe(0)
-    const refused = run(["diff", "before.json", "some.json"])
-    expect(refused.code).toBe(2)
-    expect(refused.stderr).toContain("before.json and some.json ran over different case sets")
-    expect(refused.stderr).toMatch(/between them; pass --allow-different-sets to compare them case by case\n$/)
-    const early = run([
-      "run",
-      "--fixtures",
-      "cases/fixtures",
-      "--filter",
-      "citations",
-      "--compare",
-      "before.json",
-      "--json",
-      "late.json"
-    ])
-    expect(early.code).toBe(2)
-    expect(early.stderr).toContain("before.json and this run ran over different case sets")
-    expect(early.stderr).toMatch(/between them; pass --allow-different-sets to compare them case by case\n$/)
-    expect(early.stdout).toBe("")
-    const allowed = run(["diff", "before.json", "some.json", "--allow-different-sets"])
-    expect(allowed.code).toBe(0)
-    expect(allowed.stdout).toContain(`removed ${caseCount - selectedBy("citations").length}:`)
-
-    const broken = run(["diff", "before.json", "cases/surfaces.json"])
-    expect(broken.code).toBe(2)
-    expect(broken.stderr).toMatch(/^cases\/surfaces\.json: \$/)
-  })
 })
 
 describe("the progress line", () => {
