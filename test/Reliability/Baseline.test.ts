@@ -67,7 +67,7 @@ describe("a write killed half-way", () => {
     const dir = mkdtempSync(join(tmpdir(), "eval-crash-"))
     const file = join(dir, "baseline.json")
     for (let trial = 0; trial < 8; trial++) {
-      const child = spawn(process.execPath, ["--import", "tsx", "test/support/baselineWriter.ts", file], {
+      const child = spawn(process.execPath, ["test/support/baselineWriter.mjs", file], {
         stdio: ["ignore", "pipe", "inherit"]
       })
       await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()))
