@@ -18,11 +18,11 @@ const alias = [
 const e2e = [
   "test/Cli/!(InProcess).test.ts",
   "test/Package/**/*.test.ts",
-  "test/Protocols/!(Registry).test.ts",
+  "test/Protocols/!(Registry|Reading).test.ts",
   "test/Reliability/**/*.test.ts",
   "test/Report/**/*.test.ts",
-  "test/Runner/Protocols/LangGraph.test.ts",
-  "test/Runner/Protocols/LangGraphInterrupts.test.ts",
+  "test/Protocols/LangGraph/Client.test.ts",
+  "test/Protocols/LangGraph/Interrupts.test.ts",
   "test/StandIn/Command.test.ts"
 ]
 

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
-import { fastAskIds, fastConversation } from "../../src/Protocols/TurnEval/Client.js"
-import { decodeValue } from "../../src/Schema/Decode.js"
-import { AskIds, Conversation } from "../../src/Schema/Protocol.js"
+import { fastAskIds, fastConversation } from "../../../src/Protocols/TurnEval/Client.js"
+import { decodeValue } from "../../../src/Schema/Decode.js"
+import { AskIds, Conversation } from "../../../src/Schema/Protocol.js"
 
 /** Valid values, valid values with a key replaced by anything, and anything. */
 const nearValid = (valid: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> =>

@@ -1,6 +1,6 @@
 /** A tool's error text as a fact shows it, whichever wire and framework carried it. */
 import { describe, expect, it } from "@effect/vitest"
-import { toolErrorText } from "../../../src/Protocols/Reading.js"
+import { toolErrorText } from "../../src/Protocols/Reading.js"
 
 describe("toolErrorText", () => {
   it("a serialised error object shows its message: message, else cause.message, else details.errorMessage", () => {
