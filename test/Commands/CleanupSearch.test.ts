@@ -1,16 +1,17 @@
 /**
  * `eval cleanup` finds what an earlier run was opening through the search of the protocol the journal
  * names: a protocol without one (or a name this version does not know) is said so, with no request made,
- * and `--forget` drops its intents. In this process, the journal in a scratch state folder.
+ * and `--forget` drops its intents. In this process, the journal in a scratch state folder removed after.
  */
+import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { openJournal, readJournal } from "../../src/Runner/Journal.js"
 import { cliInProcess, withEnv } from "../support/inProcess.js"
+import { scratchFolder } from "../support/scratch.js"
 
 // Nothing listens here: a request the cleanup made would fail, and the output would say so.
 const baseUrl = new URL("http://127.0.0.1:9/app/")
@@ -20,7 +21,7 @@ const deadPid = (): number => spawnSync(process.execPath, ["-e", "0"]).pid!
 /** A dead run's journal in a fresh state folder, holding an intent per protocol named. */
 const deadRunOpening = (protocols: ReadonlyArray<string>) =>
   Effect.gen(function*() {
-    const state = mkdtempSync(join(tmpdir(), "eval-cleanup-search-"))
+    const state = yield* scratchFolder("eval-cleanup-search-")
     const folder = join(state, "turn-eval")
     const scope = yield* Scope.make()
     const journal = yield* Scope.extend(
@@ -49,7 +50,7 @@ const deadRunOpening = (protocols: ReadonlyArray<string>) =>
   })
 
 describe("cleanup of intents whose protocol has no search", () => {
-  it.effect("says it cannot search, asking nothing, and --forget drops them", () =>
+  it.scoped("says it cannot search, asking nothing, and --forget drops them", () =>
     Effect.gen(function*() {
       const { file, folder, state } = yield* deadRunOpening(["turn-eval", "a-protocol-of-a-later-version"])
       const cleanup = (...args: ReadonlyArray<string>) =>
@@ -81,14 +82,14 @@ describe("cleanup of intents whose protocol has no search", () => {
         expect.stringMatching(/^forgotten +a thread being opened for docs\.case-1 by process \d+ started \S+$/)
       ])
       expect((yield* readJournal(baseUrl, Redacted.make(cookie), folder)).openings).toEqual([])
-    }))
+    }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.effect("reads an intent journalled before the protocol was written down as LangGraph's", () =>
+  it.scoped("reads an intent journalled before the protocol was written down as LangGraph's", () =>
     Effect.gen(function*() {
       const { file, folder } = yield* deadRunOpening(["langgraph"])
       writeFileSync(file, readFileSync(file, "utf8").replace(`"protocol":"langgraph",`, ""))
       expect(readFileSync(file, "utf8")).not.toContain("protocol")
       const contents = yield* readJournal(baseUrl, Redacted.make(cookie), folder)
       expect(contents.openings.map((o) => [o.caseId, o.protocol])).toEqual([["docs.case-0", "langgraph"]])
-    }))
+    }).pipe(Effect.provide(NodeContext.layer)))
 })

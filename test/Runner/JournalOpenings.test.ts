@@ -3,13 +3,14 @@
  * `open` that names it or by `settled`; one a run left unresolved is an opening of a dead run, and
  * `adoptFound` turns what a search found into leftovers, resolving the intents.
  */
+import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { adoptFound, openConversations, openJournal, readJournal } from "../../src/Runner/Journal.js"
+import { scratchFolder } from "../support/scratch.js"
 
 const baseUrl = new URL("http://127.0.0.1:5173/app")
 const cookie = Redacted.make("session=s3cret-token")
@@ -19,9 +20,9 @@ const files = (dir: string) =>
 const deadPid = (): number => spawnSync(process.execPath, ["-e", "0"]).pid!
 
 describe("intents in the journal", () => {
-  it.effect("are resolved by the open that names them or by settled; the rest are a dead run's openings", () =>
+  it.scoped("are resolved by the open that names them or by settled; the rest are a dead run's openings", () =>
     Effect.gen(function*() {
-      const dir = mkdtempSync(join(tmpdir(), "eval-journal-"))
+      const dir = yield* scratchFolder("eval-journal-")
       const scope = yield* Scope.make()
       const journal = yield* Scope.extend(
         openJournal({
@@ -76,5 +77,5 @@ describe("intents in the journal", () => {
       const after = yield* readJournal(baseUrl, cookie, dir)
       expect(after.openings).toEqual([])
       expect(after.leftovers.map((l) => l.conversationId).sort()).toEqual(["t-a", "t-c"])
-    }))
+    }).pipe(Effect.provide(NodeContext.layer)))
 })
