@@ -51,7 +51,13 @@ const project = () => {
     edit(turn)
     writeFileSync(file, JSON.stringify(turn))
   }
-  return { dir, at, files, runArgs, run, editTurn }
+  /** Makes one passing case of the project fail: its recorded answer now cites a page it never surfaced. */
+  const regress = () =>
+    editTurn("docs.refund-window-cites-source", (turn) => {
+      turn.answer += " See also /docs/billing/made-up."
+      turn.trace.citations.push({ path: "/docs/billing/made-up", match: "unsurfaced" })
+    })
+  return { dir, at, files, runArgs, run, editTurn, regress }
 }
 
 describe("validate, in this process", () => {
@@ -137,10 +143,7 @@ describe("diff, in this process", () => {
   it("names a regression with its fact, fails --check on it, and refuses different case sets (exit 2)", async () => {
     const p = project()
     await p.run("before.json")
-    p.editTurn("docs.refund-window-cites-source", (turn) => {
-      turn.answer += " See also /docs/billing/made-up."
-      turn.trace.citations.push({ path: "/docs/billing/made-up", match: "unsurfaced" })
-    })
+    p.regress()
     await p.run("after.json")
     const [before, after] = [passingOnFixtures, passingOnFixtures - 1]
     const checked = await cliInProcess(["diff", p.at("before.json"), p.at("after.json"), "--check"])
@@ -176,10 +179,7 @@ describe("run --compare, in this process", () => {
   it("names the regression against the earlier run, and refuses another case set before grading (exit 2)", async () => {
     const p = project()
     await p.run("before.json")
-    p.editTurn("docs.refund-window-cites-source", (turn) => {
-      turn.answer += " See also /docs/billing/made-up."
-      turn.trace.citations.push({ path: "/docs/billing/made-up", match: "unsurfaced" })
-    })
+    p.regress()
     const compared = await cliInProcess([...p.runArgs, "--json", p.at("after.json"), "--compare", p.at("before.json")])
     expect(compared.code, compared.stderr).toBe(0)
     const [before, after] = [passingOnFixtures, passingOnFixtures - 1]
