@@ -38,7 +38,8 @@ export interface WireResponse {
   readonly onClose: (listener: () => void) => void
 }
 
-const maxRequestBody = 1024 * 1024
+/** The largest request body a wire reads; a bigger one reads as none. */
+export const maxRequestBody = 1024 * 1024
 
 /** The size of a `huge` fault's padding when the fault names none. */
 const hugeBytes = 5 * 1024 * 1024

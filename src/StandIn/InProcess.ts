@@ -9,7 +9,7 @@
  */
 import { HttpClient, HttpClientError, type HttpClientRequest, HttpClientResponse, UrlParams } from "@effect/platform"
 import { Effect, Either } from "effect"
-import type { WireRequest, WireResponse } from "./Http.js"
+import { maxRequestBody, type WireRequest, type WireResponse } from "./Http.js"
 import { assemble, type StandIn, type StandInOptions } from "./Server.js"
 
 /** The origin a stand-in in this process answers on: no name a real host has. */
@@ -22,7 +22,7 @@ const systemError = (message: string, code: string): Error => Object.assign(new 
 const socketClosed = () => systemError("other side closed", "UND_ERR_SOCKET")
 
 /** Statuses whose answer has no body, which a web `Response` must be made without. */
-const bodiless: ReadonlySet<number> = new Set([101, 103, 204, 205, 304])
+const bodiless: ReadonlySet<number> = new Set([204, 205, 304])
 
 /** A request's body as bytes: the bodies a live run sends (none, bytes, text). */
 const bodyBytes = (request: HttpClientRequest.HttpClientRequest): Uint8Array | undefined => {
@@ -38,8 +38,6 @@ const bodyBytes = (request: HttpClientRequest.HttpClientRequest): Uint8Array | u
       return undefined
   }
 }
-
-const maxRequestBody = 1024 * 1024
 
 /** A request as a client hands it over: where it goes, and what it carries. */
 export interface InProcessRequest {
@@ -208,7 +206,7 @@ export const startInProcess = (
       catch: (error) => error instanceof Error ? error : new Error(String(error))
     }),
     ({ handle, standIn }) => ({
-      standIn: standIn(`${inProcessOrigin}${(options.prefix ?? "").replace(/\/+$/, "")}`),
+      standIn: standIn(inProcessOrigin),
       client: inProcessClient(handle),
       fetch: inProcessFetch(handle)
     })

@@ -211,10 +211,13 @@ export const start = (options: StandInOptions): Effect.Effect<StandIn, Error, Sc
     (running) => Effect.promise(() => running.close())
   ).pipe(Effect.map((running) => running.standIn))
 
-/** A stand-in ready to answer requests however they reach it: one request a call, and the handle for a base URL. */
+/**
+ * A stand-in ready to answer requests however they reach it: one request a call, and the handle for the
+ * origin it is reached at (its `url` is that origin under the options' prefix).
+ */
 export interface Assembled {
   readonly handle: (request: WireRequest, response: WireResponse) => void
-  readonly standIn: (url: string) => StandIn
+  readonly standIn: (origin: string) => StandIn
 }
 
 /** The stand-in's wires and store, ready to answer; throws for a catalog or faults it cannot serve. */
@@ -285,8 +288,8 @@ export const assemble = async (options: StandInOptions): Promise<Assembled> => {
           else response.drop()
         })
     },
-    standIn: (url) => ({
-      url,
+    standIn: (origin) => ({
+      url: `${origin}${prefix}`,
       protocols,
       // The asks first: this product's own wire (always there, for its ratings) goes last.
       serves: [...routers.slice(1), ...routers.slice(0, 1)].flatMap((r) => r.serves),
@@ -308,7 +311,6 @@ export const assemble = async (options: StandInOptions): Promise<Assembled> => {
 const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; close: () => Promise<void> }> => {
   const { handle, standIn } = await assemble(options)
   const host = options.host ?? "127.0.0.1"
-  const prefix = (options.prefix ?? "").replace(/\/+$/, "")
   const server = createServer((request, response) => handle(nodeRequest(request), nodeResponse(response)))
   const sockets = new Set<Socket>()
   server.on("connection", (socket) => {
@@ -320,7 +322,7 @@ const listen = async (options: StandInOptions): Promise<{ standIn: StandIn; clos
     server.listen(options.port ?? 0, host, () => {
       const { port } = server.address() as AddressInfo
       resolve({
-        standIn: standIn(`http://${host.includes(":") ? `[${host}]` : host}:${port}${prefix}`),
+        standIn: standIn(`http://${host.includes(":") ? `[${host}]` : host}:${port}`),
         close: () =>
           new Promise<void>((done) => {
             for (const socket of sockets) socket.destroy()
