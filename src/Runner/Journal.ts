@@ -177,13 +177,7 @@ const readFile = (file: string) => {
   const open = new Map<string, { readonly caseId: string; readonly deleteRoute: string | undefined }>()
   const openings = new Map<
     string,
-    {
-      readonly run: string
-      readonly caseId: string
-      readonly protocol: string
-      readonly searchRoute: string
-      readonly deleteRoute: string
-    }
+    OpeningIntent & { readonly run: string }
   >()
   // A file that cannot be read as the suite reads any input (a regular file, within the limit) is not ours.
   const text = Either.getOrUndefined(readTextSync(file))
