@@ -92,6 +92,9 @@ const searchOf = (protocol: string): Effect.Effect<RunSearch | undefined> => {
     : Effect.map(Effect.promise(() => definition.client()), (client) => client.search)
 }
 
+/** What finds a thread by hand, after the line that names it: ` (metadata turn_eval_run: KEY)`, if anything does. */
+const findBy = (lookingFor: string | undefined): string => lookingFor === undefined ? "" : ` (${inert(lookingFor)})`
+
 /** The run that journalled an entry: `by process 4242 started 2026-12-02T…` (its start when the journal has it). */
 const byProcess = (entry: { readonly pid: number; readonly started: string }): string =>
   `by process ${entry.pid}${entry.started === "" ? "" : ` started ${inert(entry.started)}`}`
@@ -159,9 +162,9 @@ export const cleanupHandler = (args: CleanupArgs) =>
         onRight: (adopted) => `searched POST ${inert(searchUrl)} for the ${cut}: found ${adopted.length}`,
         onLeft: ({ noSearch, why }) =>
           noSearch
-            ? `${"cannot search".padEnd(13)} POST ${inert(searchUrl)} for the ${cut}${
-              lookingFor === undefined ? "" : ` (${inert(lookingFor)})`
-            }: ${inert(why)}; they may remain`
+            ? `${"cannot search".padEnd(13)} POST ${inert(searchUrl)} for the ${cut}${findBy(lookingFor)}: ${
+              inert(why)
+            }; they may remain`
             : `${"not searched".padEnd(13)} POST ${inert(searchUrl)} for the ${cut}: ${inert(why)}; they may remain`
       })
     })
@@ -227,9 +230,9 @@ const forgetUnresolved = (
     const unwritten = (file: string) => written.has(file) ? "" : ": the journal could not be written"
     const lines = [
       ...unsearched.map(({ lookingFor, opening: o }) =>
-        `${how(o.file)} a thread being opened for ${inert(o.caseId)} ${byProcess(o)}${
-          lookingFor === undefined ? "" : ` (${inert(lookingFor)})`
-        }${unwritten(o.file)}`
+        `${how(o.file)} a thread being opened for ${inert(o.caseId)} ${byProcess(o)}${findBy(lookingFor)}${
+          unwritten(o.file)
+        }`
       ),
       ...undeleted.map((l) => `${how(l.file)} ${named(l)}${unwritten(l.file)}`)
     ]
