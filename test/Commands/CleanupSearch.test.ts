@@ -6,17 +6,16 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
-import { spawnSync } from "node:child_process"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { openJournal, readJournal } from "../../src/Runner/Journal.js"
 import { cliInProcess, withEnv } from "../support/inProcess.js"
+import { endRun, journalFiles } from "../support/journal.js"
 import { scratchFolder } from "../support/scratch.js"
 
 // Nothing listens here: a request the cleanup made would fail, and the output would say so.
 const baseUrl = new URL("http://127.0.0.1:9/app/")
 const cookie = "session=s3cret-token"
-const deadPid = (): number => spawnSync(process.execPath, ["-e", "0"]).pid!
 
 /** A dead run's journal in a fresh state folder, holding an intent per protocol named. */
 const deadRunOpening = (protocols: ReadonlyArray<string>) =>
@@ -43,9 +42,8 @@ const deadRunOpening = (protocols: ReadonlyArray<string>) =>
       })
     }
     yield* Scope.close(scope, Exit.void)
-    const [file] = readdirSync(folder, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith(".jsonl")).map((e) => join(e.parentPath, e.name))
-    writeFileSync(file!, readFileSync(file!, "utf8").replace(`"pid":${process.pid}`, `"pid":${deadPid()}`))
+    const [file] = journalFiles(folder)
+    endRun(file!)
     return { state, folder, file: file! }
   })
 

@@ -1,20 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
-import { spawnSync } from "node:child_process"
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { appendFileSync, mkdtempSync, readFileSync, statSync } from "node:fs"
 import { open } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { markGone, openJournal, readJournal, stateFolder } from "../../src/Runner/Journal.js"
+import { endedRunText, journalFiles } from "../support/journal.js"
 
 const baseUrl = new URL("http://127.0.0.1:5173/app")
 const cookie = Redacted.make("session=s3cret-token")
 const folder = () => mkdtempSync(join(tmpdir(), "eval-journal-"))
-const files = (dir: string) =>
-  readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
-
-/** A pid no process has: one that just ended. */
-const deadPid = (): number => spawnSync(process.execPath, ["-e", "0"]).pid!
 
 /** Writes, by hand, the journal a dead run would have left: its file with the pid replaced. */
 const leaveAsDeadRun = (dir: string, ids: ReadonlyArray<string>) =>
@@ -25,11 +20,10 @@ const leaveAsDeadRun = (dir: string, ids: ReadonlyArray<string>) =>
       scope
     )
     for (const id of ids) yield* journal.opened("docs.case", id)
-    const [file] = files(dir)
-    const path = join(file!.parentPath, file!.name)
-    const text = readFileSync(path, "utf8").replace(`"pid":${process.pid}`, `"pid":${deadPid()}`)
+    const [path] = journalFiles(dir)
+    const text = endedRunText(path!)
     // The scope stays open: like a killed run, nothing removes the file.
-    return { path, text }
+    return { path: path!, text }
   })
 
 describe("the journal", () => {
@@ -56,8 +50,8 @@ describe("the journal", () => {
       })
       const ids = Array.from({ length: 16 }, (_, i) => `conv_${i}`)
       const onDisk = (id: string) => {
-        const [file] = files(dir)
-        return readFileSync(join(file!.parentPath, file!.name), "utf8").includes(`"open":"${id}"`)
+        const [file] = journalFiles(dir)
+        return readFileSync(file!, "utf8").includes(`"open":"${id}"`)
       }
       const seen = yield* Effect.forEach(
         ids,
@@ -67,8 +61,8 @@ describe("the journal", () => {
       expect(seen.every((written) => written)).toBe(true)
       expect(flushes).toBeGreaterThan(0)
       expect(flushes).toBeLessThan(ids.length)
-      const [file] = files(dir)
-      const lines = readFileSync(join(file!.parentPath, file!.name), "utf8").trim().split("\n").slice(1)
+      const [file] = journalFiles(dir)
+      const lines = readFileSync(file!, "utf8").trim().split("\n").slice(1)
       expect(lines.map((line) => JSON.parse(line).open)).toEqual(ids)
     }).pipe(Effect.scoped))
 
@@ -86,22 +80,22 @@ describe("the journal", () => {
         openJournal({ baseUrl, session: cookie, deleteRoute: "/c/{conversationId}", folder: dir, warn: () => {} }),
         scope
       )
-      expect(files(dir)).toEqual([])
+      expect(journalFiles(dir)).toEqual([])
       yield* journal.opened("docs.a", "conv_1")
       yield* journal.opened("docs.b", "conv_2")
-      const [file] = files(dir)
-      const text = readFileSync(join(file!.parentPath, file!.name), "utf8")
+      const [file] = journalFiles(dir)
+      const text = readFileSync(file!, "utf8")
       expect(text).toContain("\"open\":\"conv_1\"")
       // Neither the cookie nor the URL names a file, and only the user can read it.
-      expect(`${file!.parentPath}/${file!.name}\n${text}`).not.toContain("s3cret-token")
-      expect(file!.parentPath).not.toContain("5173")
-      expect(statSync(join(file!.parentPath, file!.name)).mode & 0o077).toBe(0)
+      expect(`${file!}\n${text}`).not.toContain("s3cret-token")
+      expect(dirname(file!)).not.toContain("5173")
+      expect(statSync(file!).mode & 0o077).toBe(0)
       // A run still going is not a leftover.
       expect((yield* readJournal(baseUrl, cookie, dir)).inUse.count).toBe(2)
       yield* journal.gone("conv_1")
       yield* journal.gone("conv_2")
       yield* Scope.close(scope, Exit.void)
-      expect(files(dir)).toEqual([])
+      expect(journalFiles(dir)).toEqual([])
     }))
 
   it.effect("keeps what a killed run left, per base URL and session, even with its last line cut short", () =>
@@ -127,7 +121,7 @@ describe("the journal", () => {
       yield* markGone(contents.leftovers.slice(0, 1))
       expect((yield* readJournal(baseUrl, cookie, dir)).leftovers.map((l) => l.conversationId)).toEqual(["conv_2"])
       yield* markGone((yield* readJournal(baseUrl, cookie, dir)).leftovers)
-      expect(files(dir)).toEqual([])
+      expect(journalFiles(dir)).toEqual([])
     }))
 
   it.effect("refuses, on reading, an id no route may hold, whoever wrote it", () =>

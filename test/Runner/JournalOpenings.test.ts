@@ -6,18 +6,13 @@
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
-import { spawnSync } from "node:child_process"
-import { readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { join } from "node:path"
+import { readFileSync } from "node:fs"
 import { adoptFound, openConversations, openJournal, readJournal } from "../../src/Runner/Journal.js"
+import { endRun, journalFiles } from "../support/journal.js"
 import { scratchFolder } from "../support/scratch.js"
 
 const baseUrl = new URL("http://127.0.0.1:5173/app")
 const cookie = Redacted.make("session=s3cret-token")
-const files = (dir: string) =>
-  readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith(".jsonl"))
-    .map((e) => join(e.parentPath, e.name))
-const deadPid = (): number => spawnSync(process.execPath, ["-e", "0"]).pid!
 
 describe("intents in the journal", () => {
   it.scoped("are resolved by the open that names them or by settled; the rest are a dead run's openings", () =>
@@ -61,8 +56,8 @@ describe("intents in the journal", () => {
       expect((yield* readJournal(baseUrl, cookie, dir)).inUse.count).toBe(2)
       yield* Scope.close(scope, Exit.void)
       // The run died: its file is left as a dead run's, with one open and one intent unresolved.
-      const [file] = files(dir)
-      writeFileSync(file!, readFileSync(file!, "utf8").replace(`"pid":${process.pid}`, `"pid":${deadPid()}`))
+      const [file] = journalFiles(dir)
+      endRun(file!)
       const contents = yield* readJournal(baseUrl, cookie, dir)
       expect(contents.leftovers.map((l) => l.conversationId)).toEqual(["t-a"])
       expect(contents.openings.map((o) => [o.intent, o.caseId, o.run, o.searchRoute])).toEqual([
