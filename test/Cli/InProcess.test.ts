@@ -6,10 +6,8 @@
  * scratch project.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { RunResult } from "../../src/Schema/Result.js"
 import { showRateChange } from "../../src/Scorecard/Render/DiffText.js"
 import { showRate } from "../../src/Scorecard/Scorecard.js"
 import { scratchProject } from "../support/cli.js"
@@ -26,9 +24,8 @@ import {
   validated
 } from "../support/golden.js"
 import { cliInProcess } from "../support/inProcess.js"
+import { readRunResult } from "../support/json.js"
 import { untimed } from "../support/untimed.js"
-
-const results = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
 
 /** A scratch project, its files by name, and the arguments pointing a command at its golden set and baseline. */
 const project = () => {
@@ -224,7 +221,7 @@ describe("--shard and merge, in this process", () => {
       const shard = await cliInProcess([...p.runArgs, "--shard", `${i}/3`, "--json", p.at(`shard-${i}.json`)])
       expect(shard.code, shard.stderr).toBe(0)
       expect(shard.stdout).toContain(`shard ${i}/3`)
-      parts.push(results(p.at(`shard-${i}.json`)))
+      parts.push(readRunResult(p.at(`shard-${i}.json`)))
     }
     const ids = parts.flatMap((r) => r.cases.map((c) => c.id))
     expect(new Set(ids).size).toBe(caseCount)
@@ -235,7 +232,9 @@ describe("--shard and merge, in this process", () => {
     writeFileSync(p.at("cases/reversed.json"), JSON.stringify({ ...file, cases: [...file.cases].reverse() }))
     const reversed = p.runArgs.map((arg) => arg === p.at("cases/golden-cases.json") ? p.at("cases/reversed.json") : arg)
     expect((await cliInProcess([...reversed, "--shard", "2/3", "--json", p.at("rev-2.json")])).code).toBe(0)
-    expect(results(p.at("rev-2.json")).cases.map((c) => c.id).sort()).toEqual(parts[1]!.cases.map((c) => c.id).sort())
+    expect(readRunResult(p.at("rev-2.json")).cases.map((c) => c.id).sort()).toEqual(
+      parts[1]!.cases.map((c) => c.id).sort()
+    )
 
     const shards = [3, 1, 2].map((i) => p.at(`shard-${i}.json`))
     const merged = await cliInProcess([
@@ -251,8 +250,8 @@ describe("--shard and merge, in this process", () => {
     expect(merged.code, merged.stderr).toBe(0)
     expect(merged.stdout).toContain(offlineHolds)
     // The whole run's results, now held to the floor the full run set.
-    expect(untimed(results(p.at("merged.json")))).toEqual(
-      untimed({ ...results(p.at("full.json")), floor: floorOf(passingOnFixtures), passed: true })
+    expect(untimed(readRunResult(p.at("merged.json")))).toEqual(
+      untimed({ ...readRunResult(p.at("full.json")), floor: floorOf(passingOnFixtures), passed: true })
     )
 
     const merge = (...files: ReadonlyArray<string>) => cliInProcess(["merge", ...files.map(p.at), ...p.files])
@@ -275,7 +274,7 @@ describe("--repeat, in this process", () => {
     const p = project()
     const first = await cliInProcess([...p.runArgs, "--repeat", "3", "--json", p.at("r3.json"), "--ratchet"])
     expect(first.code, first.stderr).toBe(0)
-    const r3 = results(p.at("r3.json"))
+    const r3 = readRunResult(p.at("r3.json"))
     expect(r3.repeat).toBe(3)
     expect(r3.cases.every((c) => c.attempts?.length === 3)).toBe(true)
     expect(first.stdout).toContain(`${offlineScore} passed all 3 attempts`)
@@ -290,7 +289,7 @@ describe("--repeat, in this process", () => {
     expect(onceChecked.stderr).toContain("was set with --repeat 3; it is not applied to a run with --repeat 1")
     const once = await cliInProcess([...p.runArgs, "--json", p.at("r1.json")])
     expect(once.code).toBe(0)
-    expect(results(p.at("r1.json")).floor).toBeNull()
+    expect(readRunResult(p.at("r1.json")).floor).toBeNull()
     const refused = await cliInProcess(["ratchet", "--from", p.at("r1.json"), ...p.files])
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain("a floor moves only with runs of the K it was set at")

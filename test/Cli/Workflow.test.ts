@@ -32,10 +32,10 @@ import {
   rateOf,
   surfacesInUse
 } from "../support/golden.js"
+import { readRunResult } from "../support/json.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 import { withStandIn } from "../support/live.js"
 
-const results = (file: string) => Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
 const questionOf = (id: string): string => goldenCases.find((c) => c.id === id)!.question
 
 /** Runs the CLI in a scratch project; bad input never shows a stack trace. */
@@ -64,7 +64,7 @@ describe("--reporter", () => {
     expect(run.code).toBe(0)
     expect(run.stdout).toContain(offlineTally)
 
-    const json = results(join(dir, "out/results.json"))
+    const json = readRunResult(join(dir, "out/results.json"))
     expect(json.cases.filter((c) => !c.passed).map((c) => c.id)).toEqual(failingOnFixtures)
 
     const xml = readFileSync(join(dir, "out/report.xml"), "utf8")
@@ -188,7 +188,7 @@ describe("--repeat", () => {
       const shown = /with each attempt's facts:\n\n```\n([\s\S]*?)```/
         .exec(readFileSync("README.md", "utf8"))![1]!
       for (const line of shown.trimEnd().split("\n")) expect(run.stdout.split("\n")).toContain(line)
-      const r = results(join(dir, "r.json"))
+      const r = readRunResult(join(dir, "r.json"))
       expect(r.cases[0]!.attempts!.map((a) => a.passed)).toEqual([true, false])
       expect(new Set(r.cases[0]!.attempts!.map((a) => a.turnId)).size).toBe(2)
       expect(s.conversations()).toEqual([])
@@ -272,7 +272,7 @@ describe("the README's workflow", () => {
         failingOnFixtures.length
       )
       expect(await validateJUnit(readFileSync(join(dir, "reports/eval.xml"), "utf8"))).toEqual([])
-      expect(results(join(dir, "results.json")).passed).toBe(true)
+      expect(readRunResult(join(dir, "results.json")).passed).toBe(true)
       // The HTML report is written beside the others, and the step summary points to it.
       expect(readFileSync(join(dir, "reports/eval.html"), "utf8")).toMatch(/^<!DOCTYPE html>/i)
       expect(readFileSync(summary, "utf8")).toContain("The full report: `reports/eval.html`")

@@ -1,4 +1,10 @@
-/** JSON values for tests of how inputs are compared and shown: reordered copies and deep nesting. */
+/**
+ * JSON for tests: values for how inputs are compared and shown (reordered copies, deep nesting), and
+ * results files read back.
+ */
+import { Schema } from "effect"
+import { readFileSync } from "node:fs"
+import { RunResult } from "../../src/Schema/Result.js"
 
 /** The same value with every object's keys in reverse order, at every level. */
 export const reordered = (value: unknown): unknown => {
@@ -52,3 +58,7 @@ export const replaced = (value: unknown, path: Path, replacement: unknown): unkn
   else delete copy[key!]
   return copy
 }
+
+/** A results file as the contract decodes it. */
+export const readRunResult = (file: string): RunResult =>
+  Schema.decodeUnknownSync(RunResult)(JSON.parse(readFileSync(file, "utf8")))
