@@ -1,7 +1,7 @@
 /** A stand-in on loopback and the live SurfaceClient pointed at it, for tests over real HTTP. */
 import { HttpClient } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
-import { Duration, Effect, Exit, Layer, Option, Scope } from "effect"
+import { Duration, Effect, Exit, Layer, Scope } from "effect"
 import { defaultCasesFile, defaultSurfacesFile } from "../../src/ProjectFiles.js"
 import { type GoldenSet, loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import { HttpLive } from "../../src/Runner/Http.js"
@@ -45,8 +45,9 @@ export const standInProcess = (options: Omit<StandInOptions, "catalog"> = {}, ca
  * The live client against a stand-in, with short waits so retries and timeouts are quick: over
  * loopback, or through the in-process client of a stand-in `standInProcess` started.
  */
-export const liveClient = (standIn: StandIn, set: GoldenSet, overrides: Partial<LiveConfig> = {}) =>
-  SurfaceClient.Live({
+export const liveClient = (standIn: StandIn, set: GoldenSet, overrides: Partial<LiveConfig> = {}) => {
+  const inProcess = inProcessClients.get(standIn)
+  return SurfaceClient.Live({
     baseUrl: new URL(standIn.url),
     cookie: standIn.cookie(),
     routes: resolveRoutes(set.catalog.routes),
@@ -56,10 +57,8 @@ export const liveClient = (standIn: StandIn, set: GoldenSet, overrides: Partial<
     retryDelay: Duration.millis(20),
     askGrace: Duration.seconds(1),
     ...overrides
-  }).pipe(Layer.provide(Option.match(Option.fromNullable(inProcessClients.get(standIn)), {
-    onNone: () => HttpLive,
-    onSome: ({ client }) => Layer.succeed(HttpClient.HttpClient, client)
-  })))
+  }).pipe(Layer.provide(inProcess === undefined ? HttpLive : Layer.succeed(HttpClient.HttpClient, inProcess.client)))
+}
 
 /** Runs cases through the Runner on a client layer; returns the results and what the client left behind. */
 export const runLive = (
