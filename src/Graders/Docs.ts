@@ -66,9 +66,9 @@ export const examplesTable = (): string =>
     "| expectation | passes on | fails on | with the fact |",
     "|---|---|---|---|",
     ...kinds.map((k: AnyKind) =>
-      `| ${code(JSON.stringify(k.example.expect))} | ${sketch(k.example.passes)} | ${sketch(k.example.fails)} | ${
-        code(k.example.fact)
-      } |`
+      `| ${code(JSON.stringify(k.example.expect))}${
+        k.example.approved === undefined ? "" : `, approving ${code(JSON.stringify(k.example.approved))}`
+      } | ${sketch(k.example.passes)} | ${sketch(k.example.fails)} | ${code(k.example.fact)} |`
     )
   ].join("\n")
 

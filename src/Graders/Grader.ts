@@ -4,7 +4,7 @@
  */
 import { listed, shown } from "../Schema/Shown.js"
 import type { Surface } from "../Schema/Surface.js"
-import { noResult, type ToolExecution, type Turn, unresolved } from "../Schema/Trace.js"
+import { noResult, type Proposal, type ToolExecution, type Turn, unresolved } from "../Schema/Trace.js"
 
 export { shown } from "../Schema/Shown.js"
 
@@ -14,8 +14,19 @@ export interface Verdict {
   readonly fact?: string
 }
 
-/** A grader of expectations `A`: a pure function from one expectation, the turn and its surface to a verdict. */
-export type Grader<A> = (expectation: A, turn: Turn, surface: Surface) => Verdict
+/**
+ * What a turn of a conversation is graded in besides the turn: the proposal its step approved (on an
+ * approve step), the one the step before left. A question case's turn is graded with none.
+ */
+export interface GradeContext {
+  readonly approved?: Proposal | undefined
+}
+
+/**
+ * A grader of expectations `A`: a pure function from one expectation, the turn, its surface and the
+ * conversation it is a step of (`context`) to a verdict.
+ */
+export type Grader<A> = (expectation: A, turn: Turn, surface: Surface, context?: GradeContext) => Verdict
 
 /** The verdict of an expectation that holds. */
 export const pass: Verdict = { passed: true }

@@ -7,7 +7,7 @@
  * missing one of these parts does not compile.
  */
 import type { Schema } from "effect"
-import type { TurnTrace } from "../Schema/Trace.js"
+import type { Proposal, TurnTrace } from "../Schema/Trace.js"
 import type { Grader } from "./Grader.js"
 
 export type { Grader } from "./Grader.js"
@@ -37,6 +37,8 @@ export interface KindDoc {
 /** An expectation of the kind, a turn it passes on and a turn it fails on with the fact that gives. */
 export interface Example {
   readonly expect: { readonly kind: string } & Record<string, unknown>
+  /** The proposal the step approved, for a kind that grades an approve step. */
+  readonly approved?: Proposal
   readonly passes: TurnSketch
   readonly fails: TurnSketch
   readonly fact: string

@@ -22,6 +22,7 @@ import { neverCallsKind } from "./NeverCalls.js"
 import { noCitationsKind } from "./NoCitations.js"
 import { noRepeatedCallsKind } from "./NoRepeatedCalls.js"
 import { outcomeKind } from "./Outcome.js"
+import { runsAsProposedKind } from "./RunsAsProposed.js"
 import { stopsAtApprovalKind } from "./StopsAtApproval.js"
 import { withinBudgetKind } from "./WithinBudget.js"
 
@@ -41,6 +42,7 @@ export const kinds = [
   answerExcludesKind,
   answerMatchesKind,
   stopsAtApprovalKind,
+  runsAsProposedKind,
   outcomeKind,
   withinBudgetKind
 ] as const

@@ -49,8 +49,11 @@ describe("the documentation of the expectation kinds", () => {
       expect(Either.isRight(decoded), JSON.stringify(decoded)).toBe(true)
       const expectation = Either.getOrThrow(decoded)
       expect(expectation.kind).toBe(kind.kind)
-      expect(gradeExpectation(expectation, sketchedTurn(kind.example.passes), exampleSurface)).toEqual({ passed: true })
-      expect(gradeExpectation(expectation, sketchedTurn(kind.example.fails), exampleSurface)).toEqual({
+      const context = kind.example.approved === undefined ? undefined : { approved: kind.example.approved }
+      expect(gradeExpectation(expectation, sketchedTurn(kind.example.passes), exampleSurface, context)).toEqual({
+        passed: true
+      })
+      expect(gradeExpectation(expectation, sketchedTurn(kind.example.fails), exampleSurface, context)).toEqual({
         passed: false,
         fact: kind.example.fact
       })
