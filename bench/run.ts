@@ -12,7 +12,7 @@ import { cpus, tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { grade } from "../src/Graders/index.js"
-import { CasesFile } from "../src/Schema/Case.js"
+import { CasesFile, questionCases } from "../src/Schema/Case.js"
 import { RecordedTurn } from "../src/Schema/Trace.js"
 import type { StandIn } from "../src/StandIn/Server.js"
 import { launchBrowser, viewport } from "../test/support/browser.js"
@@ -287,7 +287,7 @@ const offline = async () => {
     ) => [c.id, c])
   )
   let differing = 0
-  for (const c of file.cases) {
+  for (const c of questionCases(file.cases)) {
     const recorded = Schema.decodeUnknownSync(RecordedTurn)(
       JSON.parse(readFileSync(join(fixtures, `${c.id}.json`), "utf8"))
     )

@@ -4,7 +4,7 @@ import { Effect, Exit } from "effect"
 import { existsSync } from "node:fs"
 import { defaultCasesFile, defaultSurfacesFile } from "../src/ProjectFiles.js"
 import { loadGoldenSet, selectCases } from "../src/Runner/GoldenSet.js"
-import { expectationKinds } from "../src/Schema/Case.js"
+import { expectationKinds, expectationsOf } from "../src/Schema/Case.js"
 import { floorFor } from "../src/Scorecard/Scorecard.js"
 import { caseCount, committedFloor, failingOnFixtures, gradedOnFixtures, passingOnFixtures } from "./support/golden.js"
 
@@ -19,7 +19,7 @@ layer(NodeContext.layer)("the committed golden set, loaded", (it) => {
   it.effect("uses every expectation kind, says what each case guards, and has a recorded turn for every case", () =>
     Effect.gen(function*() {
       const set = yield* loadGoldenSet(defaultCasesFile, defaultSurfacesFile)
-      const used = new Set(set.cases.flatMap((c) => c.expect.map((e) => e.kind)))
+      const used = new Set(set.cases.flatMap((c) => expectationsOf(c).map((e) => e.kind)))
       expect([...expectationKinds].filter((k) => !used.has(k))).toEqual([])
       for (const c of set.cases) {
         expect(c.guards.length, c.id).toBeGreaterThan(10)

@@ -16,7 +16,7 @@ import { Runner } from "../Runner/Runner.js"
 import { inShard, type Shard } from "../Runner/Shard.js"
 import { SurfaceClient } from "../Runner/SurfaceClient.js"
 import { type Auth, isPlainHttp, isUnreached, sessionOf } from "../Runner/Transport.js"
-import type { Case } from "../Schema/Case.js"
+import { type Case, openingQuestion } from "../Schema/Case.js"
 import { type CommandError, GateFailed, Refused, type TurnError, UsageError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { resolveRoutes } from "../Schema/Protocol.js"
@@ -173,7 +173,7 @@ const withCaseText = (cases: ReadonlyArray<Case>, results: ReadonlyArray<CaseRes
       id,
       surface,
       passed,
-      question: c.question,
+      question: openingQuestion(c),
       guards: c.guards,
       ...(c.tags === undefined ? {} : { tags: c.tags }),
       ...rest

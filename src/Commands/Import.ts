@@ -12,6 +12,7 @@ import { turnIdOf } from "../Otel/Turn.js"
 import { programName } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { encodeRecording, fixturePath } from "../Runner/SurfaceClient.js"
+import { isConversation } from "../Schema/Case.js"
 import { UsageError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import type { RecordedTurn } from "../Schema/Trace.js"
@@ -42,6 +43,12 @@ export const importHandler = (args: ImportArgs) =>
       if (linked === undefined) continue
       if (Either.isLeft(linked.turn)) {
         refused.push(`  ${turnIdOf(linked.read)}  case ${testCase.id}: ${inert(linked.turn.left)}`)
+        continue
+      }
+      if (isConversation(testCase)) {
+        refused.push(
+          `  ${turnIdOf(linked.read)}  case ${testCase.id}: a conversation case; import records one-question cases only`
+        )
         continue
       }
       const recorded: RecordedTurn = { caseId: testCase.id, question: testCase.question, ...linked.turn.right }

@@ -14,7 +14,7 @@ import { loadCatalog, loadGoldenSet } from "../Runner/GoldenSet.js"
 import { HttpLive } from "../Runner/Http.js"
 import { makeLive } from "../Runner/LiveClient.js"
 import { fixturePath } from "../Runner/SurfaceClient.js"
-import { CaseId, CasesFile, fastCasesFile } from "../Schema/Case.js"
+import { CaseId, CasesFile, fastCasesFile, isConversation } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import { inert, inertLines } from "../Schema/Inert.js"
@@ -230,7 +230,9 @@ export const proposeHandler = (args: ProposeArgs) =>
       "the rating objects to (answer-includes, answer-excludes, …)"
     const file = fixturePath(path, args.fixtures, testCase.id)
     // A second draft of the same question is most often the same rated turn proposed twice.
-    const twin = set.cases.find((c) => c.surface === testCase.surface && c.question === testCase.question)
+    const twin = set.cases.find((c) =>
+      c.surface === testCase.surface && !isConversation(c) && c.question === testCase.question
+    )
     const twinNote = twin === undefined
       ? undefined
       : `${args.cases} already asks this question on ${testCase.surface}, in case ${twin.id}`

@@ -12,7 +12,7 @@ import { defaultBaselineFile, defaultCasesFile, defaultSurfacesFile } from "../P
 import type { ProtocolName } from "../Protocols/Registry.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { cookieAuth } from "../Runner/Transport.js"
-import type { Case } from "../Schema/Case.js"
+import { type Case, isConversation, openingQuestion, type QuestionCase } from "../Schema/Case.js"
 import { type CommandError, UsageError } from "../Schema/Errors.js"
 import { faultProblem, parseFault } from "../StandIn/Faults.js"
 import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
@@ -56,11 +56,11 @@ const loopback = /^(127\.\d+\.\d+\.\d+|localhost|::1)$/
  * pick ones whose worse answer is the same turn, and show no flaky case.
  */
 export const flakyQuestions = (cases: ReadonlyArray<Case>, rate: number): ReadonlyArray<string> => {
-  const candidates = cases.filter((c) => {
+  const candidates = cases.filter((c): c is QuestionCase => !isConversation(c)).filter((c) => {
     const turn = respondWithFlaws(c.surface, c.question)
     return c.expect.some((e) => e.kind === "cites-only-surfaced") && recallsFromMemory(turn) !== turn
   })
-  const rank = (c: Case) => stableFraction(`flaky\u0000${c.question}`)
+  const rank = (c: QuestionCase) => stableFraction(`flaky\u0000${c.question}`)
   return [...candidates].sort((a, b) => rank(a) - rank(b)).slice(0, Math.ceil(rate * candidates.length)).map((c) =>
     c.question
   )
@@ -102,7 +102,7 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
         })
       }
       const flaky = flakyQuestions(set.cases, args.flaky)
-      const flakyIds = set.cases.filter((c) => flaky.includes(c.question)).map((c) => c.id)
+      const flakyIds = set.cases.filter((c) => flaky.includes(openingQuestion(c))).map((c) => c.id)
       const standIn = yield* start({
         catalog: set.catalog,
         protocol,

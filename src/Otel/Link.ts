@@ -5,7 +5,7 @@
  * are the case's, as with recorded turns; a case with several turns gets the one that started last.
  */
 import { Either } from "effect"
-import type { Case } from "../Schema/Case.js"
+import { type Case, openingQuestion } from "../Schema/Case.js"
 import type { Problem } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { type ResolvedOtelRules, resolveOtelRules } from "../Schema/Otel.js"
@@ -93,7 +93,7 @@ export const linkTurns = (
       })
       continue
     }
-    const matching = cases.filter((c) => c.surface === surface.name && c.question === read.question)
+    const matching = cases.filter((c) => c.surface === surface.name && openingQuestion(c) === read.question)
     if (matching.length === 0) {
       unlinked.push({
         turn: read,
@@ -117,7 +117,7 @@ export const linkTurns = (
       })
       continue
     }
-    if (read.question !== testCase.question) {
+    if (read.question !== openingQuestion(testCase)) {
       byCase.set(caseId, {
         read,
         turn: Either.left(

@@ -6,7 +6,7 @@
  * verdict, so a person reviewing the draft sees why each one is there. Pure: values in, a case out.
  */
 import { gradeExpectation } from "../Graders/index.js"
-import type { Case, Expectation } from "../Schema/Case.js"
+import { type Case, type Expectation, isConversation, type QuestionCase, type Step } from "../Schema/Case.js"
 import type { Surface } from "../Schema/Surface.js"
 import { surfaced, type Turn, type TurnTrace } from "../Schema/Trace.js"
 
@@ -27,7 +27,7 @@ export interface DraftedFact {
 
 /** A drafted case, with the facts the rated turn broke (the ones a fixed assistant must turn around). */
 export interface Draft {
-  readonly case: Case
+  readonly case: QuestionCase
   readonly violated: ReadonlyArray<DraftedFact>
 }
 
@@ -156,12 +156,29 @@ export const renderCase = (testCase: Case, indent = ""): string => {
   const inner = `${indent}  `
   const line = (value: object): string =>
     `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(", ")}}`
+  const expectations = (expect: ReadonlyArray<Expectation>, at: string): string =>
+    `[\n${expect.map((e) => `${at}  ${line(e)}`).join(",\n")}\n${at}]`
+  const step = (s: Step): string => {
+    const { expect, ...did } = s
+    const [key, value] = Object.entries(did)[0]!
+    return `${inner}  {${JSON.stringify(key)}: ${JSON.stringify(value)}, "expect": ${
+      expectations(expect, `${inner}  `)
+    }}`
+  }
+  const body = isConversation(testCase)
+    ? [
+      `${inner}"guards": ${JSON.stringify(testCase.guards)}`,
+      `${inner}"turns": [\n${testCase.turns.map(step).join(",\n")}\n${inner}]`
+    ]
+    : [
+      `${inner}"question": ${JSON.stringify(testCase.question)}`,
+      `${inner}"guards": ${JSON.stringify(testCase.guards)}`,
+      `${inner}"expect": ${expectations(testCase.expect, inner)}`
+    ]
   const fields = [
     `${inner}"id": ${JSON.stringify(testCase.id)}`,
     `${inner}"surface": ${JSON.stringify(testCase.surface)}`,
-    `${inner}"question": ${JSON.stringify(testCase.question)}`,
-    `${inner}"guards": ${JSON.stringify(testCase.guards)}`,
-    `${inner}"expect": [\n${testCase.expect.map((e) => `${inner}  ${line(e)}`).join(",\n")}\n${inner}]`,
+    ...body,
     ...(testCase.tags === undefined
       ? []
       : [`${inner}"tags": [${testCase.tags.map((t) => JSON.stringify(t)).join(", ")}]`])

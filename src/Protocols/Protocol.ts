@@ -12,7 +12,7 @@ import type { Case } from "../Schema/Case.js"
 import type { TurnError } from "../Schema/Errors.js"
 import type { Route } from "../Schema/Protocol.js"
 import type { Routes, Surface } from "../Schema/Surface.js"
-import type { Turn } from "../Schema/Trace.js"
+import type { Proposal, Turn } from "../Schema/Trace.js"
 import type { AskFault } from "../StandIn/Faults.js"
 import type { MakeWire } from "../StandIn/Wire.js"
 
@@ -58,6 +58,8 @@ export interface Opening<A> {
  */
 export interface Asking {
   readonly testCase: Case
+  /** The question the turn asks: the case's, or its step's. */
+  readonly question: string
   readonly surface: Surface
   /** The surface's routes: its own over the catalog's, over the defaults. */
   readonly routes: Required<Routes>
@@ -159,6 +161,32 @@ export interface RunSearch {
   ) => Effect.Effect<ReadonlyArray<RunThread>, Failure>
 }
 
+/** A step of a conversation after its first question, as a protocol takes it. */
+export type NextStep =
+  /** A follow-up question in the same conversation. */
+  | { readonly kind: "ask"; readonly question: string }
+  /** The answer to the proposal the turn before left: approved, or denied with the person's reason. */
+  | {
+    readonly kind: "decide"
+    readonly approved: boolean
+    readonly reason?: string | undefined
+    readonly proposal: Proposal
+  }
+
+/**
+ * A conversation under way, as its protocol carries it on: what the protocol must remember of it (its
+ * ids, the messages so far) lives in the conversation, not in the runner, which knows nothing of wires.
+ */
+export interface Conversation {
+  /** The next turn of the conversation, read over the same wire as the first; `previous` is the turn before. */
+  readonly next: (step: NextStep, previous: Turn) => Effect.Effect<Turn, Failure>
+}
+
+/** A conversation's first turn (the asking's question) and the conversation it opened, to go on with. */
+export type Converse<A extends Asking = Asking> = (
+  asking: A
+) => Effect.Effect<readonly [Turn, Conversation], Failure>
+
 /** A protocol's client: the requests of a turn, and where its conversations are deleted. */
 export interface ProtocolClient<C extends Naming = Naming> {
   /**
@@ -166,6 +194,12 @@ export interface ProtocolClient<C extends Naming = Naming> {
    * request is under way, it gets a short grace to name what it opened.
    */
   readonly turn: AskTurn<AskingOf<C>>
+  /**
+   * Asks the first question of a conversation case and gives the conversation, to take its later steps
+   * in (follow-ups, decisions); a protocol without it takes only a conversation's first step. Each step
+   * runs in a fiber of its own, with the case's timeout, as a turn does.
+   */
+  readonly converse?: Converse<AskingOf<C>>
   /**
    * The delete route template of a surface's conversations, or null when there is nothing to delete;
    * `routes` are the surface's own over the catalog's, over the defaults.

@@ -14,15 +14,25 @@
 import { type HttpClient } from "@effect/platform"
 import { Deferred, Duration, Effect, Either, Exit, Fiber, Option, type Redacted, Ref } from "effect"
 import { resolveEvidence } from "../Evidence/Rules.js"
-import type { Asking, AskingIn, AskTurn, Opening } from "../Protocols/Protocol.js"
+import type {
+  Asking,
+  AskingIn,
+  AskTurn,
+  Conversation,
+  Converse,
+  NextStep,
+  Opening,
+  ProtocolClient
+} from "../Protocols/Protocol.js"
 import { defaultProtocol, loadClients, type LoadedProtocol, protocolNames } from "../Protocols/Registry.js"
-import type { Case } from "../Schema/Case.js"
+import type { Case, ConversationCase, QuestionCase } from "../Schema/Case.js"
 import { FailedRequest, RunStopped, TurnError } from "../Schema/Errors.js"
 import { fillRoute, idProblem, placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { quoted } from "../Schema/Shown.js"
 import type { Routes, Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
 import type { Journal } from "./Journal.js"
+import type { Conversing } from "./SurfaceClient.js"
 import {
   type AskPhase,
   type Auth,
@@ -146,10 +156,14 @@ const awaitWithin = <A, E>(
 ): Effect.Effect<Option.Option<Exit.Exit<A, E>>> =>
   millis <= 0 ? Fiber.poll(fiber) : Effect.timeoutOption(Fiber.await(fiber), millis)
 
-/** A case's turn under way: its result, and what ends it — deleting (or listing) what it opened. */
+/** A case under way: its turns, and what ends it — deleting (or listing) what it opened. */
 interface Started {
-  /** The turn, within the case's timeout; a failure names the request it was making. */
-  readonly result: Effect.Effect<Turn, Failure>
+  /**
+   * Obtains a turn of the case (its question, or a step of its conversation) through `turn`, in a fiber
+   * of its own, within the case's timeout; a failure names the request it was making. The first turn
+   * asks in a conversation the run names, for a protocol whose run names it.
+   */
+  readonly take: (turn: (asking: Asking) => Effect.Effect<Turn, Failure>) => Effect.Effect<Turn, Failure>
   /** Ends the case however it went: the ask cut short if still running, its conversations handed to deletion. */
   readonly finish: (exit: Exit.Exit<unknown, unknown>) => Effect.Effect<void>
 }
@@ -395,7 +409,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
         const protocol = protocolFor(surface)!
         const routes: Required<Routes> = { ...config.routes, ...surface.routes }
         const deleteRoute = protocol.client.deleteRoute(surface, routes)
-        const deadline = now() + timeoutMillis
+        let deadline = now() + timeoutMillis
         const state: AskState = {
           opened: Ref.unsafeMake<ReadonlyArray<string>>([]),
           refused: Ref.unsafeMake<ReadonlyArray<RefusedId>>([]),
@@ -473,6 +487,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           }).pipe(Effect.ensuring(Ref.set(state.phase, "done")))
         const asking: Asking = {
           testCase,
+          question: "",
           surface,
           routes,
           context: {
@@ -490,44 +505,58 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           newId: () => crypto.randomUUID()
         }
         const naming = protocol.definition.conversation
+        // The asking the turns after the first are given: in the conversation the run named, if it names one.
+        let inConversation: Asking = asking
         // A conversation the run names is journalled before the question is sent, so it is deleted whatever
         // happens next — unless the app rejected the session or the request never reached it, when it opened
         // nothing and the id is taken back.
-        const asked: Effect.Effect<Turn, Failure> = naming.by === "server"
-          ? (protocol.client.turn as AskTurn)(asking)
-          : Effect.gen(function*() {
+        const firstAsked = (turn: (asking: Asking) => Effect.Effect<Turn, Failure>): Effect.Effect<Turn, Failure> =>
+          naming.by === "server" ? turn(asking) : Effect.gen(function*() {
             const conversationId = asking.newId()
             yield* named(testCase, state, deleteRoute, conversationId, `the ${naming.what} the run generated`)
             yield* Ref.set(state.unsure, Option.none())
-            const inConversation: AskingIn = { ...asking, conversationId }
-            return yield* Effect.tapError((protocol.client.turn as AskTurn<AskingIn>)(inConversation), (error) =>
+            const given: AskingIn = { ...asking, conversationId }
+            inConversation = given
+            return yield* Effect.tapError(turn(given), (error) =>
               Effect.flatMap(
                 Ref.get(state.reached),
-                (reached) =>
-                  error._tag === "RunStopped" || !reached ? forgetting(state, conversationId) : Effect.void
+                (reached) => error._tag === "RunStopped" || !reached ? forgetting(state, conversationId) : Effect.void
               ))
           })
-        // Tracing is off in the turn's fiber, once, rather than around each of its requests (`withoutSpans`).
-        const turn = Effect.withTracerEnabled(Effect.interruptible(asked), false)
-        return Effect.map(Effect.forkDaemon(turn), (fiber): Started => ({
-          result: Effect.flatMap(awaitWithin(fiber, deadline - now()), (outcome): Effect.Effect<Turn, Failure> =>
-            Option.isSome(outcome)
-              ? outcome.value
-              : Effect.flatMap(Ref.get(stage.retrying ?? state.retrying), (why) =>
-                Effect.fail(timedOut(stage.route, config.timeout, why)))).pipe(
-              Effect.tapErrorTag("RunStopped", (error) =>
-                Effect.sync(() => {
-                  if (error.reason === "unreachable") {
-                    unreachable = true
-                  }
-                })),
-              // Every route error names its request (method and URL, never the session).
-              Effect.catchTag("TurnError", (error) =>
-                Effect.fail(error.withRequest(requestOf())))
-            ),
+        // The fiber of the turn under way (the case's last), which `finish` cuts short if it is still running.
+        let fiber: Fiber.RuntimeFiber<Turn, Failure> | undefined
+        const take = (turn: (asking: Asking) => Effect.Effect<Turn, Failure>): Effect.Effect<Turn, Failure> =>
+          Effect.suspend(() => {
+            const asked = fiber === undefined ? firstAsked(turn) : turn(inConversation)
+            deadline = now() + timeoutMillis
+            stage = { route: "ask", method: "POST", path: surface.endpoint ?? "" }
+            // Tracing is off in the turn's fiber, once, rather than around each of its requests (`withoutSpans`).
+            const running = Effect.withTracerEnabled(Effect.interruptible(asked), false)
+            return Effect.flatMap(
+              Effect.uninterruptible(Effect.tap(Effect.forkDaemon(running), (f) => Effect.sync(() => (fiber = f)))),
+              (f) =>
+                Effect.flatMap(awaitWithin(f, deadline - now()), (outcome): Effect.Effect<Turn, Failure> =>
+                  Option.isSome(outcome)
+                    ? outcome.value
+                    : Effect.flatMap(Ref.get(stage.retrying ?? state.retrying), (why) =>
+                      Effect.fail(timedOut(stage.route, config.timeout, why)))).pipe(
+                    Effect.tapErrorTag("RunStopped", (error) =>
+                      Effect.sync(() => {
+                        if (error.reason === "unreachable") {
+                          unreachable = true
+                        }
+                      })),
+                    // Every route error names its request (method and URL, never the session).
+                    Effect.catchTag("TurnError", (error) =>
+                      Effect.fail(error.withRequest(requestOf())))
+                  )
+            )
+          })
+        return Effect.succeed<Started>({
+          take,
           finish: (exit) =>
             Effect.gen(function*() {
-              if (fiber.unsafePoll() === null) {
+              if (fiber !== undefined && fiber.unsafePoll() === null) {
                 yield* Deferred.succeed(state.stopping, undefined)
                 // Only an ask sending or reading may have opened something; a sleeping or waiting one has not.
                 const phase = yield* Ref.get(state.phase)
@@ -584,19 +613,87 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
               yield* inBackground(Effect.forEach(opened, (id) =>
                 remove(testCase, deleteRoute, id), { discard: true }))
             })
-        }))
+        })
       })
 
-    return {
-      withTurn: (testCase, surface, use) => {
-        const refusal = refusalOf(surface)
-        return refusal !== null ? Effect.fail(refusal) : Effect.uninterruptibleMask((restore) =>
-          Effect.flatMap(
-            start(testCase, surface),
-            (started) => Effect.onExit(restore(Effect.map(started.result, use)), started.finish)
+    /**
+     * The steps of a conversation case, taken through its protocol: the first asks in a new conversation
+     * (`converse`, or the protocol's one turn when it carries no conversation on), each later one goes on
+     * with it — a follow-up question, or the answer to the proposal the turn before left.
+     */
+    const conversing = (testCase: ConversationCase, surface: Surface, started: Started): Conversing => {
+      const protocol = protocolFor(surface)!
+      const client = protocol.client as ProtocolClient
+      let conversation: Conversation | undefined
+      let previous: Turn | undefined
+      const cannot = (detail: string) => Effect.fail(new TurnError({ reason: "cannot-take-step", detail }))
+      const taken = (index: number): Effect.Effect<Turn, Failure> => {
+        const step = testCase.turns[index]!
+        if (index === 0) {
+          if (!("ask" in step)) return cannot("a conversation starts with an ask")
+          const question = step.ask
+          return started.take((asking) =>
+            client.converse === undefined
+              ? (client.turn as AskTurn)({ ...asking, question })
+              : Effect.map((client.converse as Converse)({ ...asking, question }), ([turn, opened]) => {
+                conversation = opened
+                return turn
+              })
           )
+        }
+        if (conversation === undefined || previous === undefined) {
+          return cannot(`the ${quoted(protocol.definition.name)} protocol takes only a conversation's first step`)
+        }
+        const from = previous
+        const proposal = from.trace.proposal
+        if (!("ask" in step) && proposal === null) return cannot("nothing to answer: the turn before left no proposal")
+        const next: NextStep = "ask" in step
+          ? { kind: "ask", question: step.ask }
+          : {
+            kind: "decide",
+            approved: "approve" in step,
+            reason: "deny" in step ? step.deny : undefined,
+            proposal: proposal!
+          }
+        const going = conversation
+        return started.take(() => going.next(next, from))
+      }
+      return { take: (index) => Effect.tap(taken(index), (turn) => Effect.sync(() => (previous = turn))) }
+    }
+
+    /** Runs `use` over a case's turns in the app, ending the case (its conversation handed to deletion) however it ends. */
+    const withCase = <A>(
+      testCase: Case,
+      surface: Surface,
+      use: (started: Started) => Effect.Effect<A, Failure>
+    ): Effect.Effect<A, Failure> => {
+      const refusal = refusalOf(surface)
+      return refusal !== null ? Effect.fail(refusal) : Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(
+          start(testCase, surface),
+          (started) => Effect.onExit(restore(use(started)), started.finish)
         )
-      },
+      )
+    }
+
+    return {
+      withTurn: (testCase, surface, use) =>
+        withCase(
+          testCase,
+          surface,
+          (started) =>
+            Effect.map(
+              started.take((asking) =>
+                (protocolFor(surface)!.client.turn as AskTurn)({
+                  ...asking,
+                  question: testCase.question
+                })
+              ),
+              use
+            )
+        ),
+      withConversation: (testCase, surface, use) =>
+        withCase(testCase, surface, (started) => use(conversing(testCase, surface, started))),
       get: (route: Route, path: string) => transport.get(route, path, config.timeout),
       post: (route, path, body) =>
         Effect.catchTag(
@@ -622,7 +719,13 @@ export interface Live {
    * Obtains a case's turn and runs `use` on it; its conversations are handed to deletion as the effect
    * ends, however it ends. No scope is opened: this is the run's hot path.
    */
-  readonly withTurn: <A>(testCase: Case, surface: Surface, use: (turn: Turn) => A) => Effect.Effect<A, Failure>
+  readonly withTurn: <A>(testCase: QuestionCase, surface: Surface, use: (turn: Turn) => A) => Effect.Effect<A, Failure>
+  /** Runs `use` over a conversation case's steps; its conversation is handed to deletion once, as `use` ends. */
+  readonly withConversation: <A>(
+    testCase: ConversationCase,
+    surface: Surface,
+    use: (conversing: Conversing) => Effect.Effect<A, RunStopped>
+  ) => Effect.Effect<A, Failure>
   /** Reads a route's body as text, bounded by the timeout: for commands that read without asking. */
   readonly get: (route: Route, path: string) => Effect.Effect<string, Failure>
   /**

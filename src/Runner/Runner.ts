@@ -5,12 +5,12 @@
  * or an app the first asks cannot reach at all, stops the run: no further case starts, and the scopes
  * of those in flight close.
  */
-import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option } from "effect"
-import { grade } from "../Graders/index.js"
-import type { Case } from "../Schema/Case.js"
+import { Cause, Clock, Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
+import { grade, gradeAll } from "../Graders/index.js"
+import { type Case, type ConversationCase, isConversation, type Step, stepKind } from "../Schema/Case.js"
 import type { RunStopped, TurnError } from "../Schema/Errors.js"
-import type { CaseResult } from "../Schema/Result.js"
-import type { Catalog } from "../Schema/Surface.js"
+import { type CaseResult, stepName, type StepResult } from "../Schema/Result.js"
+import type { Catalog, Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
 import { keptTurn } from "../Scorecard/Kept.js"
 import { SurfaceClient } from "./SurfaceClient.js"
@@ -66,10 +66,12 @@ export const combineAttempts = (attempts: ReadonlyArray<CaseResult>, durationMs?
       ...(a.error === undefined ? {} : { error: a.error }),
       expectations: a.expectations,
       ...(a.durationMs === undefined ? {} : { durationMs: a.durationMs }),
-      ...(a.turn === undefined ? {} : { turn: a.turn })
+      ...(a.turn === undefined ? {} : { turn: a.turn }),
+      ...(a.turns === undefined ? {} : { turns: a.turns })
     })),
     ...took,
-    ...(shown.turn === undefined ? {} : { turn: shown.turn })
+    ...(shown.turn === undefined ? {} : { turn: shown.turn }),
+    ...(shown.turns === undefined ? {} : { turns: shown.turns })
   }
 }
 
@@ -77,6 +79,33 @@ export const combineAttempts = (attempts: ReadonlyArray<CaseResult>, durationMs?
 interface Ran {
   readonly result: CaseResult
   readonly turnError?: TurnError | undefined
+}
+
+/** The step of a conversation case, as its result starts: its number, what it does and its text. */
+const stepHead = (step: Step, index: number) => {
+  const kind = stepKind(step)
+  const message = "ask" in step ? step.ask : "deny" in step ? step.deny : undefined
+  return { step: index + 1, kind, ...(message === undefined ? {} : { message }) } as const
+}
+
+/**
+ * A conversation case's result from its steps: it passes when every step was taken and every
+ * expectation of every step passes; `error` names the first step that could not be taken.
+ */
+export const conversationResult = (testCase: ConversationCase, steps: ReadonlyArray<StepResult>): CaseResult => {
+  const failed = steps.find((s) => s.error !== undefined)
+  const first = steps.find((s) => s.turnId !== undefined)
+  return {
+    id: testCase.id,
+    surface: testCase.surface,
+    passed: steps.every((s) =>
+      s.error === undefined && s.skipped === undefined && s.expectations.every((e) => e.passed)
+    ),
+    ...(first?.turnId === undefined ? {} : { turnId: first.turnId }),
+    ...(failed === undefined ? {} : { error: `${stepName(failed.step, failed.kind)}: ${failed.error}` }),
+    expectations: steps.flatMap((s) => s.expectations),
+    turns: steps
+  }
 }
 
 /** The result of a case whose turn could not be obtained. */
@@ -102,6 +131,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
       if (surface === undefined) {
         return Effect.succeed({ result: erroredCase(testCase, `unknown surface ${JSON.stringify(testCase.surface)}`) })
       }
+      if (isConversation(testCase)) return runConversation(testCase, surface, keep)
       // A trace of another surface is graded as no case: the recording or the app mixed something up.
       const verdict = (turn: Turn): CaseResult =>
         turn.trace.surface === testCase.surface
@@ -111,7 +141,12 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
             `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
           )
       const graded = keep ? (turn: Turn): CaseResult => ({ ...verdict(turn), turn: keptTurn(turn) }) : verdict
-      return client.withTurn(testCase, surface, (turn): Ran => ({ result: graded(turn) })).pipe(
+      return caught(testCase, client.withTurn(testCase, surface, (turn): Ran => ({ result: graded(turn) })))
+    }
+
+    /** A case's run, its failures made its result: only a stopped run or an interruption goes on. */
+    const caught = (testCase: Case, ran: Effect.Effect<Ran, TurnError | RunStopped>): Effect.Effect<Ran, RunStopped> =>
+      ran.pipe(
         Effect.catchAllCause((cause): Effect.Effect<Ran, RunStopped> => {
           const failure = Cause.failureOption(cause)
           if (Option.isSome(failure)) {
@@ -124,7 +159,77 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
             : Effect.succeed({ result: erroredCase(testCase, `internal error: ${String(Cause.squash(cause))}`) })
         })
       )
-    }
+
+    /** The turn before a step, failed as that step is when it is no turn of the case's surface. */
+    const ofSurface = (testCase: Case, turn: Turn): string | undefined =>
+      turn.trace.surface === testCase.surface
+        ? undefined
+        : `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
+
+    /**
+     * A conversation case: its steps in order, each graded over its own turn while the conversation is
+     * open (an approve step with the proposal it approved). A step that cannot be taken — an approve or
+     * deny after a turn that left no proposal, a turn that could not be obtained — fails the case, and
+     * the steps after it are skipped, with why.
+     */
+    const runConversation = (
+      testCase: ConversationCase,
+      surface: Surface,
+      keep: boolean
+    ): Effect.Effect<Ran, RunStopped> =>
+      caught(
+        testCase,
+        client.withConversation(testCase, surface, (conversing) =>
+          Effect.gen(function*() {
+            const steps: Array<StepResult> = []
+            let previous: Turn | undefined
+            let stopped: string | undefined
+            let turnError: TurnError | undefined
+            for (const [index, step] of testCase.turns.entries()) {
+              const head = stepHead(step, index)
+              if (stopped !== undefined) {
+                steps.push({ ...head, expectations: [], skipped: `${stopped} could not be taken` })
+                continue
+              }
+              const name = stepName(head.step, head.kind)
+              if (head.kind !== "ask" && (previous === undefined || previous.trace.proposal === null)) {
+                steps.push({
+                  ...head,
+                  expectations: [],
+                  error: previous === undefined
+                    ? `nothing to ${head.kind}: it is the conversation's first step`
+                    : `nothing to ${head.kind}: turn ${index} ${previous.trace.outcome}`
+                })
+                stopped = name
+                continue
+              }
+              const from = yield* Clock.currentTimeMillis
+              const taken = yield* conversing.take(index).pipe(
+                Effect.map((turn) => Either.right(turn) as Either.Either<Turn, TurnError>),
+                Effect.catchTag("TurnError", (e) => Effect.succeed(Either.left(e) as Either.Either<Turn, TurnError>))
+              )
+              const durationMs = (yield* Clock.currentTimeMillis) - from
+              const problem = Either.isLeft(taken) ? taken.left.message : ofSurface(testCase, taken.right)
+              if (Either.isLeft(taken)) turnError ??= taken.left
+              if (problem !== undefined || Either.isLeft(taken)) {
+                steps.push({ ...head, expectations: [], error: problem ?? "", durationMs })
+                stopped = name
+                continue
+              }
+              const turn = taken.right
+              const context = head.kind === "approve" ? { approved: previous!.trace.proposal! } : undefined
+              steps.push({
+                ...head,
+                turnId: turn.trace.turnId,
+                expectations: gradeAll(step.expect, turn, surface, context, head.step),
+                durationMs,
+                ...(keep ? { turn: keptTurn(turn) } : {})
+              })
+              previous = turn
+            }
+            return { result: conversationResult(testCase, steps), turnError }
+          }))
+      )
 
     /** Runs the cases; with `bail`, only those that finished are returned. */
     const runCases = (

@@ -7,13 +7,31 @@
 import { FileSystem, type HttpClient, Path } from "@effect/platform"
 import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
 import { readTextSync, writeAtomically } from "../Files.js"
-import type { Case } from "../Schema/Case.js"
+import { type Case, type ConversationCase, type QuestionCase, type Step, stepKind } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { type RunStopped, TurnError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
+import { stepName } from "../Schema/Result.js"
 import type { Surface } from "../Schema/Surface.js"
-import { fastRecordedTurn, RecordedTurn, type Turn } from "../Schema/Trace.js"
+import {
+  fastRecording,
+  type RecordedConversation,
+  type RecordedStep,
+  type RecordedTurn,
+  Recording,
+  type Turn
+} from "../Schema/Trace.js"
+import { plural } from "../Words.js"
 import { type LeftBehind, type LiveConfig, makeLive } from "./LiveClient.js"
+
+/** The turns of a conversation case, obtained one step at a time. */
+export interface Conversing {
+  /**
+   * Takes the case's step `index` (from 0; each once, in order) in the conversation so far and gives its
+   * turn. The runner takes an approve or deny step only after a turn that left a proposal.
+   */
+  readonly take: (index: number) => Effect.Effect<Turn, TurnError | RunStopped>
+}
 
 /** What a SurfaceClient can do. */
 export interface SurfaceClientShape {
@@ -23,19 +41,44 @@ export interface SurfaceClientShape {
    * that cannot be obtained fails its case; a rejected session stops the run.
    */
   readonly withTurn: <A>(
-    testCase: Case,
+    testCase: QuestionCase,
     surface: Surface,
     use: (turn: Turn) => A
+  ) => Effect.Effect<A, TurnError | RunStopped>
+  /**
+   * Runs `use` over the steps of a conversation case, while the conversation is open; it is released
+   * once, after the last step `use` takes, however `use` ends.
+   */
+  readonly withConversation: <A>(
+    testCase: ConversationCase,
+    surface: Surface,
+    use: (conversing: Conversing) => Effect.Effect<A, RunStopped>
   ) => Effect.Effect<A, TurnError | RunStopped>
   /** The conversations left in the app's account so far (live clients only). */
   readonly leftBehind?: Effect.Effect<LeftBehind>
 }
 
+/** The turns of a conversation whose steps are all at hand (recordings, a table), each by its index. */
+export type StepsOf = (
+  testCase: ConversationCase,
+  surface: Surface
+) => Effect.Effect<(index: number) => Effect.Effect<Turn, TurnError>, TurnError | RunStopped>
+
+/** A client's conversations, when it has none to offer: each fails its case with why. */
+const noConversations = (why: string): StepsOf => () =>
+  Effect.fail(new TurnError({ reason: "cannot-take-step", detail: why }))
+
+/** A conversation case's steps from `steps`, with nothing to release. */
+const plainConversation = (steps: StepsOf): SurfaceClientShape["withConversation"] => (testCase, surface, use) =>
+  Effect.flatMap(steps(testCase, surface), (turnAt) => use({ take: turnAt }))
+
 /** A client whose turns hold a resource: `obtain` acquires it in the scope, released once the turn is used. */
 export const scopedClient = (
-  obtain: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | RunStopped, Scope.Scope>
+  obtain: (testCase: QuestionCase, surface: Surface) => Effect.Effect<Turn, TurnError | RunStopped, Scope.Scope>,
+  steps: StepsOf = noConversations("this source of turns takes no conversation cases")
 ): SurfaceClientShape => ({
-  withTurn: (testCase, surface, use) => Effect.scoped(Effect.map(obtain(testCase, surface), use))
+  withTurn: (testCase, surface, use) => Effect.scoped(Effect.map(obtain(testCase, surface), use)),
+  withConversation: plainConversation(steps)
 })
 
 /**
@@ -43,10 +86,16 @@ export const scopedClient = (
  * which is most of what grading a recorded turn would otherwise cost.
  */
 export const plainClient = (
-  load: (testCase: Case, surface: Surface) => Effect.Effect<Turn, TurnError | RunStopped>
+  load: (testCase: QuestionCase, surface: Surface) => Effect.Effect<Turn, TurnError | RunStopped>,
+  steps: StepsOf = noConversations("this source of turns takes no conversation cases")
 ): SurfaceClientShape => ({
-  withTurn: (testCase, surface, use) => Effect.map(load(testCase, surface), use)
+  withTurn: (testCase, surface, use) => Effect.map(load(testCase, surface), use),
+  withConversation: plainConversation(steps)
 })
+
+/** A step as a recording writes what it did. */
+const stepOf = (step: Step): Pick<RecordedStep, "ask" | "approve" | "deny"> =>
+  "ask" in step ? { ask: step.ask } : "approve" in step ? { approve: true } : { deny: step.deny }
 
 /** The path of a case's recorded turn in a fixtures folder. */
 export const fixturePath = (path: Path.Path, dir: string, caseId: string): string => path.join(dir, `${caseId}.json`)
@@ -57,7 +106,10 @@ export const fixturePath = (path: Path.Path, dir: string, caseId: string): strin
  * what offline grading spends its time in. A recording that is not a regular file, or is over the
  * size limit, fails its case without being read.
  */
-const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnError> => {
+const readRecording = (
+  file: string,
+  caseId: string
+): Either.Either<RecordedTurn | RecordedConversation, TurnError> => {
   const read = readTextSync(file)
   if (Either.isLeft(read)) {
     return Either.left(
@@ -66,27 +118,78 @@ const loadRecording = (file: string, testCase: Case): Either.Either<Turn, TurnEr
         : new TurnError({ reason: "recording", file, detail: `cannot read: ${read.left.why}` })
     )
   }
-  const text = read.right
   return Either.flatMap(
     Either.mapLeft(
-      decodeJson(RecordedTurn, file, text, "lenient", fastRecordedTurn),
+      decodeJson(Recording, file, read.right, "lenient", fastRecording),
       (error) => new TurnError({ reason: "recording", file, detail: error.summary })
     ),
     (recorded) =>
-      recorded.caseId !== testCase.id
-        ? Either.left(
-          new TurnError({ reason: "recording-mismatch", file, caseId: recorded.caseId })
-        )
-        : recorded.question !== testCase.question
-        ? Either.left(
-          new TurnError({ reason: "recording-mismatch", file })
-        )
-        : Either.right({ answer: recorded.answer, trace: recorded.trace })
+      recorded.caseId !== caseId
+        ? Either.left(new TurnError({ reason: "recording-mismatch", file, caseId: recorded.caseId }))
+        : Either.right(recorded)
   )
 }
 
+const loadRecording = (file: string, testCase: QuestionCase): Either.Either<Turn, TurnError> =>
+  Either.flatMap(readRecording(file, testCase.id), (recorded) =>
+    "turns" in recorded
+      ? Either.left(
+        new TurnError({ reason: "recording", file, detail: "it records a conversation; the case asks one question" })
+      )
+      : recorded.question !== testCase.question
+      ? Either.left(new TurnError({ reason: "recording-mismatch", file }))
+      : Either.right({ answer: recorded.answer, trace: recorded.trace }))
+
+/** What a step does, as a recording's step must say it: `{"approve": true}`, `{"ask": "…"}`. */
+const sameStep = (recorded: RecordedStep, step: Step): boolean =>
+  "ask" in step
+    ? recorded.ask === step.ask && !("approve" in recorded) && !("deny" in recorded)
+    : "approve" in step
+    ? recorded.approve === true && !("ask" in recorded) && !("deny" in recorded)
+    : recorded.deny === step.deny && !("ask" in recorded) && !("approve" in recorded)
+
+/**
+ * A conversation case's recorded turns: each step's turn is the recording's turn at that index, which
+ * must record the same step (the same question asked, the same decision) for the replay to stand for it.
+ */
+const loadConversation = (
+  file: string,
+  testCase: ConversationCase
+): Either.Either<(index: number) => Effect.Effect<Turn, TurnError>, TurnError> =>
+  Either.flatMap(readRecording(file, testCase.id), (recorded) =>
+    !("turns" in recorded)
+      ? Either.left(
+        new TurnError({ reason: "recording", file, detail: "it records one question; the case is a conversation" })
+      )
+      : Either.right((index: number) => {
+        const step = testCase.turns[index]!
+        const turn = recorded.turns[index]
+        if (turn === undefined) {
+          return Effect.fail(
+            new TurnError({
+              reason: "recording",
+              file,
+              detail: `it holds ${plural(recorded.turns.length, "turn")}, none for ${
+                stepName(index + 1, stepKind(step))
+              }: record it again`
+            })
+          )
+        }
+        return sameStep(turn, step)
+          ? Effect.succeed({ answer: turn.answer, trace: turn.trace })
+          : Effect.fail(
+            new TurnError({
+              reason: "recording",
+              file,
+              detail: `its turn ${index + 1} records another step than the case's ${
+                stepName(index + 1, stepKind(step))
+              }: record it again`
+            })
+          )
+      }))
+
 /** A recorded turn as its file holds it, or why it cannot be written (a value nested too deep for JSON.stringify). */
-export const encodeRecording = (recorded: RecordedTurn): Either.Either<string, string> =>
+export const encodeRecording = (recorded: RecordedTurn | RecordedConversation): Either.Either<string, string> =>
   Either.try({
     try: () => `${JSON.stringify(recorded, null, 2)}\n`,
     // JSON.stringify recurses: a value nested deep enough overflows the stack.
@@ -101,7 +204,10 @@ export const makeFixture = (dir: string): Effect.Effect<SurfaceClientShape, neve
   Effect.map(
     Path.Path,
     (path) =>
-      plainClient((testCase) => Effect.suspend(() => loadRecording(fixturePath(path, dir, testCase.id), testCase)))
+      plainClient(
+        (testCase) => Effect.suspend(() => loadRecording(fixturePath(path, dir, testCase.id), testCase)),
+        (testCase) => Effect.suspend(() => loadConversation(fixturePath(path, dir, testCase.id), testCase))
+      )
   )
 
 /** Obtains a case's turn, from wherever the layer says. */
@@ -120,6 +226,7 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
       Effect.flatMap(makeLive(config), (live) =>
         Effect.as(Effect.addFinalizer(() => live.settled), {
           withTurn: live.withTurn,
+          withConversation: live.withConversation,
           leftBehind: live.leftBehind
         }))
     )
@@ -142,9 +249,8 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
         const path = yield* Path.Path
         const skip = (testCase: Case, why: string) =>
           Console.error(`warning: case ${inert(testCase.id)} was graded but not recorded: ${inert(why)}`)
-        const record = (testCase: Case, turn: Turn): Effect.Effect<void> => {
+        const record = (testCase: Case, recorded: RecordedTurn | RecordedConversation): Effect.Effect<void> => {
           const file = fixturePath(path, dir, testCase.id)
-          const recorded: RecordedTurn = { caseId: testCase.id, question: testCase.question, ...turn }
           const text = encodeRecording(recorded)
           if (Either.isLeft(text)) return skip(testCase, text.left)
           return writeAtomically(file, text.right).pipe(
@@ -154,23 +260,66 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
         }
         return {
           ...client,
-          withTurn: <A>(testCase: Case, surface: Surface, use: (turn: Turn) => A) =>
+          withTurn: <A>(testCase: QuestionCase, surface: Surface, use: (turn: Turn) => A) =>
             client.withTurn(testCase, surface, (turn) => [turn, use(turn)] as const).pipe(
-              Effect.flatMap(([turn, used]) => Effect.as(record(testCase, turn), used))
-            )
+              Effect.flatMap(([turn, used]) =>
+                Effect.as(record(testCase, { caseId: testCase.id, question: testCase.question, ...turn }), used)
+              )
+            ),
+          // The steps taken are recorded in order, after the conversation ends: a step that could not be
+          // taken ends the recording, and its replay fails there too.
+          withConversation: <A>(
+            testCase: ConversationCase,
+            surface: Surface,
+            use: (conversing: Conversing) => Effect.Effect<A, RunStopped>
+          ) => {
+            const taken: Array<RecordedStep> = []
+            return client.withConversation(testCase, surface, (conversing) =>
+              use({
+                take: (index) =>
+                  Effect.tap(conversing.take(index), (turn) =>
+                    Effect.sync(() => {
+                      taken[index] = { ...stepOf(testCase.turns[index]!), ...turn }
+                    }))
+              })).pipe(
+                Effect.tap(() =>
+                  taken.length === 0 ? Effect.void : record(testCase, { caseId: testCase.id, turns: taken })
+                )
+              )
+          }
         }
       })
     ).pipe(Layer.provide(inner))
 
   /** Turns from an in-memory table by case id; a case missing from it fails with a reason. For tests and embedding. */
-  static readonly fromTable = (turns: ReadonlyMap<string, Turn>): Layer.Layer<SurfaceClient> =>
+  static readonly fromTable = (turns: ReadonlyMap<string, Turn | ReadonlyArray<Turn>>): Layer.Layer<SurfaceClient> =>
     Layer.succeed(
       SurfaceClient,
       plainClient((testCase) => {
         const turn = turns.get(testCase.id)
-        return turn === undefined
+        return turn === undefined || Array.isArray(turn)
           ? Effect.fail(new TurnError({ reason: "no-turn", caseId: testCase.id }))
-          : Effect.succeed(turn)
+          : Effect.succeed(turn as Turn)
+      }, (testCase) => {
+        const listed = turns.get(testCase.id)
+        const steps: ReadonlyArray<Turn> | undefined = listed === undefined
+          ? undefined
+          : Array.isArray(listed)
+          ? listed
+          : [listed as Turn]
+        return steps === undefined
+          ? Effect.fail(new TurnError({ reason: "no-turn", caseId: testCase.id }))
+          : Effect.succeed((index: number) => {
+            const turn = steps[index]
+            return turn === undefined
+              ? Effect.fail(
+                new TurnError({
+                  reason: "cannot-take-step",
+                  detail: `no turn for ${stepName(index + 1, stepKind(testCase.turns[index]!))} of case ${testCase.id}`
+                })
+              )
+              : Effect.succeed(turn)
+          })
       })
     )
 }

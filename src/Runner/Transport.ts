@@ -42,7 +42,7 @@ export { type Auth, retryAfter } from "./HttpPolicy.js"
  * The name a request goes by in failures: a route of this product's protocol, or `thread` and `state`
  * (a LangGraph server's thread and its state).
  */
-export type RouteName = Route | "thread" | "state"
+export type RouteName = Route | "thread" | "state" | "decide"
 
 /** A session cookie as the run's auth. */
 export const cookieAuth = (cookie: Redacted.Redacted<string>): Auth => ({ header: "cookie", value: cookie })

@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { Expectation, fastExpectation } from "../Graders/Kinds.js"
-import { isRecord } from "./Decode.js"
+import { isRecord, routedBy } from "./Decode.js"
 import { isNonBlank, NonBlankString, onlyKeys } from "./Fields.js"
 
 export { Expectation, ExpectationKind, expectationKinds, type ExpectationOf } from "../Graders/Kinds.js"
@@ -23,19 +23,94 @@ export const CaseId = Schema.String.pipe(
   )
 )
 
-/** One golden-set case. */
-export const Case = Schema.Struct({
+const Expectations = Schema.Array(Expectation).pipe(
+  Schema.minItems(1, { message: () => "expected at least one expectation" })
+)
+
+/** A case of one question: the question and the expectations its turn must meet. */
+export const QuestionCase = Schema.Struct({
   id: CaseId,
   surface: NonBlankString,
   question: NonBlankString,
   guards: NonBlankString,
-  expect: Schema.Array(Expectation).pipe(
-    Schema.minItems(1, { message: () => "expected at least one expectation" })
-  ),
+  expect: Expectations,
   tags: Schema.optionalWith(Schema.Array(NonBlankString), { exact: true })
 })
+/** A case of one question. */
+export type QuestionCase = typeof QuestionCase.Type
+
+/** A step that asks: a user message in the conversation so far. */
+export const AskStep = Schema.Struct({ ask: NonBlankString, expect: Expectations })
+/** A step that approves the proposal the turn before left. */
+export const ApproveStep = Schema.Struct({
+  approve: Schema.Literal(true).annotations({ message: () => "expected true (to deny, write \"deny\": REASON)" }),
+  expect: Expectations
+})
+/** A step that denies the proposal the turn before left, with the reason a person gives. */
+export const DenyStep = Schema.Struct({ deny: NonBlankString, expect: Expectations })
+
+/** A step of a conversation. */
+export type Step = typeof AskStep.Type | typeof ApproveStep.Type | typeof DenyStep.Type
+
+/** What a step does: `ask`, `approve` or `deny`. */
+export type StepKind = "ask" | "approve" | "deny"
+
+/** What a step does. */
+export const stepKind = (step: Step): StepKind => "ask" in step ? "ask" : "approve" in step ? "approve" : "deny"
+
+/**
+ * A step of a conversation: routed by the key it holds (`ask`, `approve` or `deny`), so that a problem
+ * names that step's own fields, not every shape a step could have.
+ */
+export const Step = routedBy<Step, unknown>(
+  (value) =>
+    ("ask" in value ? AskStep : "approve" in value ? ApproveStep : "deny" in value ? DenyStep : undefined) as
+      | Schema.Schema<Step, unknown>
+      | undefined,
+  Schema.Union(AskStep, ApproveStep, DenyStep) as unknown as Schema.Schema<Step, unknown>,
+  `expected a step: {"ask": TEXT, "expect": […]}, {"approve": true, "expect": […]} or {"deny": REASON, "expect": […]}`
+)
+
+/** A case of several turns in one conversation: follow-up questions, and answers to the proposals left. */
+export const ConversationCase = Schema.Struct({
+  id: CaseId,
+  surface: NonBlankString,
+  guards: NonBlankString,
+  turns: Schema.Array(Step).pipe(Schema.minItems(1, { message: () => "expected at least one step" })),
+  tags: Schema.optionalWith(Schema.Array(NonBlankString), { exact: true })
+})
+/** A case of several turns in one conversation. */
+export type ConversationCase = typeof ConversationCase.Type
+
+/**
+ * One golden-set case: one question (`question` + `expect`) or a conversation (`turns`). Which it is
+ * goes by whether it holds `turns`, so that a problem names that shape's own fields.
+ */
+export const Case = routedBy<QuestionCase | ConversationCase, unknown>(
+  (value) =>
+    ("turns" in value ? ConversationCase : QuestionCase) as Schema.Schema<QuestionCase | ConversationCase, unknown>,
+  Schema.Union(QuestionCase, ConversationCase) as unknown as Schema.Schema<QuestionCase | ConversationCase, unknown>,
+  "expected a case: an object"
+)
 /** One golden-set case. */
-export type Case = typeof Case.Type
+export type Case = QuestionCase | ConversationCase
+
+/** Whether a case is a conversation of several steps. */
+export const isConversation = (testCase: Case): testCase is ConversationCase => "turns" in testCase
+
+/** A case's steps: a question case is one ask. */
+export const stepsOf = (testCase: Case): ReadonlyArray<Step> =>
+  isConversation(testCase) ? testCase.turns : [{ ask: testCase.question, expect: testCase.expect }]
+
+/** The question a case opens with: its question, or its first step's. */
+export const openingQuestion = (testCase: Case): string => {
+  const [first] = stepsOf(testCase)
+  return first !== undefined && "ask" in first ? first.ask : ""
+}
+
+/** Every expectation of a case, over all its steps. */
+export const expectationsOf = (testCase: Case): ReadonlyArray<Expectation> =>
+  isConversation(testCase) ? testCase.turns.flatMap((s) => s.expect) : testCase.expect
 
 /** The cases file: `{"version": 1, "cases": [Case…]}`. */
 export const CasesFile = Schema.Struct({
@@ -51,21 +126,54 @@ export type CasesFile = typeof CasesFile.Type
 // (they then decode it, with their precise problems), never accept what they reject; a property test
 // holds it to that and to decoding to the same value.
 
-const fastCase = (value: unknown): Case | undefined => {
-  if (!isRecord(value) || !onlyKeys(value, ["id", "surface", "question", "guards", "expect", "tags"])) return undefined
-  const { expect, guards, id, question, surface, tags } = value
-  if (typeof id !== "string" || !isCaseId(id)) return undefined
-  if (!isNonBlank(surface) || !isNonBlank(question) || !isNonBlank(guards)) return undefined
+const fastExpectations = (expect: unknown): Array<Expectation> | undefined => {
   if (!Array.isArray(expect) || expect.length === 0) return undefined
-  if ("tags" in value && !(Array.isArray(tags) && tags.every(isNonBlank))) return undefined
   const expectations: Array<Expectation> = []
   for (const e of expect) {
     const decoded = fastExpectation(e)
     if (decoded === undefined) return undefined
     expectations.push(decoded)
   }
-  const decoded = { id, surface, question, guards, expect: expectations }
-  return "tags" in value ? { ...decoded, tags: tags as ReadonlyArray<string> } : decoded
+  return expectations
+}
+
+const fastStep = (value: unknown): Step | undefined => {
+  if (!isRecord(value)) return undefined
+  const expect = fastExpectations(value["expect"])
+  if (expect === undefined) return undefined
+  if (onlyKeys(value, ["ask", "expect"]) && isNonBlank(value["ask"])) return { ask: value["ask"], expect }
+  if (onlyKeys(value, ["approve", "expect"]) && value["approve"] === true) return { approve: true, expect }
+  if (onlyKeys(value, ["deny", "expect"]) && isNonBlank(value["deny"])) return { deny: value["deny"], expect }
+  return undefined
+}
+
+const fastCase = (value: unknown): Case | undefined => {
+  if (!isRecord(value)) return undefined
+  const conversation = "turns" in value
+  const keys = conversation
+    ? ["id", "surface", "guards", "turns", "tags"]
+    : ["id", "surface", "question", "guards", "expect", "tags"]
+  if (!onlyKeys(value, keys)) return undefined
+  const { guards, id, surface, tags } = value
+  if (typeof id !== "string" || !isCaseId(id)) return undefined
+  if (!isNonBlank(surface) || !isNonBlank(guards)) return undefined
+  if ("tags" in value && !(Array.isArray(tags) && tags.every(isNonBlank))) return undefined
+  const tagged = "tags" in value ? { tags: tags as ReadonlyArray<string> } : {}
+  if (conversation) {
+    const turns = value["turns"]
+    if (!Array.isArray(turns) || turns.length === 0) return undefined
+    const steps: Array<Step> = []
+    for (const t of turns) {
+      const step = fastStep(t)
+      if (step === undefined) return undefined
+      steps.push(step)
+    }
+    return { id, surface, guards, turns: steps, ...tagged }
+  }
+  const question = value["question"]
+  const expect = fastExpectations(value["expect"])
+  if (!isNonBlank(question) || expect === undefined) return undefined
+  return { id, surface, question, guards, expect, ...tagged }
 }
 
 /** Decodes a cases file without the schema when it is valid; `undefined` leaves it to the schema. */
@@ -81,3 +189,7 @@ export const fastCasesFile = (value: unknown): CasesFile | undefined => {
   }
   return { version: 1, cases: decoded }
 }
+
+/** The cases of one question among `cases`, in order. */
+export const questionCases = (cases: ReadonlyArray<Case>): ReadonlyArray<QuestionCase> =>
+  cases.filter((c): c is QuestionCase => !isConversation(c))

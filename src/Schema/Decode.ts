@@ -11,6 +11,27 @@ import { describeJsonError } from "./JsonSyntax.js"
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/**
+ * A schema of several shapes that picks the shape by looking at the object (`pick`), so that a problem
+ * names that shape's own fields, not every shape the value could have had (as a union's would). A value
+ * that is no object, or that `pick` finds no shape for, fails with `expected`.
+ */
+export const routedBy = <A, I>(
+  pick: (value: Record<string, unknown>) => Schema.Schema<A, I> | undefined,
+  to: Schema.Schema<A, I>,
+  expected: string
+): Schema.Schema<A, unknown> =>
+  Schema.transformOrFail(Schema.Unknown, Schema.typeSchema(to), {
+    strict: true,
+    decode: (value, options, ast) => {
+      const schema = isRecord(value) ? pick(value) : undefined
+      return schema === undefined
+        ? ParseResult.fail(new ParseResult.Type(ast, value, expected))
+        : ParseResult.decodeUnknown(schema)(value, options)
+    },
+    encode: (value) => ParseResult.succeed(value)
+  })
+
 const maxMessage = 300
 
 /** `$`, `$.cases[3].expect[0]`, `$.surfaces["my surface"]`. */

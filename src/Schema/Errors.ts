@@ -78,7 +78,8 @@ export const TurnFailure = Schema.Literal(
   "recording-mismatch",
   "no-turn",
   "trace",
-  "unknown-protocol"
+  "unknown-protocol",
+  "cannot-take-step"
 )
 /** Why a case's turn could not be obtained. */
 export type TurnFailure = typeof TurnFailure.Type
@@ -208,6 +209,8 @@ export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
         return detail
       case "unknown-protocol":
         return `unknown protocol ${this.what}: expected one of ${detail}`
+      case "cannot-take-step":
+        return detail
     }
   }
 }

@@ -11,12 +11,13 @@ import type { Routes } from "./Surface.js"
 /** The routes of the protocol, by the name a fault or an error uses. */
 export type Route = "ask" | "conversation" | "trace" | "delete" | "ratings"
 
-/** Route templates, with `{conversationId}` and `{turnId}` placeholders. */
+/** Route templates, with `{conversationId}`, `{turnId}` and `{proposalId}` placeholders. */
 export const defaultRoutes: Required<Routes> = {
   conversation: "/api/ai/conversations/{conversationId}",
   trace: "/api/ai/turns/{turnId}/trace",
   delete: "/api/ai/conversations/{conversationId}",
-  ratings: "/api/ai/ratings?rating=down"
+  ratings: "/api/ai/ratings?rating=down",
+  decide: "/api/ai/proposals/{proposalId}/decision"
 }
 
 /** The routes a surface uses: its own `routes` over the catalog's, over the defaults. */
@@ -27,10 +28,13 @@ export const resolveRoutes = (routes: Routes | undefined, surfaceRoutes?: Routes
 })
 
 /** Fills a route template; values are URL-encoded so an id cannot change the path. */
-export const fillRoute = (template: string, values: { conversationId?: string; turnId?: string }): string =>
+export const fillRoute = (
+  template: string,
+  values: { conversationId?: string; turnId?: string; proposalId?: string }
+): string =>
   template.replace(
-    /\{(conversationId|turnId)\}/g,
-    (_, key: "conversationId" | "turnId") => encodeURIComponent(values[key] ?? "")
+    /\{(conversationId|turnId|proposalId)\}/g,
+    (_, key: "conversationId" | "turnId" | "proposalId") => encodeURIComponent(values[key] ?? "")
   )
 
 /** The longest conversation or turn id a run puts in a route. */

@@ -30,13 +30,35 @@ export type KeptTurn = typeof KeptTurn.Type
 export const ExpectationResult = Schema.Struct({
   kind: ExpectationKind,
   passed: Schema.Boolean,
-  fact: Schema.optionalWith(Schema.String, { exact: true })
+  fact: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The step of a conversation it was graded on (1 is the first); absent for a question case. */
+  step: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
 })
 /** The verdict of one expectation. */
 export type ExpectationResult = typeof ExpectationResult.Type
 
 /** A wall time in milliseconds. */
 const Milliseconds = Schema.Number.pipe(Schema.nonNegative(), Schema.finite())
+
+/**
+ * One step of a conversation case, in order: what it did (`kind`, and `message`, the text asked or the
+ * reason denied), the turn it obtained and its verdicts. A step that could not be taken has `error`; one
+ * left untaken after it has `skipped`, saying why, and no verdicts.
+ */
+export const StepResult = Schema.Struct({
+  step: Schema.Int.pipe(Schema.positive()),
+  kind: Schema.Literal("ask", "approve", "deny"),
+  message: Schema.optionalWith(Schema.String, { exact: true }),
+  turnId: Schema.optionalWith(Schema.String, { exact: true }),
+  expectations: Schema.Array(ExpectationResult),
+  error: Schema.optionalWith(Schema.String, { exact: true }),
+  skipped: Schema.optionalWith(Schema.String, { exact: true }),
+  durationMs: Schema.optionalWith(Milliseconds, { exact: true }),
+  /** The turn it was graded on, when turns are kept. */
+  turn: Schema.optionalWith(KeptTurn, { exact: true })
+})
+/** One step of a conversation case. */
+export type StepResult = typeof StepResult.Type
 
 /** One attempt at a case under `--repeat`: its own turn (a conversation of its own) and verdicts. */
 export const Attempt = Schema.Struct({
@@ -47,7 +69,9 @@ export const Attempt = Schema.Struct({
   /** How long obtaining and grading the attempt's turn took (absent in results written before it was kept). */
   durationMs: Schema.optionalWith(Milliseconds, { exact: true }),
   /** The turn it was graded on (absent when none was obtained, and in version 1 files). */
-  turn: Schema.optionalWith(KeptTurn, { exact: true })
+  turn: Schema.optionalWith(KeptTurn, { exact: true }),
+  /** A conversation case's steps, in order. */
+  turns: Schema.optionalWith(Schema.Array(StepResult), { exact: true })
 })
 /** One attempt at a case under `--repeat`. */
 export type Attempt = typeof Attempt.Type
@@ -73,7 +97,12 @@ export const CaseResult = Schema.Struct({
   guards: Schema.optionalWith(Schema.String, { exact: true }),
   tags: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
   /** The turn of the attempt shown (absent when none was obtained, and in version 1 files). */
-  turn: Schema.optionalWith(KeptTurn, { exact: true })
+  turn: Schema.optionalWith(KeptTurn, { exact: true }),
+  /**
+   * A conversation case's steps, in order (of the attempt shown): `expectations` then holds every step's
+   * verdicts, each with its `step`, and `error` the first step that could not be taken, named.
+   */
+  turns: Schema.optionalWith(Schema.Array(StepResult), { exact: true })
 })
 /** The verdict of one case. */
 export type CaseResult = typeof CaseResult.Type
@@ -115,3 +144,6 @@ export const RunResult = Schema.Struct({
 })
 /** A whole run. */
 export type RunResult = typeof RunResult.Type
+
+/** A conversation's step as facts and messages name it: `turn 2 (approve)`. */
+export const stepName = (step: number, kind: string): string => `turn ${step} (${kind})`

@@ -18,7 +18,8 @@ export const Routes = Schema.Struct({
   conversation: Schema.optionalWith(NonBlankString, { exact: true }),
   trace: Schema.optionalWith(NonBlankString, { exact: true }),
   delete: Schema.optionalWith(Schema.NullOr(NonBlankString), { exact: true }),
-  ratings: Schema.optionalWith(NonBlankString, { exact: true })
+  ratings: Schema.optionalWith(NonBlankString, { exact: true }),
+  decide: Schema.optionalWith(NonBlankString, { exact: true })
 })
 /** Route templates for an app whose routes differ from the defaults. */
 export type Routes = typeof Routes.Type

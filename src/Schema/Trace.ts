@@ -3,7 +3,7 @@
  * the outcome and any pending proposal. Graders read only this and the answer text.
  */
 import { Schema } from "effect"
-import { isRecord } from "./Decode.js"
+import { isRecord, routedBy } from "./Decode.js"
 
 /** A citation in the answer; `path` and `quote` matches are surfaced, `unsurfaced` was recalled. */
 export const Citation = Schema.Struct({
@@ -102,6 +102,36 @@ export const RecordedTurn = Schema.Struct({
 /** A recorded turn, one file per case. */
 export type RecordedTurn = typeof RecordedTurn.Type
 
+/** One step of a recorded conversation: what the step did (`ask`, `approve` or `deny`), the answer and the trace. */
+export const RecordedStep = Schema.Struct({
+  ask: Schema.optionalWith(Schema.String, { exact: true }),
+  approve: Schema.optionalWith(Schema.Literal(true), { exact: true }),
+  deny: Schema.optionalWith(Schema.String, { exact: true }),
+  answer: Schema.String,
+  trace: TurnTrace
+})
+/** One step of a recorded conversation. */
+export type RecordedStep = typeof RecordedStep.Type
+
+/** The recorded turns of a conversation case, one file per case: `{"caseId", "turns": [RecordedStep…]}`, in order. */
+export const RecordedConversation = Schema.Struct({ caseId: Schema.String, turns: Schema.Array(RecordedStep) })
+/** The recorded turns of a conversation case. */
+export type RecordedConversation = typeof RecordedConversation.Type
+
+/** A recording of either kind, told apart by whether it holds `turns`. */
+export const Recording = routedBy<RecordedTurn | RecordedConversation, unknown>(
+  (value) =>
+    ("turns" in value ? RecordedConversation : RecordedTurn) as Schema.Schema<
+      RecordedTurn | RecordedConversation,
+      unknown
+    >,
+  Schema.Union(RecordedTurn, RecordedConversation) as unknown as Schema.Schema<
+    RecordedTurn | RecordedConversation,
+    unknown
+  >,
+  "expected a recorded turn: an object"
+)
+
 /** A call the wire shows started and never resolved: an attempt with no result and no error. */
 export const unresolved = (execution: ToolExecution): boolean => execution.unresolved === true
 
@@ -164,3 +194,16 @@ export const fastTurnTrace = (value: unknown): TurnTrace | undefined => isTurnTr
 
 /** `isRecordedTurn` as a fast decoder: a recording is used as it is. */
 export const fastRecordedTurn = (value: unknown): RecordedTurn | undefined => isRecordedTurn(value) ? value : undefined
+
+const isRecordedStep = (value: unknown): boolean =>
+  isRecord(value) && typeof value["answer"] === "string" && isTurnTrace(value["trace"]) &&
+  (!("ask" in value) || typeof value["ask"] === "string") && (!("approve" in value) || value["approve"] === true) &&
+  (!("deny" in value) || typeof value["deny"] === "string")
+
+/** A recording of either kind checked without the schema: used as it is. */
+export const fastRecording = (value: unknown): RecordedTurn | RecordedConversation | undefined =>
+  isRecord(value) && "turns" in value
+    ? typeof value["caseId"] === "string" && Array.isArray(value["turns"]) && value["turns"].every(isRecordedStep)
+      ? value as RecordedConversation
+      : undefined
+    : fastRecordedTurn(value)

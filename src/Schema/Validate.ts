@@ -6,7 +6,7 @@ import { evidenceUnderOtel } from "../Evidence/Rules.js"
 import { kindNamed } from "../Graders/Kinds.js"
 import type { SurfaceField } from "../Protocols/Protocol.js"
 import { defaultProtocol, protocolNamed, protocolNames, protocols } from "../Protocols/Registry.js"
-import type { CasesFile } from "./Case.js"
+import { type CasesFile, isConversation, type Step, stepKind } from "./Case.js"
 import { isRecord, jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
 import { otelCatalogProblems } from "./Otel.js"
@@ -14,7 +14,12 @@ import { placeRoute, routeBaseOf } from "./Protocol.js"
 import { names as list, quoted } from "./Shown.js"
 import { type Catalog, type Routes, type Surface, surfaceOutcomes } from "./Surface.js"
 
-const needs = { conversation: "{conversationId}", trace: "{turnId}", delete: "{conversationId}" } as const
+const needs = {
+  conversation: "{conversationId}",
+  trace: "{turnId}",
+  delete: "{conversationId}",
+  decide: "{proposalId}"
+} as const
 
 // Routes are placed under a base with a path, as a run places them under its base URL, so that a route
 // leaving either the origin or the base URL's path is refused here, by the transport's own check.
@@ -33,7 +38,7 @@ const offBase = (path: string, value: string): ReadonlyArray<Problem> => {
 const routeProblems = (at: string, routes: Routes | undefined): ReadonlyArray<Problem> => {
   if (routes === undefined) return []
   const problems: Array<Problem> = []
-  for (const route of ["conversation", "trace", "delete"] as const) {
+  for (const route of ["conversation", "trace", "delete", "decide"] as const) {
     const template = routes[route]
     if (template === undefined || template === null) continue
     if (!template.startsWith("/") || !template.includes(needs[route])) {
@@ -190,27 +195,64 @@ export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<P
       return
     }
     const outcomes = outcomesOf.get(c.surface)!
-    c.expect.forEach((e, k) => {
-      for (const named of kindNamed(e.kind)!.names(e)) {
-        const path = `${at}.expect[${k}].${named.at}`
-        if ("tool" in named && !surface.tools.includes(named.tool)) {
+    const steps: ReadonlyArray<readonly [string, Step]> = isConversation(c)
+      ? c.turns.map((step, j) => [`${at}.turns[${j}]`, step] as const)
+      : [[at, { ask: c.question, expect: c.expect }]]
+    if (isConversation(c) && c.turns[0] !== undefined && !("ask" in c.turns[0])) {
+      problems.push({
+        path: `${at}.turns[0]`,
+        message: `expected an "ask" step first: an ${
+          stepKind(c.turns[0])
+        } step answers the proposal the step before it left`
+      })
+    }
+    for (const [stepAt, step] of steps) {
+      step.expect.forEach((e, k) => {
+        if (e.kind === "runs-as-proposed" && !("approve" in step)) {
           problems.push({
-            path,
-            message: `unknown tool ${quoted(named.tool)} on surface ${quoted(c.surface)}; its tools are ${
-              list(surface.tools)
-            }`
+            path: `${stepAt}.expect[${k}].kind`,
+            message: isConversation(c)
+              ? `"runs-as-proposed" grades an approve step (what ran once the proposal was approved); this step is ${
+                stepKind(step) === "ask" ? "an ask" : "a deny"
+              }`
+              : `"runs-as-proposed" grades an approve step of a conversation case ("turns"); this case asks one question`
           })
         }
-        if ("outcome" in named && !outcomes.includes(named.outcome)) {
-          problems.push({
-            path,
-            message: `unknown outcome ${quoted(named.outcome)} on surface ${quoted(c.surface)}; its outcomes are ${
-              list(outcomes)
-            }`
-          })
-        }
-      }
-    })
+      })
+      stepProblems(stepAt, step, c.surface, surface, outcomes, problems)
+    }
   })
   return problems
+}
+
+/** The problems of the tools and outcomes one step's expectations name, at paths under `at`. */
+const stepProblems = (
+  at: string,
+  step: Step,
+  surfaceName: string,
+  surface: Surface,
+  outcomes: ReadonlyArray<string>,
+  problems: Array<Problem>
+): void => {
+  step.expect.forEach((e, k) => {
+    for (const named of kindNamed(e.kind)!.names(e)) {
+      const path = `${at}.expect[${k}].${named.at}`
+      if ("tool" in named && !surface.tools.includes(named.tool)) {
+        problems.push({
+          path,
+          message: `unknown tool ${quoted(named.tool)} on surface ${quoted(surfaceName)}; its tools are ${
+            list(surface.tools)
+          }`
+        })
+      }
+      if ("outcome" in named && !outcomes.includes(named.outcome)) {
+        problems.push({
+          path,
+          message: `unknown outcome ${quoted(named.outcome)} on surface ${quoted(surfaceName)}; its outcomes are ${
+            list(outcomes)
+          }`
+        })
+      }
+    }
+  })
 }

@@ -2,7 +2,7 @@
  * What the reporters say about one case: whether it passed, failed every attempt or is flaky under
  * `--repeat` (some attempts passed, some failed), and the failing facts of each attempt. Pure.
  */
-import type { Attempt, CaseResult } from "../Schema/Result.js"
+import { type Attempt, type CaseResult, stepName } from "../Schema/Result.js"
 
 /** How a case fared over its attempts: `flaky` when some passed and some failed. */
 export type Verdict = "passed" | "failed" | "flaky"
@@ -20,12 +20,17 @@ export const attemptsOf = (c: CaseResult): ReadonlyArray<Attempt> =>
     passed: c.passed,
     ...(c.turnId === undefined ? {} : { turnId: c.turnId }),
     ...(c.error === undefined ? {} : { error: c.error }),
-    expectations: c.expectations
+    expectations: c.expectations,
+    ...(c.turns === undefined ? {} : { turns: c.turns })
   }]
+
+/** Whether an attempt obtained a turn: its own, or, of a conversation, that of a step. */
+const obtained = (attempt: Attempt): boolean =>
+  attempt.turns === undefined ? attempt.error === undefined : attempt.turns.some((t) => t.turnId !== undefined)
 
 /** Whether a run obtained no turn at all: it has cases, and every attempt of every one failed to get its turn. */
 export const obtainedNoTurn = (cases: ReadonlyArray<CaseResult>): boolean =>
-  cases.length > 0 && cases.every((c) => attemptsOf(c).every((a) => a.error !== undefined))
+  cases.length > 0 && cases.every((c) => attemptsOf(c).every((a) => !obtained(a)))
 
 /** Whether a case passed, failed every attempt, or is flaky, with how many attempts passed. */
 export const flakiness = (c: CaseResult): Flakiness => {
@@ -48,10 +53,27 @@ export interface Fact {
 // The kind a turn error is reported under.
 const turnErrorKind = "turn error"
 
-/** The failing facts of a case or an attempt: its turn error, or each failing expectation's fact. */
+/**
+ * The failing facts of a case or an attempt: its turn error, or each failing expectation's fact. Of a
+ * conversation, each names its step (`turn 2 (approve) · runs-as-proposed`), and a step that could not
+ * be taken is a fact of its own (`turn 2 (approve)`: why).
+ */
 export const failingFacts = (
-  outcome: Pick<Attempt, "error" | "expectations" | "passed">
+  outcome: Pick<Attempt, "error" | "expectations" | "passed" | "turns">
 ): ReadonlyArray<Fact> => {
+  if (outcome.turns !== undefined) {
+    const facts = outcome.turns.flatMap((t): ReadonlyArray<Fact> => {
+      const name = stepName(t.step, t.kind)
+      return [
+        ...t.expectations.filter((e) => !e.passed).map((e) => ({
+          kind: `${name} · ${e.kind}`,
+          fact: e.fact ?? "failed"
+        })),
+        ...(t.error === undefined ? [] : [{ kind: name, fact: t.error }])
+      ]
+    })
+    return facts.length === 0 && !outcome.passed ? [{ kind: "case", fact: "failed" }] : facts
+  }
   if (outcome.error !== undefined) return [{ kind: turnErrorKind, fact: outcome.error }]
   const facts = outcome.expectations
     .filter((e) => !e.passed)

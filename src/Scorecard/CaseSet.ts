@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto"
 import { canonical } from "../Graders/Json.js"
-import type { Case, Expectation } from "../Schema/Case.js"
+import { type Case, type Expectation, expectationsOf, isConversation, type Step } from "../Schema/Case.js"
 
 /**
  * An expectation as the fingerprint reads it: a JSON value it holds (`calls-tool`'s `with`) as its
@@ -14,16 +14,27 @@ import type { Case, Expectation } from "../Schema/Case.js"
 const comparable = (expectation: Expectation): Expectation =>
   "with" in expectation ? { ...expectation, with: canonical(expectation.with) } : expectation
 
-/** `sha256:<hex>` over the cases that ran; order in the file, tags, `guards` and `drafted` marks do not change it. */
+/** A conversation's step as the fingerprint reads it: what it does and its expectations. */
+const comparableStep = (step: Step) => ({ ...step, expect: step.expect.map(comparable) })
+
+/**
+ * `sha256:<hex>` over the cases that ran; order in the file, tags, `guards` and `drafted` marks do not
+ * change it. A conversation case counts its steps in order, each with what it does and its expectations.
+ */
 export const caseSetFingerprint = (cases: ReadonlyArray<Case>): string => {
   const parts = [...cases]
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .map((c) => ({ expect: c.expect.map(comparable), id: c.id, question: c.question, surface: c.surface }))
+    .map((c) =>
+      isConversation(c)
+        ? { id: c.id, surface: c.surface, turns: c.turns.map(comparableStep) }
+        : { expect: c.expect.map(comparable), id: c.id, question: c.question, surface: c.surface }
+    )
   // A list of keys makes JSON.stringify keep only those, in that order, at every level: sorted, it
   // serialises equal content the same way whatever order the keys were written in.
   const keys = new Set(["expect", "id", "question", "surface"])
   for (const c of cases) {
-    for (const e of c.expect) for (const key of Object.keys(e)) if (key !== "drafted") keys.add(key)
+    if (isConversation(c)) { for (const key of ["turns", "ask", "approve", "deny"]) keys.add(key) }
+    for (const e of expectationsOf(c)) for (const key of Object.keys(e)) if (key !== "drafted") keys.add(key)
   }
   return `sha256:${createHash("sha256").update(JSON.stringify(parts, [...keys].sort())).digest("hex")}`
 }

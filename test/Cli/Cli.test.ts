@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { questionCases } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { caseSetFingerprint } from "../../src/Scorecard/CaseSet.js"
 import { showRate } from "../../src/Scorecard/Scorecard.js"
@@ -96,7 +97,7 @@ describe("eval run", () => {
       { kind: "cites-only-surfaced", passed: false, fact: "unsurfaced: /docs/billing/refunds-2023" }
     ])
     // Each case keeps its question, what it guards and its tags, and the turn it was graded on.
-    const committed = goldenCases.find((c) => c.id === failing[0][0])!
+    const committed = questionCases(goldenCases).find((c) => c.id === failing[0][0])!
     expect(proration).toMatchObject({ question: committed.question, guards: committed.guards, tags: committed.tags })
     const recorded = JSON.parse(readFileSync(`cases/fixtures/${failing[0][0]}.json`, "utf8"))
     expect(proration?.turn?.answer).toBe(recorded.answer)
@@ -122,7 +123,7 @@ describe("eval run", () => {
     expect(result.passed).toBe(false)
     // Each case keeps its wall time, the rest of its result as before.
     expect(result.cases.every((c) => typeof c.durationMs === "number" && c.durationMs >= 0)).toBe(true)
-    const committed = goldenCases[0]!
+    const committed = questionCases(goldenCases)[0]!
     expect(untimed(result.cases[0])).toEqual({
       id: "docs.refund-window-cites-source",
       surface: "docs",

@@ -3,6 +3,7 @@ import { Redacted, Schema } from "effect"
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
+import { questionCases } from "../../src/Schema/Case.js"
 import { fillRoute, type Route } from "../../src/Schema/Protocol.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { stableFraction, type StandIn } from "../../src/StandIn/Server.js"
@@ -90,7 +91,7 @@ describe("eval run --base-url", () => {
       withProtocolStandIn(protocol, {}, async (s, p) => {
         const failing: Route = protocol === "turn-eval" || protocol === "langgraph" ? "trace" : "ask"
         // The delete fails for a case the other fault misses, so that its conversation is opened, then kept.
-        const kept = p.set.cases.find((c) =>
+        const kept = questionCases(p.set.cases).find((c) =>
           c.surface === "docs" && stableFraction(`${failing}\u0000${c.question}`) >= 0.3
         )!
         const route = deleteRouteOf[protocol]

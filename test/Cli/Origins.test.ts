@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ProtocolName } from "../../src/Protocols/Registry.js"
+import { questionCases } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { evalCliAsync } from "../support/cli.js"
 import {
@@ -61,7 +62,7 @@ const redirectedRun = (
   withProtocolStandIn(protocol, {}, async (s, p) => {
     // One docs case per route, each redirected on that route alone, and one more that is not: the run measures a turn.
     const routes = routesOf[protocol]
-    const picked = p.set.cases.filter((c) => c.surface === "docs").slice(0, routes.length + 1)
+    const picked = questionCases(p.set.cases).filter((c) => c.surface === "docs").slice(0, routes.length + 1)
     s.setFaults(routes.map((route, i) => ({ route, kind: "redirect", to: origin, match: picked[i]!.question })))
     const dir = mkdtempSync(join(tmpdir(), "eval-origins-"))
     const run = await evalCliAsync(

@@ -6,7 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Redacted, Schema } from "effect"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Case } from "../../src/Schema/Case.js"
+import { Case, QuestionCase } from "../../src/Schema/Case.js"
 import { RecordedTurn } from "../../src/Schema/Trace.js"
 import { flaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
@@ -156,7 +156,7 @@ describe("eval propose", () => {
       const turn = await askAndRateDown(s, "docs", "Who owns ledger-api?")
       const run = await evalCliAsync(["propose", "--turn", turn, "--base-url", s.url], { env: env(s) })
       expect(run.code).toBe(0)
-      const draft = Schema.decodeUnknownSync(Case)(JSON.parse(run.stdout))
+      const draft = Schema.decodeUnknownSync(QuestionCase)(JSON.parse(run.stdout))
       expect(draft.guards).toBe(
         `The answer rated down on turn ${turn}: catalog errored: no catalog entry for ledger-api`
       )

@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from "@effect/vitest"
 import { Redacted, Schema } from "effect"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Case } from "../../src/Schema/Case.js"
+import { openingQuestion, QuestionCase } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import {
   bin,
@@ -36,7 +36,7 @@ import { readRunResult } from "../support/json.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 import { withStandIn } from "../support/live.js"
 
-const questionOf = (id: string): string => goldenCases.find((c) => c.id === id)!.question
+const questionOf = (id: string): string => openingQuestion(goldenCases.find((c) => c.id === id)!)
 
 /** Runs the CLI in a scratch project; bad input never shows a stack trace. */
 const inProject = (dir: string) => (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
@@ -347,7 +347,7 @@ describe("the README's propose workflow", () => {
       expect((await evalCliAsync(generic(list!), { cwd: dir, env })).stdout).toContain(turns[0]!)
       const printed = await evalCliAsync(generic(draft!), { cwd: dir, env })
       expect(printed.code).toBe(0)
-      expect(Schema.decodeUnknownSync(Case)(JSON.parse(printed.stdout)).question)
+      expect(Schema.decodeUnknownSync(QuestionCase)(JSON.parse(printed.stdout)).question)
         .toBe("What was the old refund policy for Harbor invoices?")
       expect(readFileSync(join(dir, "cases/golden-cases.json"), "utf8")).toBe(
         readFileSync("cases/golden-cases.json", "utf8")

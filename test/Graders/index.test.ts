@@ -2,13 +2,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, FastCheck, Schema } from "effect"
 import { grade, gradeExpectation, graders } from "../../src/Graders/index.js"
 import { kinds } from "../../src/Graders/Kinds.js"
-import { Case, Expectation, expectationKinds } from "../../src/Schema/Case.js"
+import { Expectation, expectationKinds, QuestionCase } from "../../src/Schema/Case.js"
 import { CaseResult } from "../../src/Schema/Result.js"
 import { Surface } from "../../src/Schema/Surface.js"
 import { TurnTrace } from "../../src/Schema/Trace.js"
 import { agentSurface, call, cite, turn } from "../support/turns.js"
 
-const testCase = (expect: Case["expect"]): Case => ({
+const testCase = (expect: QuestionCase["expect"]): QuestionCase => ({
   id: "agent.rollback",
   surface: "ops-agent",
   question: "Roll back payments-api",
@@ -118,7 +118,7 @@ describe("properties", () => {
 
   it("a decoded case graded over a decoded trace round-trips through the result schema", () => {
     FastCheck.assert(
-      FastCheck.property(Arbitrary.make(Case), traces, answers, surfaces, (c, trace, answer, surface) => {
+      FastCheck.property(Arbitrary.make(QuestionCase), traces, answers, surfaces, (c, trace, answer, surface) => {
         const result = grade(c, { answer, trace }, surface)
         expect(result.expectations.map((e) => e.kind)).toEqual(c.expect.map((e) => e.kind))
         expect(result.passed).toBe(result.expectations.every((e) => e.passed))

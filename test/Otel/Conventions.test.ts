@@ -10,7 +10,7 @@ import { readTurnsOf } from "../../src/Otel/Conventions.js"
 import { linkTurns } from "../../src/Otel/Link.js"
 import { groupTraces, readSpans } from "../../src/Otel/Otlp.js"
 import { surfacedItems } from "../../src/Otel/Turn.js"
-import { CasesFile } from "../../src/Schema/Case.js"
+import { CasesFile, questionCases } from "../../src/Schema/Case.js"
 import type { Problem } from "../../src/Schema/Errors.js"
 import { Catalog } from "../../src/Schema/Surface.js"
 import type { Turn } from "../../src/Schema/Trace.js"
@@ -27,7 +27,7 @@ import {
 } from "../support/otelTraces.js"
 
 const catalog = Schema.decodeUnknownSync(Catalog)(otelCatalog)
-const { cases } = Schema.decodeUnknownSync(CasesFile)(otelCases)
+const cases = questionCases(Schema.decodeUnknownSync(CasesFile)(otelCases).cases)
 
 /** Reads OTLP JSON documents into the turns linked to the test cases. */
 const turnsOf = (documents: ReadonlyArray<string>) => {

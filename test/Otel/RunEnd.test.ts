@@ -10,7 +10,7 @@ import { grade } from "../../src/Graders/index.js"
 import { type ReadTurn, readTurnsOf } from "../../src/Otel/Conventions.js"
 import { linkTurns } from "../../src/Otel/Link.js"
 import { groupTraces, readSpans, type Span } from "../../src/Otel/Otlp.js"
-import { CasesFile } from "../../src/Schema/Case.js"
+import { CasesFile, questionCases } from "../../src/Schema/Case.js"
 import type { Problem } from "../../src/Schema/Errors.js"
 import { Catalog } from "../../src/Schema/Surface.js"
 import type { Turn } from "../../src/Schema/Trace.js"
@@ -29,7 +29,7 @@ import {
 } from "../support/otelTraces.js"
 
 const catalog = Schema.decodeUnknownSync(Catalog)(otelCatalog)
-const { cases } = Schema.decodeUnknownSync(CasesFile)(otelCases)
+const cases = questionCases(Schema.decodeUnknownSync(CasesFile)(otelCases).cases)
 const caseOf = (id: string) => cases.find((c) => c.id === id)!
 
 const spansOf = (document: string): ReadonlyArray<Span> => Either.getOrThrow(readSpans("trace.json", document, 0))

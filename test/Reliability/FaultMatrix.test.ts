@@ -28,7 +28,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import { openJournal, stateFolder } from "../../src/Runner/Journal.js"
-import type { Case } from "../../src/Schema/Case.js"
+import { type QuestionCase, questionCases } from "../../src/Schema/Case.js"
 import type { Route } from "../../src/Schema/Protocol.js"
 import { type CaseResult, RunResult } from "../../src/Schema/Result.js"
 import { type Fault, type FaultKind, stableFraction, type StandIn } from "../../src/StandIn/Server.js"
@@ -279,7 +279,7 @@ const blindToResults: ReadonlySet<string> = new Set([
  * clean run. What a result surfaced (citations) and which calls succeeded in order are the readers' own
  * rules, held by their tests. A case whose turn called nothing grades as in the clean run.
  */
-const droppedAsExpected = (c: CaseResult, clean: ReturnType<typeof withoutTurnId>, testCase: Case): void => {
+const droppedAsExpected = (c: CaseResult, clean: ReturnType<typeof withoutTurnId>, testCase: QuestionCase): void => {
   const kept = "turn" in clean ? clean.turn : undefined
   const tools = kept?.tools ?? []
   if (tools.length === 0) return void expect(withoutTurnId(c), c.id).toEqual(clean)
@@ -414,11 +414,11 @@ const liveRun = async (p: ProtocolSet, url: string, env: NodeJS.ProcessEnv) => {
 }
 
 describe.runIf(enabled)("the fault matrix", () => {
-  let cases: ReadonlyArray<Case> = []
+  let cases: ReadonlyArray<QuestionCase> = []
   const clean = new Map<ProtocolName, Map<string, ReturnType<typeof withoutTurnId>>>()
 
   beforeAll(async () => {
-    cases = (await protocolSet("turn-eval")).set.cases
+    cases = questionCases((await protocolSet("turn-eval")).set.cases)
     await Promise.all(allProtocols.map((protocol) =>
       withProtocolStandIn(protocol, {}, async (s, p) => {
         const { result, run } = await liveRun(p, s.url, sessionEnv(s, signInOf(protocol)))

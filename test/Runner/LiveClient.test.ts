@@ -30,6 +30,7 @@ describe("routes", () => {
   it("take the catalog's overrides over the defaults", () => {
     expect(resolveRoutes({ trace: "/t/{turnId}" })).toEqual({
       conversation: "/api/ai/conversations/{conversationId}",
+      decide: "/api/ai/proposals/{proposalId}/decision",
       trace: "/t/{turnId}",
       delete: "/api/ai/conversations/{conversationId}",
       ratings: "/api/ai/ratings?rating=down"

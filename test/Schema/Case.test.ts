@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
-import { CasesFile, expectationKinds } from "../../src/Schema/Case.js"
+import { CasesFile, expectationKinds, expectationsOf } from "../../src/Schema/Case.js"
 import { decodeJson, decodeValue } from "../../src/Schema/Decode.js"
 
 const valid = {
@@ -23,7 +23,7 @@ describe("the cases file", () => {
       version: 1,
       cases: [{ ...valid, expect: [{ kind: "answer-includes", text: "14 days" }], tags: ["smoke"] }]
     })
-    expect(Either.getOrThrow(decoded).cases[0]?.expect).toEqual([
+    expect(expectationsOf(Either.getOrThrow(decoded).cases[0]!)).toEqual([
       { kind: "answer-includes", text: "14 days", ignoreCase: false }
     ])
   })
@@ -66,7 +66,7 @@ describe("the cases file", () => {
       { kind: "answer-includes", text: "x", drafted: "held by turn t_1" }
     ]
     const decoded = decodeValue(CasesFile, "cases.json", { version: 1, cases: [{ ...valid, expect: marked }] })
-    expect(Either.getOrThrow(decoded).cases[0]?.expect).toEqual([marked[0], marked[1], {
+    expect(expectationsOf(Either.getOrThrow(decoded).cases[0]!)).toEqual([marked[0], marked[1], {
       ...marked[2],
       ignoreCase: false
     }])

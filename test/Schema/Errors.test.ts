@@ -158,6 +158,10 @@ describe("a case's failure", () => {
     "unknown-protocol": [[
       new TurnError({ reason: "unknown-protocol", what: `"grpc"`, detail: `"turn-eval", "ai-sdk"` }),
       `unknown protocol "grpc": expected one of "turn-eval", "ai-sdk"`
+    ]],
+    "cannot-take-step": [[
+      new TurnError({ reason: "cannot-take-step", detail: "a conversation starts with an ask" }),
+      "a conversation starts with an ask"
     ]]
   }
 

@@ -115,18 +115,25 @@ describe("fastCasesFile", () => {
   )
   const anyMarks = fc.oneof(validMarks, fc.constantFrom("", " ", "\t\n"), fc.anything({ maxDepth: 1 }))
   const withMarks = (marks: fc.Arbitrary<unknown>) => (file: unknown): fc.Arbitrary<unknown> => {
-    const cases = (file as { cases: ReadonlyArray<{ expect: ReadonlyArray<object> }> }).cases
+    type Expecting = { readonly expect: ReadonlyArray<object> }
+    const cases = (file as { cases: ReadonlyArray<Expecting | { readonly turns: ReadonlyArray<Expecting> }> }).cases
     return fc.array(fc.option(marks, { nil: undefined }), { minLength: cases.length * 8, maxLength: cases.length * 8 })
-      .map((picked) => ({
-        ...(file as object),
-        cases: cases.map((c, i) => ({
+      .map((picked) => {
+        const marked = <A extends Expecting>(c: A, i: number, j = 0): A => ({
           ...c,
           expect: c.expect.map((e, k) => {
-            const mark = picked[(i * 8 + k) % picked.length]
+            const mark = picked[(i * 8 + j + k) % picked.length]
             return mark === undefined ? e : { ...e, drafted: mark }
           })
-        }))
-      }))
+        })
+        return {
+          ...(file as object),
+          // A conversation's marks go on its steps' expectations.
+          cases: cases.map((c, i) =>
+            "turns" in c ? { ...c, turns: c.turns.map((step, j) => marked(step, i, j)) } : marked(c, i)
+          )
+        }
+      })
   }
   const plain = fc.oneof(Arbitrary.make(CasesFile).map((file) => encode(file) as unknown), fc.constant(committed))
   const files = fc.oneof(plain, plain.chain(withMarks(validMarks)))

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
 import { fastExpectation, kinds } from "../../src/Graders/Kinds.js"
-import { CasesFile, Expectation, fastCasesFile } from "../../src/Schema/Case.js"
+import { CasesFile, Expectation, expectationsOf, fastCasesFile } from "../../src/Schema/Case.js"
 import { decodeJson } from "../../src/Schema/Decode.js"
 
 const strict = Schema.decodeUnknownEither(CasesFile, { onExcessProperty: "error" })
@@ -37,7 +37,7 @@ const agrees =
 describe("fastCasesFile", () => {
   it("accepts the valid file, as the schema decodes it", () => {
     expect(fastCasesFile(file(validCase))).toEqual(Either.getOrThrow(strict(file(validCase))))
-    expect(fastCasesFile(file(validCase))?.cases[0]?.expect).toEqual([
+    expect(expectationsOf(fastCasesFile(file(validCase))!.cases[0]!)).toEqual([
       { kind: "answer-includes", text: "14 days", ignoreCase: false }
     ])
   })

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { kindNamed } from "../../src/Graders/Kinds.js"
-import { CasesFile, fastCasesFile } from "../../src/Schema/Case.js"
+import { CasesFile, expectationsOf, fastCasesFile } from "../../src/Schema/Case.js"
 import { decodeJson, decodeValue } from "../../src/Schema/Decode.js"
 import { trajectoryKinds } from "../support/turns.js"
 
@@ -69,7 +69,7 @@ describe("the new kinds decode", () => {
 
   it.each(valid)("%j to itself, by the schema and the fast decoder alike", (expectation) => {
     const decoded = Either.getOrThrow(decodeValue(CasesFile, "cases.json", fileWith(expectation)))
-    expect(decoded.cases[0]!.expect).toEqual([expectation])
+    expect(expectationsOf(decoded.cases[0]!)).toEqual([expectation])
     expect(fastCasesFile(fileWith(expectation))).toEqual(decoded)
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { Case } from "../../src/Schema/Case.js"
+import type { QuestionCase as Case } from "../../src/Schema/Case.js"
 import { caseSetFingerprint } from "../../src/Scorecard/CaseSet.js"
 
 const a: Case = {

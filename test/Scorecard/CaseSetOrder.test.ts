@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
-import type { Case } from "../../src/Schema/Case.js"
+import type { QuestionCase as Case } from "../../src/Schema/Case.js"
 import { caseSetFingerprint, shortFingerprint } from "../../src/Scorecard/CaseSet.js"
 
 const sortedKeys = (value: unknown): unknown =>

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Either, FastCheck, type Schema } from "effect"
 import { readFileSync } from "node:fs"
 import { grade } from "../../src/Graders/index.js"
-import { CasesFile } from "../../src/Schema/Case.js"
+import { CasesFile, questionCases } from "../../src/Schema/Case.js"
 import { decodeJson } from "../../src/Schema/Decode.js"
 import { Catalog } from "../../src/Schema/Surface.js"
 import { errored, type Turn } from "../../src/Schema/Trace.js"
@@ -31,7 +31,7 @@ const surfacedHits = (turn: AssistantTurn): ReadonlyArray<{ path: string; snippe
 const forbidden = ["rm -rf", "--force", "kubectl delete", "ALTER USER"]
 
 describe("the stand-in assistant on the committed golden set", () => {
-  for (const testCase of golden.cases) {
+  for (const testCase of questionCases(golden.cases)) {
     it(testCase.id, () => {
       const surface = catalog.surfaces[testCase.surface]!
       const result = grade(testCase, turnOf(testCase.surface, testCase.question), surface)
@@ -41,7 +41,7 @@ describe("the stand-in assistant on the committed golden set", () => {
   }
 
   it("answers every golden question the same way twice", () => {
-    for (const testCase of golden.cases) {
+    for (const testCase of questionCases(golden.cases)) {
       expect(respond(testCase.surface, testCase.question)).toEqual(respond(testCase.surface, testCase.question))
     }
   })

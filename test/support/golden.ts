@@ -4,13 +4,14 @@
  * recording and `turn-eval ratchet`, with no test to edit. The recorded turns are graded here with the
  * product's own graders, as an offline run grades them.
  */
-import { Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { readFileSync } from "node:fs"
-import { grade } from "../../src/Graders/index.js"
+import { Runner } from "../../src/Runner/Runner.js"
+import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import { Baseline } from "../../src/Schema/Baseline.js"
 import { CasesFile } from "../../src/Schema/Case.js"
 import { Catalog } from "../../src/Schema/Surface.js"
-import { RecordedTurn } from "../../src/Schema/Trace.js"
+import { Recording, type Turn } from "../../src/Schema/Trace.js"
 import { floorFor, showRate } from "../../src/Scorecard/Scorecard.js"
 
 const readJson = (file: string): unknown => JSON.parse(readFileSync(file, "utf8"))
@@ -26,11 +27,20 @@ export const caseCount = goldenCases.length
 /** The surfaces the golden set's cases ask, in the order they first appear. */
 export const surfacesInUse: ReadonlyArray<string> = [...new Set(goldenCases.map((c) => c.surface))]
 
-/** Each case graded over its committed recording (cases/fixtures/<id>.json), as an offline run grades it. */
-export const gradedOnFixtures = goldenCases.map((c) => {
-  const recorded = Schema.decodeUnknownSync(RecordedTurn)(readJson(`cases/fixtures/${c.id}.json`))
-  return grade(c, { answer: recorded.answer, trace: recorded.trace }, catalog.surfaces[c.surface]!)
-})
+/** Each case's committed recording (cases/fixtures/<id>.json): a turn, or a conversation's turns in order. */
+const recordings = new Map(goldenCases.map((c) => {
+  const recorded = Schema.decodeUnknownSync(Recording)(readJson(`cases/fixtures/${c.id}.json`))
+  const turns = "turns" in recorded ? recorded.turns : [recorded]
+  const asTurns = turns.map((t): Turn => ({ answer: t.answer, trace: t.trace }))
+  return [c.id, "turns" in recorded ? asTurns : asTurns[0]!] as const
+}))
+
+/** Each case graded over its committed recording, by the runner, as an offline run grades it. */
+export const gradedOnFixtures = Effect.runSync(
+  Effect.flatMap(Runner, (runner) => runner.run(catalog, goldenCases)).pipe(
+    Effect.provide(Runner.Default.pipe(Layer.provide(SurfaceClient.fromTable(recordings))))
+  )
+)
 
 /** The cases that fail on the recorded turns, in the golden set's order. */
 export const failingOnFixtures: ReadonlyArray<string> = gradedOnFixtures.filter((r) => !r.passed).map((r) => r.id)

@@ -544,7 +544,7 @@ export const readAgUiEvents = (
 export const agUiTurn: AskTurn<AskingIn> = (asking) =>
   Effect.gen(function*() {
     const ids: AgUiIds = { threadId: asking.conversationId, runId: asking.newId(), messageId: asking.newId() }
-    const body = agUiRunInput(asking.testCase.question, ids, asking.surface.request?.body)
+    const body = agUiRunInput(asking.question, ids, asking.surface.request?.body)
     const events = yield* askForEvents(asking, body)
     return yield* Either.match(
       readAgUiEvents(events.frames, { ...asking.context, conversationId: ids.threadId }, ids.runId, toolsOf(body)),

@@ -396,7 +396,7 @@ export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadCon
 export const aiSdkTurn: AskTurn<AskingIn> = (asking) =>
   Effect.gen(function*() {
     const ids: AiSdkIds = { conversationId: asking.conversationId, messageId: asking.newId() }
-    const body = aiSdkRequestBody(asking.testCase.question, ids, asking.surface.request?.body)
+    const body = aiSdkRequestBody(asking.question, ids, asking.surface.request?.body)
     const stream = yield* askForEvents(asking, body)
     const context = { ...asking.context, conversationId: ids.conversationId }
     return yield* Either.match(readAiSdkStream(stream.frames, context, stream.done), {

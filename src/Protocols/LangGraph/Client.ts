@@ -449,7 +449,7 @@ export const langGraphTurn: AskTurn = (asking) =>
     yield* at("ask", "POST", runPath)
     const body = langGraphRunBody(
       langGraphAssistantId(testCase.surface, surface),
-      testCase.question,
+      asking.question,
       surface.request?.input,
       {
         conversationId: threadId,
@@ -483,7 +483,7 @@ export const langGraphTurn: AskTurn = (asking) =>
         Effect.tapError(() => atState)
       )
     ], { concurrency: 2 })
-    const wire: LangGraphWire = { question: testCase.question, runId, run, thread, state: threadState }
+    const wire: LangGraphWire = { question: asking.question, runId, run, thread, state: threadState }
     return yield* Either.match(readLangGraphTurn(wire, { ...asking.context, conversationId: threadId }), {
       // What the turn lacks is read from the state: the failure names that request.
       onLeft: (why) => Effect.zipRight(atState, Effect.fail(failure("state", why))),

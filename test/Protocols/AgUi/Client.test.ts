@@ -7,7 +7,7 @@ import { grade } from "../../../src/Graders/index.js"
 import { agUiRunInput, readAgUiEvents } from "../../../src/Protocols/AgUi/Client.js"
 import type { ReadContext } from "../../../src/Protocols/Protocol.js"
 import { eventsOf } from "../../../src/Runner/EventStream.js"
-import { CasesFile } from "../../../src/Schema/Case.js"
+import { CasesFile, questionCases } from "../../../src/Schema/Case.js"
 import { Catalog } from "../../../src/Schema/Surface.js"
 import type { Turn } from "../../../src/Schema/Trace.js"
 import { type AgUiApp, type AgUiAppOptions, startAgUiApp } from "../../support/apps/agUiApp.js"
@@ -15,7 +15,7 @@ import { scenarioFor, scenarios } from "../../support/scenarios.js"
 
 const fixture = (file: string): unknown => JSON.parse(readFileSync(`test/fixtures/protocols/${file}`, "utf8"))
 const catalog = Schema.decodeUnknownSync(Catalog)(fixture("surfaces-ag-ui.json"))
-const golden = Schema.decodeUnknownSync(CasesFile)(fixture("golden-cases.json"))
+const golden = { cases: questionCases(Schema.decodeUnknownSync(CasesFile)(fixture("golden-cases.json")).cases) }
 const surface = catalog.surfaces["support"]!
 
 const contextOf = (threadId: string, over: Partial<ReadContext> = {}): ReadContext => ({

@@ -44,7 +44,7 @@ import {
 } from "../../../src/Protocols/AiSdk/Client.js"
 import type { ReadContext } from "../../../src/Protocols/Protocol.js"
 import { toolErrorText } from "../../../src/Protocols/Reading.js"
-import { CasesFile } from "../../../src/Schema/Case.js"
+import { CasesFile, questionCases } from "../../../src/Schema/Case.js"
 import { fillRoute } from "../../../src/Schema/Protocol.js"
 import { Catalog } from "../../../src/Schema/Surface.js"
 import type { Turn } from "../../../src/Schema/Trace.js"
@@ -54,7 +54,7 @@ import { scenarios } from "../../support/scenarios.js"
 const fixture = (name: string): unknown =>
   JSON.parse(readFileSync(new URL(`../../fixtures/protocols/${name}`, import.meta.url), "utf8"))
 const catalog = Schema.decodeUnknownSync(Catalog)(fixture("surfaces-ai-sdk.json"))
-const { cases } = Schema.decodeUnknownSync(CasesFile)(fixture("golden-cases.json"))
+const cases = questionCases(Schema.decodeUnknownSync(CasesFile)(fixture("golden-cases.json")).cases)
 const surface = catalog.surfaces["support"]!
 
 const context = (conversationId: string): ReadContext => ({

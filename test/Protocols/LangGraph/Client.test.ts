@@ -15,6 +15,7 @@ import type { ReadContext } from "../../../src/Protocols/Protocol.js"
 import { fillTemplate } from "../../../src/Protocols/Reading.js"
 import { eventsOf } from "../../../src/Runner/EventStream.js"
 import { type GoldenSet, loadGoldenSet } from "../../../src/Runner/GoldenSet.js"
+import { questionCases } from "../../../src/Schema/Case.js"
 import type { Turn } from "../../../src/Schema/Trace.js"
 import { type LangGraphApp, startLangGraphApp } from "../../support/apps/langGraphApp.js"
 import { type Scenario, scenarioFor, scenarios } from "../../support/scenarios.js"
@@ -168,7 +169,7 @@ describe("the LangGraph server's turns, read", () => {
 
   /** The golden case for a question, graded over the turn read from the server. */
   const graded = (question: string) => {
-    const testCase = set.cases.find((c) => c.question === question)!
+    const testCase = questionCases(set.cases).find((c) => c.question === question)!
     const turn = read(asked.get(question)!)
     return grade(testCase, turn, set.catalog.surfaces[testCase.surface]!)
   }
