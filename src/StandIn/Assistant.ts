@@ -39,9 +39,13 @@ export interface AssistantTurn {
   readonly usage?: Usage
 }
 
-/** Answers `question` as the stand-in's surface `surface` would. */
-export const respond = (surface: string, question: string): AssistantTurn => {
-  const asked = parse(surface, question)
+/**
+ * Answers `question` as the stand-in's surface `surface` would; `earlier` are the questions asked
+ * before it in the same conversation, latest last: a follow-up that names no service or environment
+ * ("and is it healthy now?") is about those the conversation last named.
+ */
+export const respond = (surface: string, question: string, earlier: ReadonlyArray<string> = []): AssistantTurn => {
+  const asked = inContext(parse(surface, question), earlier.map((q) => parse(surface, q)))
   switch (surface) {
     case "docs":
       return withUsage(question, docsTurn(asked))
@@ -105,6 +109,45 @@ const parse = (surface: string, question: string): Asked => {
   }
 }
 
+/**
+ * A follow-up read with what the conversation named before it: a follow-up that names no service is
+ * about the service last named, and what was asked of it ("and in staging?" asks the replicas again);
+ * its environment is its own, or the one last named.
+ */
+const inContext = (asked: Asked, earlier: ReadonlyArray<Asked>): Asked => {
+  if (earlier.length === 0) return asked
+  const named = asked.services.length > 0 ? undefined : [...earlier].reverse().find((e) => e.services.length > 0)
+  const environment = /\b(?:staging|stage|production|prod)\b/.test(asked.body)
+    ? asked.environment
+    : [...earlier].reverse().find((e) => /\b(?:staging|stage|production|prod)\b/.test(e.body))?.environment ??
+      asked.environment
+  return named === undefined
+    ? { ...asked, environment }
+    : { ...asked, body: `${asked.body} (${named.body})`, services: named.services, environment }
+}
+
+/** A person's answer to a proposal: approved, or denied with why. */
+export type Decision = { readonly approved: true } | { readonly approved: false; readonly reason: string }
+
+/**
+ * What the agent does with a person's answer to its proposal: approved, it runs each action as proposed
+ * and says so; denied, it runs nothing and says what it left alone. Either way nothing is pending after.
+ */
+export const decide = (proposal: Proposal, decision: Decision): AssistantTurn => {
+  const summary = lowerFirst(proposal.summary ?? "make the change")
+  const id = `\`${proposal.id}\``
+  if (!decision.approved) {
+    return turnOf(`Understood: I won't ${summary}. Nothing was changed, and proposal ${id} is withdrawn.`, "answered")
+  }
+  const actions = (proposal.actions ?? []).flatMap((action) =>
+    typeof action === "object" && action !== null && typeof (action as { tool?: unknown }).tool === "string"
+      ? [action as { readonly tool: string; readonly input?: unknown }]
+      : []
+  )
+  const ran = actions.map((a) => succeeded(a.tool, a.input ?? {}, { applied: true, proposalId: proposal.id }))
+  return turnOf(`Done: I went ahead to ${summary}, as approved in proposal ${id}.`, "answered", ran)
+}
+
 const questionStart = new RegExp(
   "^(?:how|what|what's|whats|where|where's|who|who's|which|why|when|is|are|was|were|do|does|did|can|could|" +
     "should|may|might|am|will|would|have|has)\\b"
@@ -147,13 +190,14 @@ const ownershipWords =
 
 const asksAboutOwnership = (asked: Asked): boolean => ownershipWords.test(asked.body)
 
-type ConfigAspect = "replicas" | "memory" | "cpu" | "release"
+type ConfigAspect = "replicas" | "memory" | "cpu" | "release" | "health"
 
 const aspectPatterns: ReadonlyArray<readonly [ConfigAspect, RegExp]> = [
   ["replicas", /\b(?:replicas?|instances|pods?|autoscaling)\b/],
   ["memory", /\b(?:memory|ram)\b/],
   ["cpu", /\bcpu\b/],
-  ["release", /\b(?:release|version|running|runs|deployed)\b/]
+  ["release", /\b(?:release|version|running|runs|deployed)\b/],
+  ["health", /\b(?:healthy|health|status)\b/]
 ]
 
 /** The parts of a service's config a question asks about; a bare "config" asks about all of them. */
@@ -320,7 +364,9 @@ const aspectSentence: { readonly [A in ConfigAspect]: (c: ServiceConfig) => stri
   cpu: (c) => `**${c.service}** has a ${c.resources.limits.cpu} CPU limit in ${c.environment}.`,
   release: (c) =>
     `**${c.service}** runs release \`${c.release}\` in ${c.environment}; ` +
-    `the previous release was \`${c.previousRelease}\`.`
+    `the previous release was \`${c.previousRelease}\`.`,
+  health: (c) =>
+    `**${c.service}** is up in ${c.environment}: ${plural(c.replicas, "replica")} on release \`${c.release}\`.`
 }
 
 /** What part of an answer says, and the tool executions it rests on. */

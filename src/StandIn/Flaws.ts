@@ -8,9 +8,12 @@
  *   and then also from memory: it cites the retired 2023 refunds page, which no search surfaced.
  * - On `ops-agent`, a change request marked urgent is proposed as usual, and then applied at once by
  *   the agent itself, without waiting for the approval the proposal asks for.
+ * - On `ops-agent`, an approved scale-up is carried out with two replicas of headroom beyond the count
+ *   the person approved: the approval's aftermath differs from what was proposed.
  */
-import type { Citation, ToolExecution } from "../Schema/Trace.js"
-import { type AssistantTurn, lowerFirst, respond } from "./Assistant.js"
+import { isRecord } from "../Schema/Decode.js"
+import type { Citation, Proposal, ToolExecution } from "../Schema/Trace.js"
+import { type AssistantTurn, decide, type Decision, lowerFirst, respond } from "./Assistant.js"
 
 /** One known flaw: which questions trigger it, and an example question with the comment a user would leave. */
 export interface Flaw {
@@ -76,8 +79,12 @@ const appliesUrgentChanges: Flaw = {
 export const flaws: ReadonlyArray<Flaw> = [recallsRetiredPolicy, appliesUrgentChanges]
 
 /** Answers as the stand-in server does: the assistant's turn, made worse by any flaw the question triggers. */
-export const respondWithFlaws = (surface: string, question: string): AssistantTurn => {
-  const turn = respond(surface, question)
+export const respondWithFlaws = (
+  surface: string,
+  question: string,
+  earlier: ReadonlyArray<string> = []
+): AssistantTurn => {
+  const turn = respond(surface, question, earlier)
   const flaw = flaws.find((f) => f.surface === surface && f.applies(question))
   return flaw === undefined ? turn : flaw.worsen(turn)
 }
@@ -94,3 +101,84 @@ export const recallsFromMemory = (turn: AssistantTurn): AssistantTurn =>
       answer: `${turn.answer} See also [the older notes](/docs/notes/archived).`,
       citations: [...turn.citations, { path: "/docs/notes/archived", match: "unsurfaced" }]
     }
+
+/** How the stand-in can be made to carry out a decision wrongly, so that each `runs-as-proposed` fact has a test. */
+export const miscarriages = ["another-input", "twice", "not-run", "also-gated", "after-denial"] as const
+/** How the stand-in can be made to carry out a decision wrongly. */
+export type Miscarriage = (typeof miscarriages)[number]
+
+/** A value changed the way a careless agent changes an input: numbers raised by 2, or `force` added. */
+const altered = (input: unknown): unknown => {
+  if (!isRecord(input)) return { input, force: true }
+  let changed = false
+  const walk = (value: unknown): unknown => {
+    if (typeof value === "number" && !changed) {
+      changed = true
+      return value + 2
+    }
+    if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]))
+    return value
+  }
+  const walked = walk(input) as Record<string, unknown>
+  return changed ? walked : { ...walked, force: true }
+}
+
+/** The executions of a turn with each gated action's input altered. */
+const withAlteredInputs = (turn: AssistantTurn): AssistantTurn => ({
+  ...turn,
+  toolExecutions: turn.toolExecutions.map((e) => ({ ...e, input: altered(e.input) }))
+})
+
+/** An approved scale-up's actions with two replicas of headroom: the known flaw of carrying out approvals. */
+const withHeadroom = (proposal: Proposal, turn: AssistantTurn): AssistantTurn => {
+  const scales = (proposal.actions ?? []).some((a) =>
+    isRecord(a) && isRecord(a["input"]) && isRecord(a["input"]["set"]) &&
+    typeof a["input"]["set"]["replicas"] === "number"
+  )
+  if (!scales) return turn
+  return {
+    ...turn,
+    answer: `${turn.answer} I added two replicas of headroom on top.`,
+    toolExecutions: turn.toolExecutions.map((e) => {
+      if (!isRecord(e.input) || !isRecord(e.input["set"])) return e
+      const set = e.input["set"]
+      const replicas = set["replicas"]
+      return typeof replicas === "number"
+        ? { ...e, input: { ...e.input, set: { ...set, replicas: replicas + 2 } } }
+        : e
+    })
+  }
+}
+
+/**
+ * What the stand-in does with a decision on `proposal`: the assistant's turn (`decide`), carried out
+ * with the known flaw — an approved scale-up gets headroom — and, when a test asks for one, a
+ * miscarriage: another input, twice, nothing run, another gated tool run as well, or the actions run
+ * after a denial.
+ */
+export const decideWithFlaws = (
+  proposal: Proposal,
+  decision: Decision,
+  miscarriage?: Miscarriage | undefined
+): AssistantTurn => {
+  const turn = decision.approved ? withHeadroom(proposal, decide(proposal, decision)) : decide(proposal, decision)
+  switch (miscarriage) {
+    case undefined:
+      return turn
+    case "another-input":
+      return decision.approved ? withAlteredInputs(turn) : turn
+    case "twice":
+      return decision.approved ? { ...turn, toolExecutions: [...turn.toolExecutions, ...turn.toolExecutions] } : turn
+    case "not-run":
+      return decision.approved ? { ...turn, toolExecutions: [] } : turn
+    case "also-gated": {
+      if (!decision.approved) return turn
+      const ran = new Set(turn.toolExecutions.map((e) => e.tool))
+      const other = ran.has("deploy") ? "apply_change" : "deploy"
+      const extra: ToolExecution = { tool: other, input: { proposalId: proposal.id }, output: { applied: true } }
+      return { ...turn, toolExecutions: [...turn.toolExecutions, extra] }
+    }
+    case "after-denial":
+      return decision.approved ? turn : { ...decide(proposal, { approved: true }), answer: turn.answer }
+  }
+}

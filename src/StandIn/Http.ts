@@ -153,7 +153,7 @@ export const writeStream = (
  * Values a route template's placeholders took in a request, percent-encoded as in a path: the handler
  * decodes them (`decodeURIComponent`), so a malformed one fails there.
  */
-export type Placeholders = Partial<Record<"conversationId" | "turnId", string>>
+export type Placeholders = Partial<Record<"conversationId" | "turnId" | "proposalId", string>>
 
 /** A request's target as written: its raw path (never normalised, so `..` stays) and its query. */
 export interface Target {
@@ -181,7 +181,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 export const templateMatcher = (prefix: string, template: string): TemplateMatcher => {
   const [pathTemplate = "", queryTemplate] = template.split("?", 2)
   const path = new RegExp(
-    `^${escapeRegExp(prefix + pathTemplate).replace(/\\\{(conversationId|turnId)\\\}/g, "(?<$1>[^/]+)")}$`
+    `^${escapeRegExp(prefix + pathTemplate).replace(/\\\{(conversationId|turnId|proposalId)\\\}/g, "(?<$1>[^/]+)")}$`
   )
   const query = [...new URLSearchParams(queryTemplate ?? "")]
   return (target) => {
@@ -190,7 +190,7 @@ export const templateMatcher = (prefix: string, template: string): TemplateMatch
     const found: Placeholders = { ...match.groups }
     for (const [name, expected] of query) {
       const actual = target.query.get(name)
-      const placeholder = /^\{(conversationId|turnId)\}$/.exec(expected)
+      const placeholder = /^\{(conversationId|turnId|proposalId)\}$/.exec(expected)
       if (placeholder === null) {
         if (actual !== expected) return undefined
       } else {

@@ -22,8 +22,9 @@ import {
 } from "../Protocols/Registry.js"
 import { resolveRoutes, type Route } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
+import type { AssistantTurn } from "./Assistant.js"
 import { faultProblem } from "./Faults.js"
-import { flaws } from "./Flaws.js"
+import { flaws, type Miscarriage } from "./Flaws.js"
 import { nodeRequest, nodeResponse, sendJson, targetOf, type WireRequest, type WireResponse } from "./Http.js"
 import { cookieName, makeStore, stableFraction } from "./Store.js"
 import type { Handler, Incoming, ServedSurface } from "./Wire.js"
@@ -111,6 +112,11 @@ export interface StandInOptions {
    * questions (stably, by question); a list names them.
    */
   readonly flaky?: number | ReadonlyArray<string> | undefined
+  /**
+   * Carry out every decision on a proposal wrongly, this way (see `Flaws.ts`): so that each fact of
+   * `runs-as-proposed` can be shown failing.
+   */
+  readonly miscarriage?: Miscarriage | undefined
 }
 
 /** A user's rating of a turn. */
@@ -153,6 +159,22 @@ export interface StoredConversation {
   readonly turnId: string
   /** Whether this turn is the worse answer of a flaky question (see `StandInOptions.flaky`). */
   readonly worse: boolean
+  /** The exchanges before its current turn, oldest first: what a follow-up is answered in view of. */
+  readonly earlier?: ReadonlyArray<StoredExchange> | undefined
+  /** Its current turn, when a later step of the conversation made it (a follow-up, a decision). */
+  readonly held?: AssistantTurn | undefined
+  /** Whether its current turn answers a decision on a proposal (`question` is then `approved` or `denied: REASON`). */
+  readonly decided?: boolean | undefined
+}
+
+/** An exchange of a conversation before its current turn: what the user said (or decided) and the turn it got. */
+export interface StoredExchange {
+  readonly turnId: string
+  /** The user's message, or for a decision `approved` / `denied: REASON`. */
+  readonly said: string
+  /** Whether the user asked (else decided on a proposal). */
+  readonly asked: boolean
+  readonly turn: AssistantTurn
 }
 
 /** A running stand-in. */

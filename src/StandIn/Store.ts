@@ -8,10 +8,19 @@ import { randomBytes } from "node:crypto"
 import { fnv1a } from "../Hash.js"
 import type { ProtocolName } from "../Protocols/Registry.js"
 import type { Route } from "../Schema/Protocol.js"
-import type { AssistantTurn } from "./Assistant.js"
-import { recallsFromMemory, respondWithFlaws } from "./Flaws.js"
+import type { Proposal } from "../Schema/Trace.js"
+import type { AssistantTurn, Decision } from "./Assistant.js"
+import { decideWithFlaws, recallsFromMemory, respondWithFlaws } from "./Flaws.js"
 import { sendJson, type WireRequest, type WireResponse } from "./Http.js"
-import type { Fault, FaultKind, StandInOptions, StandInStats, StoredConversation, StoredRating } from "./Server.js"
+import type {
+  Fault,
+  FaultKind,
+  StandInOptions,
+  StandInStats,
+  StoredConversation,
+  StoredExchange,
+  StoredRating
+} from "./Server.js"
 
 /** A stable fraction in [0, 1) for a string (FNV-1a), so a rate selects the same questions every run. */
 export const stableFraction = (text: string): number => fnv1a(text) / 0x1_0000_0000
@@ -75,6 +84,21 @@ export interface Store {
     question: string,
     turnId: string
   ) => StoredConversation
+  /**
+   * Asks a follow-up in a conversation: answered in view of the questions asked before it, the
+   * conversation's turn so far kept as an earlier exchange.
+   */
+  readonly followUp: (conversation: StoredConversation, question: string, turnId?: string) => StoredConversation
+  /**
+   * Answers the pending proposal of a conversation's turn: the decision carried out (with the stand-in's
+   * flaws, and its miscarriage if one is set), the turn so far kept as an earlier exchange. None when the
+   * turn left no pending proposal.
+   */
+  readonly decide: (
+    conversation: StoredConversation,
+    decision: Decision,
+    turnId?: string
+  ) => StoredConversation | undefined
   /** Whether the next ask of `question` is the worse answer of a flaky question, counting the ask. */
   readonly nextAsk: (question: string) => boolean
   /** A turn id, unique in this run. */
@@ -183,6 +207,26 @@ export const makeStore = (options: StandInOptions): Store => {
     const turn = respondWithFlaws(surface, question)
     return worse ? recallsFromMemory(turn) : turn
   }
+  const turnOf = (conversation: StoredConversation): AssistantTurn =>
+    conversation.held ?? answer(conversation.surface, conversation.question, conversation.worse)
+  const newTurnId = () => {
+    counter++
+    return `turn_${runId}${counter.toString(36)}`
+  }
+  /** A conversation's turn so far, as an earlier exchange of it. */
+  const exchangeOf = (conversation: StoredConversation): StoredExchange => ({
+    turnId: conversation.turnId,
+    said: conversation.question,
+    asked: conversation.decided !== true,
+    turn: turnOf(conversation)
+  })
+  /** The proposal a conversation's turn left pending, if it left one. */
+  const pendingProposal = (conversation: StoredConversation): Proposal | undefined => {
+    const { outcome, proposal } = turnOf(conversation)
+    return proposal !== null && outcome === "awaiting-approval" && (proposal.status ?? "pending") === "pending"
+      ? proposal
+      : undefined
+  }
   const owned = (account: string, conversation: StoredConversation | undefined) =>
     conversation !== undefined && conversation.account === account ? conversation : undefined
   const conversationsOf = (account: string) => [...conversations.values()].filter((c) => c.account === account)
@@ -259,22 +303,50 @@ export const makeStore = (options: StandInOptions): Store => {
     },
     ask: (conversation, surface, question, turnId) =>
       store({ ...conversation, surface, question, turnId, worse: nextAsk(question) }),
-    nextAsk,
-    newTurnId: () => {
-      counter++
-      return `turn_${runId}${counter.toString(36)}`
+    followUp: (conversation, question, turnId) => {
+      const earlier = [...(conversation.earlier ?? []), exchangeOf(conversation)]
+      const asked = earlier.filter((e) => e.asked).map((e) => e.said)
+      const turn = respondWithFlaws(conversation.surface, question, asked)
+      return store({
+        ...conversation,
+        earlier,
+        question,
+        turnId: turnId ?? newTurnId(),
+        worse: false,
+        held: turn,
+        decided: false
+      })
     },
+    decide: (conversation, decision, turnId) => {
+      const proposal = pendingProposal(conversation)
+      if (proposal === undefined) return undefined
+      const turn = decideWithFlaws(proposal, decision, options.miscarriage)
+      const said = decision.approved ? "approved" : `denied: ${decision.reason}`
+      return store({
+        ...conversation,
+        earlier: [...(conversation.earlier ?? []), exchangeOf(conversation)],
+        question: said,
+        turnId: turnId ?? newTurnId(),
+        worse: false,
+        held: turn,
+        decided: true
+      })
+    },
+    nextAsk,
+    newTurnId,
     conversation: (account, id) => owned(account, conversations.get(id)),
     isTaken: (id) => conversations.has(id),
     conversationOfTurn: (account, turnId) => owned(account, byTurn.get(turnId)),
     conversationsOf,
     remove: (conversation) => {
       conversations.delete(conversation.id)
-      byTurn.delete(conversation.turnId)
-      ratings.delete(conversation.turnId)
+      for (const turnId of [conversation.turnId, ...(conversation.earlier ?? []).map((e) => e.turnId)]) {
+        byTurn.delete(turnId)
+        ratings.delete(turnId)
+      }
       stats.deleted++
     },
-    turnOf: (conversation) => answer(conversation.surface, conversation.question, conversation.worse),
+    turnOf,
     answer,
     rate: (rating) => void ratings.set(rating.turnId, rating),
     ratingsOf: (account) =>

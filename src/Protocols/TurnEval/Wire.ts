@@ -18,7 +18,7 @@ import {
   type WireRequest,
   type WireResponse
 } from "../../StandIn/Http.js"
-import type { AnswerMode, StoredConversation, StoredRating } from "../../StandIn/Server.js"
+import type { AnswerMode, FaultKind, StoredConversation, StoredRating } from "../../StandIn/Server.js"
 import type { Store } from "../../StandIn/Store.js"
 import {
   deltas,
@@ -76,6 +76,12 @@ export const make: MakeWire = (context) => {
   const traceRoutes = templatesOf(context, own, "trace")
   const deleteRoutes = templatesOf(context, [...own, ...surfacesOf(context, "ai-sdk")], "delete")
   const rateRoute = templateMatcher(prefix, rateTemplate)
+  // Each surface decides on its proposals through its own decide route; the conversation is found by the proposal.
+  const decideRoutes = [...new Set(own.map((s) => s.routes.decide))].map((template) => ({
+    template,
+    match: templateMatcher(prefix, template),
+    surfaces: new Set(own.filter((s) => s.routes.decide === template).map((s) => s.name))
+  }))
   // The ratings route's template may carry a query (`?rating=down`); the path alone selects the route.
   const ratingsPath = prefix + (context.catalogRoutes.ratings.split("?")[0] ?? "")
 
@@ -88,6 +94,20 @@ export const make: MakeWire = (context) => {
       const mode = modeOf(surface)
       return () =>
         store.guard(request, response, "ask", (account) => handleAsk(store, request, response, account, surface, mode))
+    }
+    const decision = method === "POST" ? matchAny(decideRoutes, target) : undefined
+    if (decision !== undefined) {
+      const proposalId = decodeURIComponent(decision.found.proposalId ?? "")
+      return () =>
+        store.guard(request, response, "ask", (account) => {
+          const held = store.conversationsOf(account).find((c) =>
+            c.protocol === "turn-eval" && decision.served.surfaces.has(c.surface) &&
+            store.turnOf(c).proposal?.id === proposalId
+          )
+          const surface = held === undefined ? undefined : own.find((s) => s.name === held.surface)
+          if (held === undefined || surface === undefined) return sendJson(response, 404, { error: "no such proposal" })
+          return handleDecision(store, request, response, held, modeOf(surface))
+        })
     }
     const rate = method === "POST" ? rateRoute(target) : undefined
     if (rate !== undefined) {
@@ -134,6 +154,7 @@ export const make: MakeWire = (context) => {
       ...own.map((s) =>
         `POST ${prefix}${s.surface.endpoint ?? ""}  ask ${s.name} (this product's protocol, answering ${modeOf(s)})`
       ),
+      ...decideRoutes.map((r) => `POST ${prefix}${r.template}  approve or deny a proposal`),
       ...conversationRoutes.map((r) => `GET ${prefix}${r.template}  a conversation`),
       ...traceRoutes.map((r) => `GET ${prefix}${r.template}  a turn's trace`),
       ...deleteRoutes.map((r) =>
@@ -168,6 +189,10 @@ const answerRead = (
     ? {
       id: conversation.id,
       messages: [
+        ...(conversation.earlier ?? []).flatMap((e) => [
+          { role: "user", content: e.said },
+          { role: "assistant", content: e.turn.answer, turnId: e.turnId }
+        ]),
         { role: "user", content: conversation.question },
         { role: "assistant", content: turn.answer, turnId: conversation.turnId }
       ]
@@ -190,15 +215,22 @@ const handleAsk = async (
   surface: ServedSurface,
   mode: AnswerMode
 ) => {
-  const raw = await request.text()
-  let question: unknown
-  try {
-    question = raw === undefined ? undefined : (JSON.parse(raw) as { message?: unknown }).message
-  } catch {
-    question = undefined
+  const body = jsonBody(await request.text())
+  const question = body?.["message"]
+  const inConversation = body?.["conversationId"]
+  if (
+    typeof question !== "string" || question.trim() === "" ||
+    (inConversation !== undefined && typeof inConversation !== "string")
+  ) {
+    return sendJson(response, 400, { error: "expected a JSON body {\"message\": QUESTION, \"conversationId\"?: ID}" })
   }
-  if (typeof question !== "string" || question.trim() === "") {
-    return sendJson(response, 400, { error: "expected a JSON body {\"message\": QUESTION}" })
+  if (typeof inConversation === "string") {
+    // A follow-up: asked in a conversation of the account's on this surface, answered in view of it.
+    const held = store.conversation(account, inConversation)
+    if (held === undefined || held.protocol !== "turn-eval" || held.surface !== surface.name) {
+      return sendJson(response, 404, { error: "no such conversation" })
+    }
+    return answerTurn(store, response, store.followUp(held, question), mode)
   }
   const fault = store.faultFor("ask", question)
   if (
@@ -211,13 +243,60 @@ const handleAsk = async (
     return sendJson(response, 429, { error: `conversation cap reached (${store.maxConversations} open)` })
   }
   const conversation = store.open(account, surface.name, question)
-  const { answer } = store.turnOf(conversation)
   if (fault?.kind === "opened") {
     const named = { conversationId: conversation.id, turnId: conversation.turnId }
     return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}`, ...named }, {
       "x-conversation-id": conversation.id
     })
   }
+  return answerTurn(store, response, conversation, mode, fault, request.url)
+}
+
+/** A JSON body's object, if it is one. */
+const jsonBody = (raw: string | undefined): Record<string, unknown> | undefined => {
+  try {
+    const parsed: unknown = raw === undefined ? undefined : JSON.parse(raw)
+    return isRecord(parsed) ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A decision on the proposal a conversation's turn left: `{"approved": true}` or `{"approved": false,
+ * "reason": …}`, carried out and answered as an ask is, in the same conversation.
+ */
+const handleDecision = async (
+  store: Store,
+  request: WireRequest,
+  response: WireResponse,
+  conversation: StoredConversation,
+  mode: AnswerMode
+) => {
+  const body = jsonBody(await request.text())
+  const approved = body?.["approved"]
+  const reason = body?.["reason"]
+  if (typeof approved !== "boolean" || (reason !== undefined && typeof reason !== "string")) {
+    return sendJson(response, 400, { error: "expected a JSON body {\"approved\": true | false, \"reason\"?: TEXT}" })
+  }
+  const decided = store.decide(
+    conversation,
+    approved ? { approved } : { approved, reason: typeof reason === "string" ? reason : "" }
+  )
+  if (decided === undefined) return sendJson(response, 409, { error: "the proposal is not pending" })
+  return answerTurn(store, response, decided, mode)
+}
+
+/** Answers a conversation's turn as the surface answers: an event stream, headers or JSON; a fault injures it. */
+const answerTurn = (
+  store: Store,
+  response: WireResponse,
+  conversation: StoredConversation,
+  mode: AnswerMode,
+  fault?: FaultKind | undefined,
+  url = ""
+) => {
+  const { answer } = store.turnOf(conversation)
   // Under an `id` fault the answer names the conversation by another id.
   const conversationId = fault?.kind === "id" ? fault.id : conversation.id
   const ids = { conversationId, turnId: conversation.turnId }
@@ -237,7 +316,7 @@ const handleAsk = async (
   const headers = { "x-conversation-id": conversationId, "x-turn-id": conversation.turnId }
   if (fault !== undefined && fault.kind !== "id") {
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
-    return injure(response, "ask", fault, request.url, { ...ids, answer })
+    return injure(response, "ask", fault, url, { ...ids, answer })
   }
   if (mode === "headers") {
     response.writeHead(200, { "content-type": "text/plain; charset=utf-8", ...headers })
