@@ -8,8 +8,6 @@
  *   and then also from memory: it cites the retired 2023 refunds page, which no search surfaced.
  * - On `ops-agent`, a change request marked urgent is proposed as usual, and then applied at once by
  *   the agent itself, without waiting for the approval the proposal asks for.
- * - On `ops-agent`, an approved scale-up is carried out with two replicas of headroom beyond the count
- *   the person approved: the approval's aftermath differs from what was proposed.
  */
 import { isRecord } from "../Schema/Decode.js"
 import type { Citation, Proposal, ToolExecution } from "../Schema/Trace.js"
@@ -129,39 +127,17 @@ const withAlteredInputs = (turn: AssistantTurn): AssistantTurn => ({
   toolExecutions: turn.toolExecutions.map((e) => ({ ...e, input: altered(e.input) }))
 })
 
-/** An approved scale-up's actions with two replicas of headroom: the known flaw of carrying out approvals. */
-const withHeadroom = (proposal: Proposal, turn: AssistantTurn): AssistantTurn => {
-  const scales = (proposal.actions ?? []).some((a) =>
-    isRecord(a) && isRecord(a["input"]) && isRecord(a["input"]["set"]) &&
-    typeof a["input"]["set"]["replicas"] === "number"
-  )
-  if (!scales) return turn
-  return {
-    ...turn,
-    answer: `${turn.answer} I added two replicas of headroom on top.`,
-    toolExecutions: turn.toolExecutions.map((e) => {
-      if (!isRecord(e.input) || !isRecord(e.input["set"])) return e
-      const set = e.input["set"]
-      const replicas = set["replicas"]
-      return typeof replicas === "number"
-        ? { ...e, input: { ...e.input, set: { ...set, replicas: replicas + 2 } } }
-        : e
-    })
-  }
-}
-
 /**
- * What the stand-in does with a decision on `proposal`: the assistant's turn (`decide`), carried out
- * with the known flaw — an approved scale-up gets headroom — and, when a test asks for one, a
- * miscarriage: another input, twice, nothing run, another gated tool run as well, or the actions run
- * after a denial.
+ * What the stand-in does with a decision on `proposal`: the assistant's turn (`decide`) and, when it
+ * is started with one, a miscarriage: another input (its first number raised by 2, or `force` added),
+ * twice, nothing run, another gated tool run as well, or the actions run after a denial.
  */
 export const decideWithFlaws = (
   proposal: Proposal,
   decision: Decision,
   miscarriage?: Miscarriage | undefined
 ): AssistantTurn => {
-  const turn = decision.approved ? withHeadroom(proposal, decide(proposal, decision)) : decide(proposal, decision)
+  const turn = decide(proposal, decision)
   switch (miscarriage) {
     case undefined:
       return turn

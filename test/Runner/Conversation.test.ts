@@ -142,7 +142,7 @@ describe("a conversation case, live over this product's protocol", () => {
   )
 
   live(
-    "the stand-in's known flaw: an approved scale-up runs with headroom, not as proposed",
+    "an approved scale-up carried out with another count fails on the count it ran with",
     () =>
       Effect.gen(function*() {
         const scale: ConversationCase = {
@@ -154,7 +154,7 @@ describe("a conversation case, live over this product's protocol", () => {
             { approve: true, expect: [{ kind: "runs-as-proposed" }] }
           ]
         }
-        const { result } = yield* runOne(scale)
+        const { result } = yield* runOne(scale, "another-input")
         expect(steps(result)[1]!.failed).toEqual([
           "runs-as-proposed: ran with another input: apply_change " +
           `{"environment":"production","service":"search-api","set":{"replicas":12}} ` +
