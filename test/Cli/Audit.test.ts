@@ -3,12 +3,12 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { evalCli, stackFrame } from "../support/cli.js"
-import { caseCount, onSurface } from "../support/golden.js"
 
 const dir = mkdtempSync(join(tmpdir(), "eval-audit-"))
+// The recordings of one-question cases, each a turn as an export writes it (a conversation's is a list of turns).
 const recordings = readdirSync("cases/fixtures").sort().map((f) =>
   JSON.parse(readFileSync(join("cases/fixtures", f), "utf8"))
-)
+).filter((r) => !("turns" in r))
 const jsonl = join(dir, "turns.jsonl")
 writeFileSync(jsonl, recordings.map((r) => JSON.stringify(r)).join("\n") + "\n")
 
@@ -80,7 +80,8 @@ describe("eval audit", () => {
       jsonl
     ])
     expect(run.code).toBe(0)
-    const [ops, others] = [2 * onSurface("ops-agent").cases, 2 * (caseCount - onSurface("ops-agent").cases)]
+    const onOps = recordings.filter((r) => r.trace.surface === "ops-agent").length
+    const [ops, others] = [2 * onOps, 2 * (recordings.length - onOps)]
     expect(run.stdout.trim()).toBe(
       `audited ${ops} turns of ops-agent against 1 expectation: 0 violations in 0 turns · ` +
         `${others} turns of other surfaces skipped`
@@ -146,9 +147,9 @@ describe("the README's audit example", () => {
     const args = command.match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""))
     const run = evalCli([...args, "--traces", jsonl])
     expect(run.code).toBe(1)
-    const shownAs = /On the (\d+) committed recordings, written one per line:\n\n```\n([\s\S]*?)```/
+    const shownAs = /On the (\d+) committed one-question recordings, written one per line:\n\n```\n([\s\S]*?)```/
     const [, count, shown] = shownAs.exec(readme)!
-    expect(Number(count)).toBe(caseCount)
+    expect(Number(count)).toBe(recordings.length)
     expect(run.stdout).toBe(shown)
   })
 })

@@ -17,7 +17,6 @@ import {
   goldenCases,
   offlineHolds,
   offlineScore,
-  onSurface,
   passingOnFixtures,
   rateOf,
   selectedBy,
@@ -307,15 +306,19 @@ describe("audit, in this process", () => {
     const p = project()
     const jsonl = p.at("turns.jsonl")
     const recorded = (id: string) => JSON.parse(readFileSync(p.at(`cases/fixtures/${id}.json`), "utf8"))
-    const turns = goldenCases.map((c) => JSON.stringify(recorded(c.id)))
-    writeFileSync(jsonl, `${turns.join("\n")}\n`)
-    const ops = onSurface("ops-agent").cases
+    // An export holds every turn: a conversation's, one a line.
+    const all = goldenCases.flatMap((c): ReadonlyArray<{ trace: { surface: string } }> => {
+      const r = recorded(c.id)
+      return "turns" in r ? r.turns : [r]
+    })
+    writeFileSync(jsonl, `${all.map((t) => JSON.stringify(t)).join("\n")}\n`)
+    const ops = all.filter((t) => t.trace.surface === "ops-agent").length
     const audit = ["audit", "--surface", "ops-agent", "--expect", "never-calls=deploy", "--traces"]
     const audited = await cliInProcess([...audit, jsonl])
     expect(audited).toEqual({
       code: 0,
       stdout: `audited ${ops} turns of ops-agent against 1 expectation: 0 violations in 0 turns · ` +
-        `${caseCount - ops} turns of other surfaces skipped`,
+        `${all.length - ops} turns of other surfaces skipped`,
       stderr: ""
     })
     const missing = await cliInProcess([...audit, p.at("no.jsonl")])

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Duration, Effect, Exit, Fiber, Redacted, type Scope, TestClock } from "effect"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Case } from "../../src/Schema/Case.js"
+import { type Case, stepsOf } from "../../src/Schema/Case.js"
 import type { Route } from "../../src/Schema/Protocol.js"
 import { inProcessOrigin } from "../../src/StandIn/InProcess.js"
 import { type Fault, type FaultKind, type StandInOptions, start } from "../../src/StandIn/Server.js"
@@ -39,7 +39,9 @@ describe("a live run against the stand-in", () => {
       expect(results.map((r) => r.id)).toEqual(set.cases.map((c) => c.id))
       const stats = s.stats()
       const n = set.cases.length
-      expect(stats.requests).toEqual({ ask: n, conversation: n, trace: n, delete: n, ratings: 0 })
+      // A turn for every step (a decision is answered as an ask is), a conversation for every case.
+      const turns = set.cases.reduce((sum, c) => sum + stepsOf(c).length, 0)
+      expect(stats.requests).toEqual({ ask: turns, conversation: turns, trace: turns, delete: n, ratings: 0 })
       expect(stats).toMatchObject({ created: n, deleted: n, capHits: 0, unauthorized: 0 })
       expect(stats.peakInFlight).toBeLessThanOrEqual(4)
       expect(s.conversations()).toEqual([])

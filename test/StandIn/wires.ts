@@ -14,12 +14,20 @@ import { flaws, respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { fetchAt } from "../support/live.js"
 
-/** The committed golden set's questions, by surface. */
+/** The committed golden set's questions, by surface: each case's, and each ask of a conversation's, asked alone. */
 export const goldenQuestions: ReadonlyArray<
   { readonly id: string; readonly surface: string; readonly question: string }
 > = (JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as {
-  cases: ReadonlyArray<{ id: string; surface: string; question: string }>
-}).cases.map(({ id, question, surface }) => ({ id, surface, question }))
+  cases: ReadonlyArray<
+    { id: string; surface: string; question?: string; turns?: ReadonlyArray<{ readonly ask?: string }> }
+  >
+}).cases.flatMap(({ id, question, surface, turns }) =>
+  question !== undefined
+    ? [{ id, surface, question }]
+    : (turns ?? []).flatMap((t, i) =>
+      t.ask === undefined ? [] : [{ id: `${id} turn ${i + 1}`, surface, question: t.ask }]
+    )
+)
 
 /** A question whose turn's catalog call errors (the catalog has no such service); none in the golden set does. */
 export const toolErrorQuestion = { surface: "docs", question: "Who owns ledger-api?" } as const

@@ -62,9 +62,10 @@ interface Recorded {
   readonly trace: { readonly turnId: string; readonly surface: string } & Record<string, unknown>
 }
 
+// The one-question recordings: the app answers each question as recorded (a conversation's has `turns`).
 const recordings: ReadonlyArray<Recorded> = readdirSync("cases/fixtures").map((f) =>
   JSON.parse(readFileSync(join("cases/fixtures", f), "utf8")) as Recorded
-)
+).filter((r) => "trace" in r)
 
 /** Starts the app; `answer` says how to answer the n-th ask (from 0) of a question. */
 export const startHostileApp = async (
