@@ -266,24 +266,27 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
                 Effect.as(record(testCase, { caseId: testCase.id, question: testCase.question, ...turn }), used)
               )
             ),
-          // The steps taken are recorded in order, after the conversation ends: a step that could not be
-          // taken ends the recording, and its replay fails there too.
+          // The steps taken are recorded in order, after the conversation ends; as a question whose turn
+          // could not be obtained, a conversation with a step whose turn could not be is not recorded.
           withConversation: <A>(
             testCase: ConversationCase,
             surface: Surface,
             use: (conversing: Conversing) => Effect.Effect<A, RunStopped>
           ) => {
             const taken: Array<RecordedStep> = []
+            let failed = false
             return client.withConversation(testCase, surface, (conversing) =>
               use({
                 take: (index) =>
-                  Effect.tap(conversing.take(index), (turn) =>
-                    Effect.sync(() => {
-                      taken[index] = { ...stepOf(testCase.turns[index]!), ...turn }
-                    }))
+                  conversing.take(index).pipe(
+                    Effect.tap((turn) =>
+                      Effect.sync(() => (taken[index] = { ...stepOf(testCase.turns[index]!), ...turn }))
+                    ),
+                    Effect.tapError(() => Effect.sync(() => (failed = true)))
+                  )
               })).pipe(
                 Effect.tap(() =>
-                  taken.length === 0 ? Effect.void : record(testCase, { caseId: testCase.id, turns: taken })
+                  failed || taken.length === 0 ? Effect.void : record(testCase, { caseId: testCase.id, turns: taken })
                 )
               )
           }
