@@ -24,11 +24,15 @@ export interface Recording {
   }
 }
 
-const committedCases =
-  (JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as { cases: Array<{ id: string }> }).cases
+// The committed one-question cases and their recordings: every row measures turns of one question, so
+// that rows stay comparable with runs made before the golden set held conversations.
+const committedCases = (JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as {
+  cases: Array<{ id: string; question?: string }>
+}).cases.filter((c) => c.question !== undefined)
 const committedRecordings: ReadonlyArray<Recording> = readdirSync("cases/fixtures")
   .sort()
   .map((f) => JSON.parse(readFileSync(join("cases/fixtures", f), "utf8")) as Recording)
+  .filter((r) => "trace" in r)
 const recordingOf = new Map(committedRecordings.map((r) => [r.caseId, r]))
 
 /** A seeded generator (mulberry32): the same data every run. */

@@ -8,7 +8,7 @@ import { fillRoute, type Route } from "../../src/Schema/Protocol.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { stableFraction, type StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, stackFrame, startCli } from "../support/cli.js"
-import { caseCount, standInHolds, standInServed } from "../support/golden.js"
+import { caseCount, standInHolds, standInServed, turnCount } from "../support/golden.js"
 import { isAsk, startHoldingProxy } from "../support/holdingProxy.js"
 import { withStandIn } from "../support/live.js"
 import {
@@ -40,8 +40,8 @@ describe("eval run --base-url", () => {
       expect(run.notes).toBe("")
       expect(run.code).toBe(0)
       expect(run.stdout).toContain(standInHolds)
-      const n = caseCount
-      expect(s.stats().requests).toEqual({ ask: n, conversation: n, trace: n, delete: n, ratings: 0 })
+      const [n, turns] = [caseCount, turnCount]
+      expect(s.stats().requests).toEqual({ ask: turns, conversation: turns, trace: turns, delete: n, ratings: 0 })
       expect(s.conversations()).toEqual([])
     }))
 

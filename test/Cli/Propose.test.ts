@@ -11,6 +11,7 @@ import { RecordedTurn } from "../../src/Schema/Trace.js"
 import { flaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, scratchProject, stackFrame } from "../support/cli.js"
+import { caseCount } from "../support/golden.js"
 import { startHostileApp } from "../support/hostileApp.js"
 import { withStandIn } from "../support/live.js"
 
@@ -198,7 +199,7 @@ describe("eval propose", () => {
 
       const validate = await evalCliAsync(["validate"], { cwd: dir })
       expect(validate.code).toBe(0)
-      expect(validate.stdout).toContain("23 cases over 2 surfaces")
+      expect(validate.stdout).toContain(`${caseCount + 1} cases over 2 surfaces`)
       const offline = await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--filter", "thumbs-down"], {
         cwd: dir
       })

@@ -6,8 +6,16 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { questionCases } from "../../src/Schema/Case.js"
 import { evalCli, scratchProject, stackFrame } from "../support/cli.js"
-import { caseCount, failingOnFixtures, offlineHolds, passingOnFixtures, selectedBy } from "../support/golden.js"
+import {
+  caseCount,
+  failingOnFixtures,
+  goldenCases,
+  offlineHolds,
+  passingOnFixtures,
+  selectedBy
+} from "../support/golden.js"
 import { allElements, parseXml, validateJUnit } from "../support/junit.js"
 
 /** Runs the CLI in `dir` outside GitHub Actions unless `env` says otherwise; never a stack trace. */
@@ -166,6 +174,11 @@ describe("eval report", () => {
 
   it("renders a version 1 results file, written before turns and durations were kept", async () => {
     const p = project()
+    // A version 1 file knew no conversations: the golden set is its one-question cases.
+    writeFileSync(
+      join(p.dir, "cases/golden-cases.json"),
+      JSON.stringify({ version: 1, cases: questionCases(goldenCases) })
+    )
     const run = p.cli([
       "run",
       "--fixtures",
@@ -189,11 +202,17 @@ describe("eval report", () => {
         question: undefined,
         guards: undefined,
         tags: undefined,
-        turn: undefined
+        turn: undefined,
+        // A version 1 file knew no conversations: their steps are left out, their verdicts kept.
+        turns: undefined,
+        expectations: (c["expectations"] as ReadonlyArray<Record<string, unknown>>).map((e) => ({
+          ...e,
+          step: undefined
+        }))
       }))
     }
     writeFileSync(join(p.dir, "v1.json"), JSON.stringify(v1, null, 2))
-    expect(p.read("v1.json")).not.toMatch(/"(durationMs|question|guards|tags|turn)"/)
+    expect(p.read("v1.json")).not.toMatch(/"(durationMs|question|guards|tags|turn|turns|step)"/)
     const report = p.cli([
       "report",
       "v1.json",
@@ -210,7 +229,7 @@ describe("eval report", () => {
     const xml = p.read("v1.xml")
     expect(await validateJUnit(xml)).toEqual([])
     const root = parseXml(xml)
-    expect(allElements(root, "testcase")).toHaveLength(caseCount)
+    expect(allElements(root, "testcase")).toHaveLength(questionCases(goldenCases).length)
     for (const e of [...allElements(root, "testcase"), ...allElements(root, "testsuite")]) {
       expect(e.attributes["time"]).toBe("0")
     }

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { CasesFile } from "../../src/Schema/Case.js"
+import { CasesFile, stepsOf } from "../../src/Schema/Case.js"
 import { RunResult } from "../../src/Schema/Result.js"
 import { showRate } from "../../src/Scorecard/Scorecard.js"
 import { evalCli, spawnAsync } from "../support/cli.js"
@@ -231,7 +231,11 @@ describe("turn-eval/vitest in a team's own suite", () => {
         expect(message).toContain(`${c.id} failed:`)
         const facts = c.expectations.filter((e) => !e.passed)
         expect(facts.length).toBeGreaterThan(0)
-        for (const e of facts) expect(message).toContain(`  ${e.kind}: ${e.fact}`)
+        for (const e of facts) {
+          // A conversation's fact names its step.
+          const step = e.step === undefined ? "" : `turn ${e.step} (${c.turns![e.step - 1]!.kind}) · `
+          expect(message).toContain(`  ${step}${e.kind}: ${e.fact}`)
+        }
       }
       expect(results.get(failingOnFixtures[0]!)!.failureMessages[0]).toContain(
         "cites-only-surfaced: unsurfaced: /docs/billing/refunds-2023"
@@ -266,7 +270,9 @@ describe("turn-eval/vitest in a team's own suite", () => {
     const results = file("live.test.ts").assertionResults
     expect(results).toHaveLength(cases.length + 1)
     expect(results.filter((r) => r.status !== "passed").map((r) => [r.title, r.failureMessages])).toEqual([])
-    expect(standInStats?.requests).toMatchObject({ ask: cases.length, delete: cases.length })
+    // A question (or decision) per step, a conversation per case.
+    const steps = cases.reduce((n, c) => n + stepsOf(c).length, 0)
+    expect(standInStats?.requests).toMatchObject({ ask: steps, delete: cases.length })
     expect(standInStats?.left).toEqual([])
   })
 })

@@ -11,10 +11,12 @@ import { defaultCasesFile, defaultSurfacesFile } from "../../src/ProjectFiles.js
 import { loadGoldenSet } from "../../src/Runner/GoldenSet.js"
 import { HttpLive } from "../../src/Runner/Http.js"
 import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
+import { stepsOf } from "../../src/Schema/Case.js"
 import { resolveRoutes } from "../../src/Schema/Protocol.js"
 import type { CaseResult } from "../../src/Schema/Result.js"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
 import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
+import { goldenCases } from "../support/golden.js"
 import { runLive, withStandIn } from "../support/live.js"
 import { surfacesOf } from "../support/protocolRun.js"
 import { type Delivery, reframed, startReframingProxy } from "../support/reframingProxy.js"
@@ -135,8 +137,8 @@ describe("an event of several data lines", () => {
               defaultCasesFile,
               defaultSurfacesFile
             )
-            // The docs surface answers with an event stream; the ops agent with JSON, passed on as it is.
-            const streamed = seen.straight.filter((c) => c.id.startsWith("docs.")).length
+            // The docs surface answers each step with an event stream; the ops agent with JSON, passed on as it is.
+            const streamed = goldenCases.filter((c) => c.surface === "docs").reduce((n, c) => n + stepsOf(c).length, 0)
             expect(streamed).toBeGreaterThan(0)
             expectSame(seen, streamed)
           })))

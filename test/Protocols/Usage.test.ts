@@ -24,7 +24,7 @@ import { runValues, threadMessages } from "../../src/Protocols/LangGraph/Wire.js
 import type { ReadContext } from "../../src/Protocols/Protocol.js"
 import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import { eventsOf } from "../../src/Runner/EventStream.js"
-import { RecordedTurn, type Turn, type TurnTrace } from "../../src/Schema/Trace.js"
+import { Recording, type Turn, type TurnTrace } from "../../src/Schema/Trace.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { failedTurn, goldenQuestions } from "../StandIn/wires.js"
 import { startAgUiApp } from "../support/apps/agUiApp.js"
@@ -32,6 +32,7 @@ import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
 import { type LangGraphApp, startLangGraphApp } from "../support/apps/langGraphApp.js"
 import { turnUsage } from "../support/apps/usage.js"
 import { evalCliAsync } from "../support/cli.js"
+import { caseCount } from "../support/golden.js"
 import { sessionEnv, surfacesArgs, withProtocolStandIn } from "../support/protocols.js"
 import { type Scenario, scenarios } from "../support/scenarios.js"
 
@@ -333,14 +334,16 @@ describe("the stand-in over langgraph", () => {
         )
         expect(run.code, run.stderr).not.toBe(2)
         return Object.fromEntries(
-          readdirSync(join(dir, "rec")).filter((f) => f.endsWith(".json")).map((f) => {
-            const turn = Schema.decodeUnknownSync(RecordedTurn)(JSON.parse(readFileSync(join(dir, "rec", f), "utf8")))
-            return [turn.caseId, turn.trace.usage]
+          readdirSync(join(dir, "rec")).filter((f) => f.endsWith(".json")).flatMap((f) => {
+            const recorded = Schema.decodeUnknownSync(Recording)(JSON.parse(readFileSync(join(dir, "rec", f), "utf8")))
+            // A conversation's first step, the one every protocol takes, is compared as a question is.
+            const turn = "turns" in recorded ? recorded.turns[0] : recorded
+            return turn === undefined ? [] : [[recorded.caseId, turn.trace.usage]]
           })
         )
       })
     const overTraceRoute = await recorded("turn-eval")
-    expect(Object.keys(overTraceRoute)).toHaveLength(goldenQuestions.length)
+    expect(Object.keys(overTraceRoute)).toHaveLength(caseCount)
     expect(Object.values(overTraceRoute).every((u) => u !== undefined && u.inputTokens > 0)).toBe(true)
     expect(await recorded("langgraph")).toEqual(overTraceRoute)
   }, 120_000)

@@ -537,8 +537,8 @@ describe("untrusted values in recorded turns reach no terminal raw and swamp no 
       const [name, size] of [
         ["scorecard and annotations", run.stdout.length],
         ["annotation", annotation.length],
-        // The results file keeps the 22 turns (about 47 KB), and of these 100,000 citations the first 20.
-        ["results file", readFileSync(join(dir, "out/results.json")).length - 50_000],
+        // The results file keeps every case's turn; of these 100,000 citations, the case's entry keeps the first 20.
+        ["the case in the results file", JSON.stringify(results.cases.find((c) => c.id === proration)).length],
         ["JUnit report", readFileSync(join(dir, "out/report.xml")).length],
         ["step summary", readFileSync(summary).length]
       ] as const

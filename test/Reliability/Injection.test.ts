@@ -141,11 +141,17 @@ beforeAll(async () => {
   dir = scratchProject()
   const fixtures = at("cases/fixtures")
   for (const file of readdirSync(fixtures)) {
-    const recording = JSON.parse(readFileSync(join(fixtures, file), "utf8")) as Recording
+    const recorded = JSON.parse(readFileSync(join(fixtures, file), "utf8")) as Recording | {
+      turns: Array<Recording>
+    }
     const id = file.replace(/\.json$/, "")
-    recording.trace.turnId = hostile(recording.trace.turnId)
-    recording.answer = hostile(recording.answer)
-    mutations[id]?.(recording)
+    // Every turn of a conversation's recording is made hostile as a one-question recording is.
+    for (const recording of "turns" in recorded ? recorded.turns : [recorded]) {
+      recording.trace.turnId = hostile(recording.trace.turnId)
+      recording.answer = hostile(recording.answer)
+    }
+    if (!("turns" in recorded)) mutations[id]?.(recorded)
+    const recording = recorded
     writeFileSync(join(fixtures, file), JSON.stringify(recording, null, 2))
   }
   const run = await inDir(["run", "--fixtures", "cases/fixtures", "--json", "results.json"])

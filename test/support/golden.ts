@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs"
 import { Runner } from "../../src/Runner/Runner.js"
 import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import { Baseline } from "../../src/Schema/Baseline.js"
-import { CasesFile } from "../../src/Schema/Case.js"
+import { CasesFile, stepsOf } from "../../src/Schema/Case.js"
 import { Catalog } from "../../src/Schema/Surface.js"
 import { Recording, type Turn } from "../../src/Schema/Trace.js"
 import { floorFor, showRate } from "../../src/Scorecard/Scorecard.js"
@@ -91,6 +91,12 @@ export const validated = `cases/golden-cases.json: ${caseCount} cases over ${sur
   surfacesInUse.join(", ")
 }), valid against cases/surfaces.json\nbaseline.json: floor ${showRate(committedFloor)}\n`
 
-/** What the stand-in says it served for one live run of the golden set, every conversation deleted. */
-export const standInServed = `${caseCount} questions, ${caseCount} conversation reads, ${caseCount} trace reads, ` +
+/** How many turns a run of the golden set obtains: a case's one, or a conversation's one per step. */
+export const turnCount = goldenCases.reduce((n, c) => n + stepsOf(c).length, 0)
+
+/**
+ * What the stand-in says it served for one live run of the golden set, every conversation deleted: a
+ * question (a decision counts as one) and a read of each route per turn, a conversation per case.
+ */
+export const standInServed = `${turnCount} questions, ${turnCount} conversation reads, ${turnCount} trace reads, ` +
   `${caseCount} conversations opened, ${caseCount} deleted, 0 left`
