@@ -245,6 +245,30 @@ describe("the HTML report of the golden set's offline run", () => {
     expect(await linked.page.getByLabel(/^Passing/).isChecked()).toBe(true)
   })
 
+  it("shows a conversation case's steps in order, each with its message, its facts and its own turn", async () => {
+    const target = results.cases.find((c) => c.id === "agent.scale-approved-runs-as-proposed")!
+    const recorded = JSON.parse(readFileSync(join(project, `cases/fixtures/${target.id}.json`), "utf8")) as {
+      turns: ReadonlyArray<{ answer: string; trace: { turnId: string } }>
+    }
+    const page = await open(goldenPage, { hash: `#case=${encodeURIComponent(target.id)}` })
+    const row = rowOf(page, target.id)
+    // The row names the failing fact by its step.
+    const broke = row.locator(".case-head ~ ul.expectations li.broke")
+    expect(await broke.locator(".kind").allTextContents()).toEqual(["turn 2 (approve) · runs-as-proposed"])
+    expect(await broke.locator(".fact").textContent()).toBe(target.expectations.find((e) => !e.passed)!.fact)
+    const detail = row.locator(".detail")
+    expect(await detail.getByRole("heading", { name: "Conversation" }).count()).toBe(1)
+    expect(await detail.getByRole("heading", { name: "Question" }).count()).toBe(0)
+    const steps = detail.locator(".attempt")
+    expect(await steps.locator("h5").allTextContents()).toEqual(["Turn 1 (ask)", "Turn 2 (approve)"])
+    expect(await steps.nth(0).locator("p").first().textContent()).toBe("Scale search-api to 10 replicas in production.")
+    expect(await steps.locator(".answer").allTextContents()).toEqual(recorded.turns.map((t) => t.answer))
+    // Each step's trace is its own: the approval's turn ran apply_change, with the count it ran.
+    expect(await steps.nth(1).locator(".timeline code").allTextContents()).toEqual(["apply_change"])
+    expect(await steps.nth(1).locator(".facts-line").first().textContent()).toContain(recorded.turns[1]!.trace.turnId)
+    expect(await steps.nth(1).locator("li.broke .kind").allTextContents()).toEqual(["runs-as-proposed"])
+  })
+
   it("is the screenshot in the docs, at a fixed viewport", async () => {
     // A fresh page, scrolled to the top with nothing opened, as a reader first sees it.
     const fresh = await open(goldenPage)

@@ -10,7 +10,15 @@
 import { createHash } from "node:crypto"
 import type { FloorChange } from "../../Schema/Baseline.js"
 import { inert, inertLines } from "../../Schema/Inert.js"
-import type { Attempt, CaseResult, ExpectationResult, KeptTurn, RunResult } from "../../Schema/Result.js"
+import {
+  type Attempt,
+  type CaseResult,
+  type ExpectationResult,
+  type KeptTurn,
+  type RunResult,
+  stepName,
+  type StepResult
+} from "../../Schema/Result.js"
 import { clipped } from "../../Schema/Shown.js"
 import { noResult, surfaced } from "../../Schema/Trace.js"
 import { attemptsOf, failingFacts, flakiness } from "../Attempts.js"
@@ -72,6 +80,20 @@ interface PageTurn {
   readonly omitted?: { readonly toolExecutions?: number; readonly citations?: number } | undefined
 }
 
+/** One step of a conversation case as the page shows it: what it did, its verdicts and its own turn. */
+interface PageStep {
+  /** `turn 2 (approve)`. */
+  readonly name: string
+  /** The text asked or the reason denied. */
+  readonly message?: string | undefined
+  readonly turnId?: string | undefined
+  readonly error?: string | undefined
+  readonly skipped?: string | undefined
+  readonly expectations: ReadonlyArray<PageExpectation>
+  readonly durationMs?: number | undefined
+  readonly turn?: PageTurn | undefined
+}
+
 /** One attempt as the page shows it. */
 interface PageAttempt {
   readonly passed: boolean
@@ -80,6 +102,7 @@ interface PageAttempt {
   readonly expectations: ReadonlyArray<PageExpectation>
   readonly durationMs?: number | undefined
   readonly turn?: PageTurn | undefined
+  readonly steps?: ReadonlyArray<PageStep> | undefined
 }
 
 /** One case as the page shows it. */
@@ -95,6 +118,8 @@ export interface PageCase {
   readonly expectations: ReadonlyArray<PageExpectation>
   readonly durationMs?: number | undefined
   readonly turn?: PageTurn | undefined
+  /** A conversation case's steps, in order, each with its own turn. */
+  readonly steps?: ReadonlyArray<PageStep> | undefined
   /** Under `--repeat`: every attempt, and how many passed. */
   readonly attempts?: ReadonlyArray<PageAttempt> | undefined
   readonly passedAttempts?: number | undefined
@@ -166,6 +191,24 @@ const expectation = (e: ExpectationResult): PageExpectation => ({
   fact: mapDefined(e.fact, line)
 })
 
+/** An expectation of a conversation's, named by its step (`turn 2 (approve) · runs-as-proposed`) where it has one. */
+const stepExpectation = (steps: ReadonlyArray<StepResult> | undefined) => (e: ExpectationResult): PageExpectation => {
+  const step = e.step === undefined ? undefined : steps?.find((s) => s.step === e.step)
+  const shown = expectation(e)
+  return step === undefined ? shown : { ...shown, kind: line(`${stepName(step.step, step.kind)} · ${e.kind}`) }
+}
+
+const pageStep = (s: StepResult): PageStep => ({
+  name: stepName(s.step, s.kind),
+  message: mapDefined(s.message, block),
+  turnId: mapDefined(s.turnId, line),
+  error: mapDefined(s.error, line),
+  skipped: mapDefined(s.skipped, line),
+  expectations: s.expectations.map(expectation),
+  durationMs: s.durationMs,
+  turn: mapDefined(s.turn, turn)
+})
+
 const turn = (t: KeptTurn): PageTurn => {
   const surfacedPaths = [...new Set(t.trace.citations.filter(surfaced).map((c) => line(c.path)))]
   return {
@@ -206,9 +249,10 @@ const attempt = (a: Attempt): PageAttempt => ({
   passed: a.passed,
   turnId: mapDefined(a.turnId, line),
   error: mapDefined(a.error, line),
-  expectations: a.expectations.map(expectation),
+  expectations: a.expectations.map(stepExpectation(a.turns)),
   durationMs: a.durationMs,
-  turn: mapDefined(a.turn, turn)
+  turn: mapDefined(a.turn, turn),
+  steps: a.turns?.map(pageStep)
 })
 
 /** A case's verdict on the page: flaky when some attempts passed, errored when no attempt obtained its turn. */
@@ -231,9 +275,10 @@ const pageCase = (c: CaseResult, change: PageCase["change"] | undefined): PageCa
     tags: (c.tags ?? []).map(line),
     turnId: mapDefined(c.turnId, line),
     error: mapDefined(c.error, line),
-    expectations: c.expectations.map(expectation),
+    expectations: c.expectations.map(stepExpectation(c.turns)),
     durationMs: c.durationMs,
     turn: mapDefined(c.turn, turn),
+    steps: c.turns?.map(pageStep),
     ...(c.attempts === undefined
       ? {}
       : { attempts: c.attempts.map(attempt), passedAttempts: c.attempts.filter((a) => a.passed).length }),

@@ -361,13 +361,28 @@ const attemptView = (a, i) => el("div", { class: "attempt" },
     a.turnId === undefined ? null : el("li", null, "turn ", el("code", null, a.turnId)),
     a.durationMs === undefined ? null : el("li", null, "took " + stepDuration(a.durationMs))),
   expectationList(a),
-  a.turn === undefined ? notKept(a) : turnView(a.turn, 6));
+  a.steps ? el("div", { class: "attempts" }, a.steps.map(stepView)) : a.turn === undefined ? notKept(a) : turnView(a.turn, 6));
+
+const stepView = (s) => el("div", { class: "attempt" },
+  heading(5, null, s.name[0].toUpperCase() + s.name.slice(1)),
+  s.message === undefined ? null : el("p", null, s.message),
+  el("ul", { class: "facts-line" },
+    s.turnId === undefined ? null : el("li", null, "turn ", el("code", null, s.turnId)),
+    s.durationMs === undefined ? null : el("li", null, "took " + stepDuration(s.durationMs))),
+  expectationList(s),
+  s.skipped !== undefined
+    ? el("p", { class: "muted" }, "Skipped: " + s.skipped + ".")
+    : s.turn === undefined ? notKept(s) : turnView(s.turn, 6));
+
+const conversationView = (outcome) => [heading(4, null, "Conversation"),
+  el("div", { class: "attempts" }, outcome.steps.map(stepView))];
 
 const detail = (index) => {
   const c = cases[index];
+  // A conversation's questions are its steps'.
   return [
-    heading(4, null, "Question"),
-    c.question === undefined
+    c.steps ? null : heading(4, null, "Question"),
+    c.steps ? null : c.question === undefined
       ? el("p", { class: "muted" }, "The question was not kept" + (run.version < 2 ? " (results version " + run.version + ")." : "."))
       : el("p", null, c.question),
     el("ul", { class: "facts-line" },
@@ -375,7 +390,7 @@ const detail = (index) => {
       c.turnId === undefined || c.turn !== undefined || c.attempts ? null : el("li", null, "turn ", el("code", null, c.turnId))),
     c.attempts
       ? [heading(4, null, "Attempts"), el("div", { class: "attempts" }, c.attempts.map(attemptView))]
-      : c.turn === undefined ? notKept(c) : turnView(c.turn, 4)
+      : c.steps ? conversationView(c) : c.turn === undefined ? notKept(c) : turnView(c.turn, 4)
   ];
 };
 
@@ -401,6 +416,7 @@ const haystack = (index) => {
   if (hay === undefined) {
     const c = cases[index];
     hay = [c.id, c.surface, c.guards || "", c.question || "", c.error || "", c.tags.join(" "),
+      (c.steps || []).map((s) => s.message || "").join(" "),
       c.expectations.map((e) => e.kind + " " + (e.fact || "")).join(" ")].join("\n").toLowerCase();
     haystacks.set(index, hay);
   }
