@@ -16,7 +16,15 @@ export * from "./Schema/Trace.js"
 export { caseProblems, catalogProblems } from "./Schema/Validate.js"
 
 // ── Graders: pure, one per expectation kind ───────────────────────────────────────────────────────
-export { grade, gradeExpectation, type Grader, graders, type Verdict } from "./Graders/index.js"
+export {
+  grade,
+  gradeAll,
+  type GradeContext,
+  gradeExpectation,
+  type Grader,
+  graders,
+  type Verdict
+} from "./Graders/index.js"
 
 // ── Scorecard: pass rate, floor and ratchet (pure), and the baseline file ─────────────────────────
 export { defaultBaselineFile, defaultCasesFile, defaultSurfacesFile } from "./ProjectFiles.js"
@@ -42,12 +50,14 @@ export { type GoldenSet, loadGoldenSet, selectCases } from "./Runner/GoldenSet.j
 export { type EvidenceRules, type ResolvedEvidence, resolveEvidence } from "./Evidence/Rules.js"
 export { HttpLive } from "./Runner/Http.js"
 export type { LeftBehind, LeftConversation, LiveConfig } from "./Runner/LiveClient.js"
-export { combineAttempts, erroredCase, Runner, type RunOptions } from "./Runner/Runner.js"
+export { combineAttempts, conversationResult, erroredCase, Runner, type RunOptions } from "./Runner/Runner.js"
 export {
+  type Conversing,
   fixturePath,
   makeFixture,
   plainClient,
   scopedClient,
+  type StepsOf,
   SurfaceClient,
   type SurfaceClientShape
 } from "./Runner/SurfaceClient.js"

@@ -194,3 +194,47 @@ describe("a conversation replayed from its recording", () => {
     expect(single.error).toMatch(/it records one question; the case is a conversation$/)
   })
 })
+
+describe("a conversation from a table, as the typed API takes one", () => {
+  const testCase = Schema.decodeUnknownSync(CasesFile)({
+    version: 1,
+    cases: [{ ...conversation, turns: conversation.turns.slice(0, 2) }]
+  }).cases[0]!
+  const proposal = { id: "chg_1", actions: [{ tool: "apply_change", input: { a: 1 } }] }
+  const stopped = {
+    answer: "Proposed.",
+    trace: trace({ surface: "ops-agent", outcome: "awaiting-approval", proposal })
+  }
+  const ran = {
+    answer: "Done.",
+    trace: trace({ turnId: "turn_2", surface: "ops-agent", toolExecutions: [callWith("apply_change", { a: 1 })] })
+  }
+  const runTable = (turns: ReadonlyArray<typeof stopped>) =>
+    Effect.runPromise(
+      Effect.flatMap(Runner, (runner) => runner.run(catalog, [testCase])).pipe(
+        Effect.provide(Runner.Default.pipe(Layer.provide(SurfaceClient.fromTable(new Map([[testCase.id, turns]])))))
+      )
+    ).then((results) => results[0]!)
+
+  it("takes each step's turn from the case's list, in order", async () => {
+    const result = await runTable([stopped, ran])
+    expect([result.passed, result.error, result.turns?.map((t) => t.turnId)]).toEqual([true, undefined, [
+      "turn_1",
+      "turn_2"
+    ]])
+  })
+
+  it("fails a step the list holds no turn for, naming it", async () => {
+    const result = await runTable([stopped])
+    expect(result.error).toBe("turn 2 (approve): no turn for turn 2 (approve) of case ops.restart")
+  })
+
+  it("fails an approval after a turn that left no proposal, and takes nothing after it", async () => {
+    const answered = { ...stopped, trace: trace({ surface: "ops-agent" }) }
+    const result = await runTable([answered, ran])
+    expect(result.turns?.map((t) => [t.kind, t.error, t.turnId])).toEqual([
+      ["ask", undefined, "turn_1"],
+      ["approve", "nothing to approve: turn 1 answered", undefined]
+    ])
+  })
+})
