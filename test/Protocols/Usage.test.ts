@@ -24,6 +24,7 @@ import { runValues, threadMessages } from "../../src/Protocols/LangGraph/Wire.js
 import type { ReadContext } from "../../src/Protocols/Protocol.js"
 import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import { eventsOf } from "../../src/Runner/EventStream.js"
+import { questionCases } from "../../src/Schema/Case.js"
 import { Recording, type Turn, type TurnTrace } from "../../src/Schema/Trace.js"
 import { respondWithFlaws } from "../../src/StandIn/Flaws.js"
 import { failedTurn, goldenQuestions } from "../StandIn/wires.js"
@@ -32,7 +33,7 @@ import { startAiSdkApp } from "../support/apps/aiSdkApp.js"
 import { type LangGraphApp, startLangGraphApp } from "../support/apps/langGraphApp.js"
 import { turnUsage } from "../support/apps/usage.js"
 import { evalCliAsync } from "../support/cli.js"
-import { caseCount } from "../support/golden.js"
+import { goldenCases } from "../support/golden.js"
 import { sessionEnv, surfacesArgs, withProtocolStandIn } from "../support/protocols.js"
 import { type Scenario, scenarios } from "../support/scenarios.js"
 
@@ -336,14 +337,13 @@ describe("the stand-in over langgraph", () => {
         return Object.fromEntries(
           readdirSync(join(dir, "rec")).filter((f) => f.endsWith(".json")).flatMap((f) => {
             const recorded = Schema.decodeUnknownSync(Recording)(JSON.parse(readFileSync(join(dir, "rec", f), "utf8")))
-            // A conversation's first step, the one every protocol takes, is compared as a question is.
-            const turn = "turns" in recorded ? recorded.turns[0] : recorded
-            return turn === undefined ? [] : [[recorded.caseId, turn.trace.usage]]
+            // The one-question cases: over langgraph a conversation takes only its first step, and is not recorded.
+            return "turns" in recorded ? [] : [[recorded.caseId, recorded.trace.usage]]
           })
         )
       })
     const overTraceRoute = await recorded("turn-eval")
-    expect(Object.keys(overTraceRoute)).toHaveLength(caseCount)
+    expect(Object.keys(overTraceRoute)).toHaveLength(questionCases(goldenCases).length)
     expect(Object.values(overTraceRoute).every((u) => u !== undefined && u.inputTokens > 0)).toBe(true)
     expect(await recorded("langgraph")).toEqual(overTraceRoute)
   }, 120_000)
