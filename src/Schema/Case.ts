@@ -126,16 +126,19 @@ export type CasesFile = typeof CasesFile.Type
 // (they then decode it, with their precise problems), never accept what they reject; a property test
 // holds it to that and to decoding to the same value.
 
-const fastExpectations = (expect: unknown): Array<Expectation> | undefined => {
-  if (!Array.isArray(expect) || expect.length === 0) return undefined
-  const expectations: Array<Expectation> = []
-  for (const e of expect) {
-    const decoded = fastExpectation(e)
-    if (decoded === undefined) return undefined
-    expectations.push(decoded)
+/** A non-empty list each of whose values `decode` reads, read; `undefined` when it is none or one is not read. */
+const fastList = <A>(values: unknown, decode: (value: unknown) => A | undefined): Array<A> | undefined => {
+  if (!Array.isArray(values) || values.length === 0) return undefined
+  const decoded: Array<A> = []
+  for (const value of values) {
+    const one = decode(value)
+    if (one === undefined) return undefined
+    decoded.push(one)
   }
-  return expectations
+  return decoded
 }
+
+const fastExpectations = (expect: unknown): Array<Expectation> | undefined => fastList(expect, fastExpectation)
 
 const fastStep = (value: unknown): Step | undefined => {
   if (!isRecord(value)) return undefined
@@ -160,15 +163,8 @@ const fastCase = (value: unknown): Case | undefined => {
   if ("tags" in value && !(Array.isArray(tags) && tags.every(isNonBlank))) return undefined
   const tagged = "tags" in value ? { tags: tags as ReadonlyArray<string> } : {}
   if (conversation) {
-    const turns = value["turns"]
-    if (!Array.isArray(turns) || turns.length === 0) return undefined
-    const steps: Array<Step> = []
-    for (const t of turns) {
-      const step = fastStep(t)
-      if (step === undefined) return undefined
-      steps.push(step)
-    }
-    return { id, surface, guards, turns: steps, ...tagged }
+    const turns = fastList(value["turns"], fastStep)
+    return turns === undefined ? undefined : { id, surface, guards, turns, ...tagged }
   }
   const question = value["question"]
   const expect = fastExpectations(value["expect"])
@@ -179,15 +175,8 @@ const fastCase = (value: unknown): Case | undefined => {
 /** Decodes a cases file without the schema when it is valid; `undefined` leaves it to the schema. */
 export const fastCasesFile = (value: unknown): CasesFile | undefined => {
   if (!isRecord(value) || !onlyKeys(value, ["version", "cases"]) || value["version"] !== 1) return undefined
-  const cases = value["cases"]
-  if (!Array.isArray(cases) || cases.length === 0) return undefined
-  const decoded: Array<Case> = []
-  for (const c of cases) {
-    const one = fastCase(c)
-    if (one === undefined) return undefined
-    decoded.push(one)
-  }
-  return { version: 1, cases: decoded }
+  const cases = fastList(value["cases"], fastCase)
+  return cases === undefined ? undefined : { version: 1, cases }
 }
 
 /** The cases of one question among `cases`, in order. */
