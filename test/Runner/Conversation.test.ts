@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, type Scope } from "effect"
+import { Duration, Effect, Fiber, type Scope } from "effect"
+import type { LiveConfig } from "../../src/Runner/LiveClient.js"
 import type { ConversationCase } from "../../src/Schema/Case.js"
 import type { CaseResult } from "../../src/Schema/Result.js"
 import type { Miscarriage } from "../../src/StandIn/Flaws.js"
+import type { StandInOptions } from "../../src/StandIn/Server.js"
 import { liveClient, runLive, standInProcess } from "../support/live.js"
 
 const live = <A, E>(name: string, body: () => Effect.Effect<A, E, Scope.Scope>) =>
@@ -42,10 +44,15 @@ const steps = (result: CaseResult) =>
     failed: t.expectations.filter((e) => !e.passed).map((e) => `${e.kind}: ${e.fact}`)
   }))
 
-const runOne = (testCase: ConversationCase, miscarriage?: Miscarriage) =>
+const runOne = (
+  testCase: ConversationCase,
+  miscarriage?: Miscarriage,
+  options: Omit<StandInOptions, "catalog" | "miscarriage"> = {},
+  config: Partial<LiveConfig> = {}
+) =>
   Effect.gen(function*() {
-    const { set, s } = yield* standInProcess({ miscarriage })
-    const { left, results } = yield* runLive(liveClient(s, set), set, [testCase])
+    const { set, s } = yield* standInProcess({ miscarriage, ...options })
+    const { left, results } = yield* runLive(liveClient(s, set, config), set, [testCase])
     return { result: results[0]!, left, s }
   })
 
@@ -160,6 +167,68 @@ describe("a conversation case, live over this product's protocol", () => {
           `{"environment":"production","service":"search-api","set":{"replicas":12}} ` +
           `(proposed {"environment":"production","service":"search-api","set":{"replicas":10}})`
         ])
+      })
+  )
+
+  live(
+    "a step whose turn cannot be read fails the case there, skips the rest, and the conversation is deleted once",
+    () =>
+      Effect.gen(function*() {
+        const { left, result, s } = yield* runOne(approved, undefined, {
+          faults: [{ route: "trace", kind: "status", status: 404, match: "approved" }]
+        })
+        expect(steps(result).map((t) => [t.kind, t.error === undefined, t.skipped])).toEqual([
+          ["ask", true, undefined],
+          ["approve", false, undefined],
+          ["ask", true, "turn 2 (approve) could not be taken"]
+        ])
+        expect(result.error).toMatch(
+          /^turn 2 \(approve\): trace: HTTP 404 — GET http:\/\/\S+\/api\/ai\/turns\/\S+\/trace$/
+        )
+        expect(s.stats()).toMatchObject({ created: 1, deleted: 1 })
+        expect(s.conversations()).toEqual([])
+        expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })
+      })
+  )
+
+  live(
+    "a step that runs past the case's timeout fails, and the conversation it is in is still deleted",
+    () =>
+      Effect.gen(function*() {
+        const { left, result, s } = yield* runOne(approved, undefined, {
+          faults: [{ route: "trace", kind: "hang", match: "Is it healthy" }]
+        }, { timeout: Duration.millis(500) })
+        expect(result.turns!.map((t) => t.error?.replace(/turn_\w+/, "TURN"))).toEqual([
+          undefined,
+          undefined,
+          "trace: timed out after 500ms — GET http://stand-in.invalid/api/ai/turns/TURN/trace"
+        ])
+        expect(s.stats()).toMatchObject({ created: 1, deleted: 1 })
+        expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })
+      })
+  )
+
+  live("--keep keeps the conversation of all the steps, once", () =>
+    Effect.gen(function*() {
+      const { left, result, s } = yield* runOne(approved, undefined, {}, { keep: true })
+      expect(result.passed).toBe(true)
+      expect(left.kept.map((k) => k.caseId)).toEqual([approved.id])
+      expect(s.conversations()).toHaveLength(1)
+      expect(s.stats().deleted).toBe(0)
+    }))
+
+  live(
+    "interrupted while a later step is in flight, it deletes the conversation the steps were in",
+    () =>
+      Effect.gen(function*() {
+        const { set, s } = yield* standInProcess({ faults: [{ route: "trace", kind: "hang", match: "approved" }] })
+        const running = yield* Effect.fork(runLive(liveClient(s, set), set, [approved]))
+        // Step 1's trace read, then step 2's, which hangs.
+        yield* Effect.promise(() => s.whenRequests("trace", 2))
+        expect(s.conversations()).toHaveLength(1)
+        yield* Fiber.interrupt(running)
+        expect(s.conversations()).toEqual([])
+        expect(s.stats()).toMatchObject({ created: 1, deleted: 1 })
       })
   )
 })
