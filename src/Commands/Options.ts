@@ -9,6 +9,7 @@ import { programName } from "../ProgramName.js"
 import { defaultBaselineFile, defaultCasesFile, defaultSurfacesFile } from "../ProjectFiles.js"
 import { protocolNames } from "../Protocols/Registry.js"
 import { reportersHelp } from "../Reporters/Reporters.js"
+import { miscarriages } from "../StandIn/Miscarriages.js"
 
 // ---------------------------------------------------------------------------------------------------
 // The flags
@@ -221,6 +222,14 @@ const flakyOption = Options.float("flaky").pipe(
       "memory), to try --repeat on."
   )
 )
+const miscarryOption = Options.choice("miscarry", miscarriages).pipe(
+  Options.withPseudoName("HOW"),
+  Options.optional,
+  Options.withDescription(
+    "Carry out every decision on a proposal wrongly, to see runs-as-proposed and never-calls fail: another-input, " +
+      "twice, not-run, also-gated (another gated tool as well) or after-denial."
+  )
+)
 const appUrlOption = baseUrl.pipe(
   Options.withDescription("The app at this URL (a path in it prefixes every route), read as the signed-in user.")
 )
@@ -380,6 +389,7 @@ export const standInOptions = {
   maxConversations: maxConversationsOption,
   fault: faultOption,
   flaky: flakyOption,
+  miscarry: miscarryOption,
   seedRatings: seedRatingsOption,
   protocol: protocolOption
 }

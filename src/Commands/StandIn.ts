@@ -112,6 +112,7 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
         maxConversations: args.maxConversations,
         faults,
         flaky,
+        miscarriage: Option.getOrUndefined(args.miscarry),
         seedRatings: args.seedRatings
       }).pipe(
         Effect.mapError((error) =>
@@ -125,6 +126,10 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
           ...(flakyIds.length === 0
             ? []
             : [`flaky:     every second ask of ${flakyIds.join(", ")} also cites a page from memory`]),
+          ...Option.match(args.miscarry, {
+            onNone: () => [],
+            onSome: (how) => [`miscarry:  every decision on a proposal is carried out wrongly (${how})`]
+          }),
           ...(args.seedRatings
             ? [
               `${standIn.ratings().length} turns are rated thumbs-down: ${programName} candidates --base-url ${standIn.url}`

@@ -12,6 +12,9 @@
 import { isRecord } from "../Schema/Decode.js"
 import type { Citation, Proposal, ToolExecution } from "../Schema/Trace.js"
 import { type AssistantTurn, decide, type Decision, lowerFirst, respond } from "./Assistant.js"
+import type { Miscarriage } from "./Miscarriages.js"
+
+export { type Miscarriage, miscarriages } from "./Miscarriages.js"
 
 /** One known flaw: which questions trigger it, and an example question with the comment a user would leave. */
 export interface Flaw {
@@ -99,11 +102,6 @@ export const recallsFromMemory = (turn: AssistantTurn): AssistantTurn =>
       answer: `${turn.answer} See also [the older notes](/docs/notes/archived).`,
       citations: [...turn.citations, { path: "/docs/notes/archived", match: "unsurfaced" }]
     }
-
-/** How the stand-in can be made to carry out a decision wrongly, so that each `runs-as-proposed` fact has a test. */
-export const miscarriages = ["another-input", "twice", "not-run", "also-gated", "after-denial"] as const
-/** How the stand-in can be made to carry out a decision wrongly. */
-export type Miscarriage = (typeof miscarriages)[number]
 
 /** A value changed the way a careless agent changes an input: numbers raised by 2, or `force` added. */
 const altered = (input: unknown): unknown => {

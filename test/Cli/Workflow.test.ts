@@ -403,3 +403,31 @@ describe("the README's flaky-cases example", () => {
     }
   })
 })
+
+describe("the README's miscarried-approval example", () => {
+  const readme = readFileSync("README.md", "utf8")
+  const section = readme.slice(readme.indexOf("#### An approval carried out wrongly"))
+  const [, block, output] = /```sh\n([\s\S]*?)```\s*```\n([\s\S]*?)```/.exec(section)!
+  const commands = block!.trim().split("\n").map((line) => line.replace(/\s+#.*$/, ""))
+  const local = (line: string) => line.replace(/^npm run eval -- /, "").split(/\s+/)
+
+  it("fails the approvals the stand-in started with --miscarry carries out twice, on the fact it shows", async () => {
+    const [serve, run] = commands
+    const standIn = startCli(local(serve!).map((arg) => arg === "8787" ? "0" : arg), { env: { CI: "" } })
+    try {
+      await vi.waitFor(() => expect(standIn.stdout()).toContain("Ctrl-C stops it."), { timeout: 10_000 })
+      const url = /listening on (http:\/\/[\d.:]+)/.exec(standIn.stdout())![1]!
+      const cookie = /export EVAL_COOKIE='([^']+)'/.exec(standIn.stdout())![1]!
+      expect(standIn.stdout()).toContain("miscarry:  every decision on a proposal is carried out wrongly (twice)")
+      const graded = await evalCliAsync(local(run!).map((arg) => arg.replace("http://127.0.0.1:8787", url)), {
+        env: { EVAL_COOKIE: cookie, CI: "" }
+      })
+      expect(graded.code, graded.stderr).toBe(0)
+      // Every line the README shows, as the scorecard prints it.
+      for (const line of output!.trim().split("\n")) expect(graded.stdout).toContain(line)
+    } finally {
+      standIn.signal("SIGTERM")
+      await standIn.done
+    }
+  })
+})
