@@ -61,17 +61,20 @@ const turnErrorKind = "turn error"
 export const failingFacts = (
   outcome: Pick<Attempt, "error" | "expectations" | "passed" | "turns">
 ): ReadonlyArray<Fact> => {
-  if (outcome.turns !== undefined) {
-    const facts = outcome.turns.flatMap((t): ReadonlyArray<Fact> => {
-      const name = stepName(t.step, t.kind)
-      return [
-        ...t.expectations.filter((e) => !e.passed).map((e) => ({
-          kind: `${name} · ${e.kind}`,
-          fact: e.fact ?? "failed"
-        })),
-        ...(t.error === undefined ? [] : [{ kind: name, fact: t.error }])
-      ]
-    })
+  const { turns } = outcome
+  if (turns !== undefined) {
+    // The case's own verdicts, each named by the step it carries; then each step that could not be taken.
+    const named = (step: number | undefined): string | undefined => {
+      const at = step === undefined ? undefined : turns.find((t) => t.step === step)
+      return at === undefined ? step === undefined ? undefined : `turn ${step}` : stepName(at.step, at.kind)
+    }
+    const facts: ReadonlyArray<Fact> = [
+      ...outcome.expectations.filter((e) => !e.passed).map((e) => {
+        const step = named(e.step)
+        return { kind: step === undefined ? e.kind : `${step} · ${e.kind}`, fact: e.fact ?? "failed" }
+      }),
+      ...turns.flatMap((t) => t.error === undefined ? [] : [{ kind: stepName(t.step, t.kind), fact: t.error }])
+    ]
     return facts.length === 0 && !outcome.passed ? [{ kind: "case", fact: "failed" }] : facts
   }
   if (outcome.error !== undefined) return [{ kind: turnErrorKind, fact: outcome.error }]
