@@ -8,12 +8,18 @@ import { defaultProtocol, protocols } from "./Registry.js"
 
 const nameCell = (name: string): string => name === defaultProtocol ? `\`${name}\` (the default)` : `\`${name}\``
 
-/** The table of protocols: what the app serves, its conversation, what deletes it. */
+/** What a protocol carries of a conversation case live. */
+const stepsCell = (steps: "all" | "first"): string =>
+  steps === "all" ? "every step: follow-ups and decisions" : "the first step only"
+
+/** The table of protocols: what the app serves, its conversation, what deletes it, the steps it carries. */
 export const protocolsTable = (): string =>
   [
-    "| protocol | what the app serves | conversation | deleted by |",
-    "|---|---|---|---|",
-    ...protocols.map((p) => `| ${nameCell(p.name)} | ${p.doc.serves} | ${p.doc.conversation} | ${p.doc.deletedBy} |`)
+    "| protocol | what the app serves | conversation | deleted by | a conversation case's steps, live |",
+    "|---|---|---|---|---|",
+    ...protocols.map((p) =>
+      `| ${nameCell(p.name)} | ${p.doc.serves} | ${p.doc.conversation} | ${p.doc.deletedBy} | ${stepsCell(p.steps)} |`
+    )
   ].join("\n")
 
 /** The table of where each protocol reads a turn's `usage`. */

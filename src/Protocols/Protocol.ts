@@ -241,6 +241,11 @@ export interface ProtocolDefinition<N extends string = string, C extends Naming 
   readonly name: N
   readonly surface: SurfaceFields
   readonly conversation: C
+  /**
+   * Which steps of a conversation case it carries live: `all` (its client has `converse`), or `first`
+   * only, the later ones failing; `validate` says so of a conversation case on such a surface.
+   */
+  readonly steps: "all" | "first"
   readonly client: () => Promise<ProtocolClient<C>>
   /** Makes the wire the stand-in serves the protocol's surfaces over. */
   readonly wire: () => Promise<MakeWire>
