@@ -371,63 +371,52 @@ describe("the README's propose workflow", () => {
   }, 60_000)
 })
 
-describe("the README's flaky-cases example", () => {
+/**
+ * A README example of two commands after its heading — start the stand-in, then run against it — and the
+ * output it shows: the stand-in started as shown (on a free port), the run made against it signed in,
+ * and `check` given what the stand-in printed, the run and the output shown. The stand-in is stopped after.
+ */
+const readmeStandInExample = async (
+  heading: string,
+  check: (standInOut: string, graded: Awaited<ReturnType<typeof evalCliAsync>>, shown: string) => void
+) => {
   const readme = readFileSync("README.md", "utf8")
-  const section = readme.slice(readme.indexOf("### Flaky cases"))
+  const section = readme.slice(readme.indexOf(heading))
   const [, block, output] = /```sh\n([\s\S]*?)```\s*```\n([\s\S]*?)```/.exec(section)!
-  const commands = block!.trim().split("\n").map((line) => line.replace(/\s+#.*$/, ""))
-  const shown = output!
+  const [serve, run] = block!.trim().split("\n").map((line) => line.replace(/\s+#.*$/, ""))
   const local = (line: string) => line.replace(/^npm run eval -- /, "").split(/\s+/)
+  const standIn = startCli(local(serve!).map((arg) => arg === "8787" ? "0" : arg), { env: { CI: "" } })
+  try {
+    await vi.waitFor(() => expect(standIn.stdout()).toContain("Ctrl-C stops it."), { timeout: 10_000 })
+    const url = /listening on (http:\/\/[\d.:]+)/.exec(standIn.stdout())![1]!
+    const cookie = /export EVAL_COOKIE='([^']+)'/.exec(standIn.stdout())![1]!
+    const graded = await evalCliAsync(local(run!).map((arg) => arg.replace("http://127.0.0.1:8787", url)), {
+      env: { EVAL_COOKIE: cookie, CI: "" }
+    })
+    expect(graded.code, graded.stderr).toBe(0)
+    check(standIn.stdout(), graded, output!)
+  } finally {
+    standIn.signal("SIGTERM")
+    await standIn.done
+  }
+}
 
-  it("shows the flaky cases it says, on the committed golden set, against the stand-in started with --flaky", async () => {
-    const [serve, run] = commands
-    const standIn = startCli(local(serve!).map((arg) => arg === "8787" ? "0" : arg), { env: { CI: "" } })
-    try {
-      await vi.waitFor(() => expect(standIn.stdout()).toContain("Ctrl-C stops it."), { timeout: 10_000 })
-      const url = /listening on (http:\/\/[\d.:]+)/.exec(standIn.stdout())![1]!
-      const cookie = /export EVAL_COOKIE='([^']+)'/.exec(standIn.stdout())![1]!
+describe("the README's flaky-cases example", () => {
+  it("shows the flaky cases it says, on the committed golden set, against the stand-in started with --flaky", () =>
+    readmeStandInExample("### Flaky cases", (standInOut, graded, shown) => {
       const flaky = [...shown.matchAll(/^~ \S+ +(\S+)$/gm)].map((m) => m[1]!)
       expect(flaky.length).toBeGreaterThan(0)
-      expect(standIn.stdout()).toContain(
-        `flaky:     every second ask of ${flaky.join(", ")} also cites a page from memory`
-      )
-      const graded = await evalCliAsync(local(run!).map((arg) => arg.replace("http://127.0.0.1:8787", url)), {
-        env: { EVAL_COOKIE: cookie, CI: "" }
-      })
-      expect(graded.code, graded.stderr).toBe(0)
+      expect(standInOut).toContain(`flaky:     every second ask of ${flaky.join(", ")} also cites a page from memory`)
       // Every line the README shows, the flaky cases and the verdict line, as the run prints them.
       for (const line of shown.trim().split("\n").filter((l) => l !== "")) expect(graded.stdout).toContain(line)
-    } finally {
-      standIn.signal("SIGTERM")
-      await standIn.done
-    }
-  })
+    }))
 })
 
 describe("the README's miscarried-approval example", () => {
-  const readme = readFileSync("README.md", "utf8")
-  const section = readme.slice(readme.indexOf("#### An approval carried out wrongly"))
-  const [, block, output] = /```sh\n([\s\S]*?)```\s*```\n([\s\S]*?)```/.exec(section)!
-  const commands = block!.trim().split("\n").map((line) => line.replace(/\s+#.*$/, ""))
-  const local = (line: string) => line.replace(/^npm run eval -- /, "").split(/\s+/)
-
-  it("fails the approvals the stand-in started with --miscarry carries out twice, on the fact it shows", async () => {
-    const [serve, run] = commands
-    const standIn = startCli(local(serve!).map((arg) => arg === "8787" ? "0" : arg), { env: { CI: "" } })
-    try {
-      await vi.waitFor(() => expect(standIn.stdout()).toContain("Ctrl-C stops it."), { timeout: 10_000 })
-      const url = /listening on (http:\/\/[\d.:]+)/.exec(standIn.stdout())![1]!
-      const cookie = /export EVAL_COOKIE='([^']+)'/.exec(standIn.stdout())![1]!
-      expect(standIn.stdout()).toContain("miscarry:  every decision on a proposal is carried out wrongly (twice)")
-      const graded = await evalCliAsync(local(run!).map((arg) => arg.replace("http://127.0.0.1:8787", url)), {
-        env: { EVAL_COOKIE: cookie, CI: "" }
-      })
-      expect(graded.code, graded.stderr).toBe(0)
+  it("fails the approvals the stand-in started with --miscarry carries out twice, on the fact it shows", () =>
+    readmeStandInExample("#### An approval carried out wrongly", (standInOut, graded, shown) => {
+      expect(standInOut).toContain("miscarry:  every decision on a proposal is carried out wrongly (twice)")
       // Every line the README shows, as the scorecard prints it.
-      for (const line of output!.trim().split("\n")) expect(graded.stdout).toContain(line)
-    } finally {
-      standIn.signal("SIGTERM")
-      await standIn.done
-    }
-  })
+      for (const line of shown.trim().split("\n")) expect(graded.stdout).toContain(line)
+    }))
 })
