@@ -33,6 +33,7 @@ import type { Route } from "../../src/Schema/Protocol.js"
 import { type CaseResult, RunResult } from "../../src/Schema/Result.js"
 import { type Fault, type FaultKind, stableFraction, type StandIn } from "../../src/StandIn/Server.js"
 import { type CliProcess, evalCliAsync, stackFrame } from "../support/cli.js"
+import { goldenCases } from "../support/golden.js"
 import { creatingThreads, journalText, scratch, usersOwnThread } from "../support/lostThreads.js"
 import {
   allProtocols,
@@ -401,12 +402,35 @@ const recordingOrigin = async () => {
   }
 }
 
-/** Runs the golden set live over a protocol's catalog; the results file is decoded whole. */
+/**
+ * The golden set's one-question cases, as a cases file: each fault is held to every case's turn, and the
+ * protocols other than this product's carry only a conversation's first step.
+ */
+const questionsFile = (() => {
+  const file = join(mkdtempSync(join(tmpdir(), "eval-fault-cases-")), "questions.json")
+  writeFileSync(file, JSON.stringify({ version: 1, cases: questionCases(goldenCases) }))
+  return file
+})()
+
+/** Runs the golden set's one-question cases live over a protocol's catalog; the results file is decoded whole. */
 const liveRun = async (p: ProtocolSet, url: string, env: NodeJS.ProcessEnv) => {
   const dir = mkdtempSync(join(tmpdir(), "eval-fault-"))
   const file = join(dir, "r.json")
   const run = await evalCliAsync(
-    ["run", "--base-url", url, ...surfacesArgs(p), "--json", file, "--timeout", String(timeout), "--concurrency", "8"],
+    [
+      "run",
+      "--base-url",
+      url,
+      "--cases",
+      questionsFile,
+      ...surfacesArgs(p),
+      "--json",
+      file,
+      "--timeout",
+      String(timeout),
+      "--concurrency",
+      "8"
+    ],
     { env: { XDG_STATE_HOME: join(dir, "state"), ...env } }
   )
   const text = readFileSync(file, "utf8")
