@@ -152,7 +152,12 @@ export const AskIds = Schema.Struct({
 export const Message = Schema.Struct({
   role: Schema.String,
   content: Schema.String,
-  turnId: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true })
+  turnId: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  /** On a user message that answered a proposal: the decision, which `propose` drafts an approve or deny step of. */
+  decision: Schema.optionalWith(
+    Schema.Struct({ approved: Schema.Boolean, reason: Schema.optionalWith(Schema.String, { exact: true }) }),
+    { exact: true }
+  )
 })
 /** One message of a conversation. */
 export type Message = typeof Message.Type

@@ -22,7 +22,7 @@ import {
 } from "../Protocols/Registry.js"
 import { resolveRoutes, type Route } from "../Schema/Protocol.js"
 import type { Catalog } from "../Schema/Surface.js"
-import type { AssistantTurn } from "./Assistant.js"
+import type { AssistantTurn, Decision } from "./Assistant.js"
 import { faultProblem } from "./Faults.js"
 import { flaws, type Miscarriage } from "./Flaws.js"
 import { nodeRequest, nodeResponse, sendJson, targetOf, type WireRequest, type WireResponse } from "./Http.js"
@@ -163,8 +163,8 @@ export interface StoredConversation {
   readonly earlier?: ReadonlyArray<StoredExchange> | undefined
   /** Its current turn, when a later step of the conversation made it (a follow-up, a decision). */
   readonly held?: AssistantTurn | undefined
-  /** Whether its current turn answers a decision on a proposal (`question` is then `approved` or `denied: REASON`). */
-  readonly decided?: boolean | undefined
+  /** The decision on a proposal its current turn answers (`question` is then `approved` or `denied: REASON`). */
+  readonly decision?: Decision | undefined
 }
 
 /** An exchange of a conversation before its current turn: what the user said (or decided) and the turn it got. */
@@ -172,8 +172,8 @@ export interface StoredExchange {
   readonly turnId: string
   /** The user's message, or for a decision `approved` / `denied: REASON`. */
   readonly said: string
-  /** Whether the user asked (else decided on a proposal). */
-  readonly asked: boolean
+  /** The decision on a proposal it answered; none for a question. */
+  readonly decision?: Decision | undefined
   readonly turn: AssistantTurn
 }
 

@@ -185,11 +185,14 @@ export const makeStore = (options: StandInOptions): Store => {
 
   const store = (conversation: StoredConversation): StoredConversation => {
     const earlier = conversations.get(conversation.id)
-    if (earlier !== undefined && earlier.turnId !== conversation.turnId) {
+    // A turn the conversation keeps as an earlier exchange stays readable, and rated; one asked over is gone.
+    const kept = new Set((conversation.earlier ?? []).map((e) => e.turnId))
+    if (earlier !== undefined && earlier.turnId !== conversation.turnId && !kept.has(earlier.turnId)) {
       byTurn.delete(earlier.turnId)
       ratings.delete(earlier.turnId)
     }
     conversations.set(conversation.id, conversation)
+    for (const turnId of kept) byTurn.set(turnId, conversation)
     if (conversation.turnId !== "") byTurn.set(conversation.turnId, conversation)
     return conversation
   }
@@ -217,7 +220,7 @@ export const makeStore = (options: StandInOptions): Store => {
   const exchangeOf = (conversation: StoredConversation): StoredExchange => ({
     turnId: conversation.turnId,
     said: conversation.question,
-    asked: conversation.decided !== true,
+    ...(conversation.decision === undefined ? {} : { decision: conversation.decision }),
     turn: turnOf(conversation)
   })
   /** The proposal a conversation's turn left pending, if it left one. */
@@ -305,7 +308,7 @@ export const makeStore = (options: StandInOptions): Store => {
       store({ ...conversation, surface, question, turnId, worse: nextAsk(question) }),
     followUp: (conversation, question, turnId) => {
       const earlier = [...(conversation.earlier ?? []), exchangeOf(conversation)]
-      const asked = earlier.filter((e) => e.asked).map((e) => e.said)
+      const asked = earlier.filter((e) => e.decision === undefined).map((e) => e.said)
       const turn = respondWithFlaws(conversation.surface, question, asked)
       return store({
         ...conversation,
@@ -314,7 +317,7 @@ export const makeStore = (options: StandInOptions): Store => {
         turnId: turnId ?? newTurnId(),
         worse: false,
         held: turn,
-        decided: false
+        decision: undefined
       })
     },
     decide: (conversation, decision, turnId) => {
@@ -329,7 +332,7 @@ export const makeStore = (options: StandInOptions): Store => {
         turnId: turnId ?? newTurnId(),
         worse: false,
         held: turn,
-        decided: true
+        decision
       })
     },
     nextAsk,

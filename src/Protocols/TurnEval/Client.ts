@@ -56,9 +56,14 @@ export const fastAskIds = (value: unknown): typeof AskIds.Type | undefined => {
 const isPlain = (value: unknown): value is Record<string, unknown> =>
   isRecord(value) && !Object.hasOwn(value, "__proto__")
 
+const isDecision = (value: unknown): boolean =>
+  isPlain(value) && typeof value["approved"] === "boolean" &&
+  (!Object.hasOwn(value, "reason") || typeof value["reason"] === "string")
+
 const isMessage = (value: unknown): boolean =>
   isPlain(value) && typeof value["role"] === "string" && typeof value["content"] === "string" &&
-  (!Object.hasOwn(value, "turnId") || value["turnId"] === null || typeof value["turnId"] === "string")
+  (!Object.hasOwn(value, "turnId") || value["turnId"] === null || typeof value["turnId"] === "string") &&
+  (!Object.hasOwn(value, "decision") || isDecision(value["decision"]))
 
 /** `Conversation` checked without the schema, as `fastTurnTrace` checks a trace: a conversation is used as it is. */
 export const fastConversation = (value: unknown): Conversation | undefined =>

@@ -6,6 +6,7 @@
  */
 import { isRecord } from "../../Schema/Decode.js"
 import type { Route } from "../../Schema/Protocol.js"
+import type { Decision } from "../../StandIn/Assistant.js"
 import {
   deletesAnyway,
   injure,
@@ -144,7 +145,14 @@ export const make: MakeWire = (context) => {
         // A conversation is reached only through the routes of its own surface.
         const conversation = held !== undefined && served.surfaces.has(held.surface) ? held : undefined
         if (conversation === undefined) return sendJson(response, 404, { error: "not found" })
-        return answerRead(store, response, matched.route, conversation, target.path)
+        return answerRead(
+          store,
+          response,
+          matched.route,
+          conversation,
+          target.path,
+          decodeURIComponent(found.turnId ?? "")
+        )
       })
   }
 
@@ -174,26 +182,37 @@ const withRoute = (route: Route, match: ReturnType<typeof matchAny>) =>
 const readRoute = (traceRoutes: ReadonlyArray<Served>, conversationRoutes: ReadonlyArray<Served>, target: Target) =>
   withRoute("trace", matchAny(traceRoutes, target)) ?? withRoute("conversation", matchAny(conversationRoutes, target))
 
+/** A user message of a conversation: one that answered a proposal carries the decision. */
+const userMessage = (content: string, decision: Decision | undefined) =>
+  decision === undefined
+    ? { role: "user", content }
+    : { role: "user", content, decision: decision.approved ? { approved: true } : decision }
+
 /** Answers a read or a delete of a conversation the account holds. */
 const answerRead = (
   store: Store,
   response: WireResponse,
   route: Route,
   conversation: StoredConversation,
-  path: string
+  path: string,
+  turnId: string
 ) => {
   const turn = store.turnOf(conversation)
+  // The trace of an earlier turn of the conversation is that exchange's.
+  const exchange = (conversation.earlier ?? []).find((e) => e.turnId === turnId)
   const body = route === "trace"
-    ? { turnId: conversation.turnId, surface: conversation.surface, ...turn }
+    ? exchange === undefined
+      ? { turnId: conversation.turnId, surface: conversation.surface, ...turn }
+      : { turnId: exchange.turnId, surface: conversation.surface, ...exchange.turn }
     : route === "conversation"
     ? {
       id: conversation.id,
       messages: [
         ...(conversation.earlier ?? []).flatMap((e) => [
-          { role: "user", content: e.said },
+          userMessage(e.said, e.decision),
           { role: "assistant", content: e.turn.answer, turnId: e.turnId }
         ]),
-        { role: "user", content: conversation.question },
+        userMessage(conversation.question, conversation.decision),
         { role: "assistant", content: turn.answer, turnId: conversation.turnId }
       ]
     }
