@@ -9,19 +9,28 @@ import { Console, Duration, Effect, Either, Option, type Redacted, Schema } from
 import { parseBaseUrl, sessionAuth } from "../Application/Session.js"
 import { readText, writeAtomically } from "../Files.js"
 import { programName } from "../ProgramName.js"
-import { appendCaseText, draftCase, renderCase } from "../Propose/Draft.js"
+import {
+  appendCaseText,
+  type ConversationDraft,
+  type Draft,
+  draftCase,
+  draftConversation,
+  type DraftedFact,
+  type EarlierTurn,
+  renderCase
+} from "../Propose/Draft.js"
 import { loadCatalog, loadGoldenSet } from "../Runner/GoldenSet.js"
 import { HttpLive } from "../Runner/Http.js"
 import { makeLive } from "../Runner/LiveClient.js"
 import { fixturePath } from "../Runner/SurfaceClient.js"
-import { CaseId, CasesFile, fastCasesFile, isConversation } from "../Schema/Case.js"
+import { type Case, CaseId, CasesFile, fastCasesFile, isConversation } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import { inert, inertLines } from "../Schema/Inert.js"
-import { Conversation, fillRoute, idProblem, Ratings, resolveRoutes } from "../Schema/Protocol.js"
+import { Conversation, fillRoute, idProblem, type Message, Ratings, resolveRoutes } from "../Schema/Protocol.js"
 import { shown } from "../Schema/Shown.js"
 import type { Catalog } from "../Schema/Surface.js"
-import { type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
+import { type RecordedConversation, type RecordedTurn, TurnTrace } from "../Schema/Trace.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { plural } from "../Words.js"
 import type { CandidatesArgs, ProposeArgs } from "./Options.js"
@@ -120,6 +129,41 @@ const canonical = (value: unknown): string =>
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       : v)
 
+/** What a person said in a conversation, as a step writes it: a question, or the decision on a proposal. */
+const saidBy = (message: Message): EarlierTurn["said"] =>
+  message.decision === undefined
+    ? { ask: message.content }
+    : message.decision.approved
+    ? { approve: true }
+    : { deny: message.decision.reason?.trim() ? message.decision.reason : "denied" }
+
+/** A drafted case with what `--append` records for it, and how many facts its rated step was drafted with. */
+interface Drafted {
+  readonly case: Case
+  readonly violated: ReadonlyArray<DraftedFact>
+  readonly recording: RecordedTurn | RecordedConversation
+  readonly rated: number
+}
+
+/** A one-question draft, its rated turn recorded. */
+const ofQuestion = (draft: Draft, answer: string, trace: TurnTrace): Drafted => ({
+  case: draft.case,
+  violated: draft.violated,
+  recording: { caseId: draft.case.id, question: draft.case.question, answer, trace },
+  rated: draft.case.expect.length
+})
+
+/** A conversation's draft, its turns recorded in order, each with the step it answered. */
+const ofConversation = (draft: ConversationDraft): Drafted => ({
+  case: draft.case,
+  violated: draft.violated,
+  recording: {
+    caseId: draft.case.id,
+    turns: draft.turns.map((t) => ({ ...t.said, answer: t.answer, trace: t.trace }))
+  },
+  rated: draft.case.turns.at(-1)!.expect.length
+})
+
 /** Checks `--id` is a case id, as the cases file will. */
 const checkId = (id: string): Effect.Effect<string, UsageError> =>
   Either.match(Schema.decodeUnknownEither(CaseId)(id), {
@@ -212,27 +256,58 @@ export const proposeHandler = (args: ProposeArgs) =>
     )
     const taken = new Set([...ids, ...recorded.filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5))])
     const answer = conversation.messages[at]!.content
-    const draft = draftCase(
-      { question: asked.content, answer, trace, comment: rating.comment },
-      trace.surface,
-      surface,
-      {
-        taken,
-        id: explicitId
+    // The turns of the conversation before the rated one: each assistant message of a turn, after what
+    // the person said (asked, or decided on a proposal). A rated turn after others drafts a conversation.
+    const earlier: Array<{ readonly said: EarlierTurn["said"]; readonly turnId: string; readonly answer: string }> = []
+    let said: Message | undefined
+    for (const m of conversation.messages.slice(0, at)) {
+      if (m.role === "user") said = m
+      else if (m.role === "assistant" && typeof m.turnId === "string" && m.turnId !== "" && said !== undefined) {
+        earlier.push({ said: saidBy(said), turnId: m.turnId, answer: m.content })
+        said = undefined
       }
-    )
-    const testCase = draft.case
+    }
+    const earlierTurns = yield* Effect.forEach(earlier, (e) =>
+      Effect.gen(function*() {
+        const problem = idProblem(e.turnId)
+        if (problem !== undefined) {
+          return yield* new UsageError({
+            message: `conversation ${shownConversation} names turn ${
+              quoted(e.turnId)
+            }, which ${problem}: no request is made with it`
+          })
+        }
+        const earlierTrace = yield* app.read("trace", fillRoute(app.routes.trace, { turnId: e.turnId }), TurnTrace)
+        return { said: e.said, answer: e.answer, trace: earlierTrace }
+      }))
+    const options = { taken, id: explicitId }
+    const draft = earlierTurns.length === 0
+      ? ofQuestion(
+        draftCase({ question: asked.content, answer, trace, comment: rating.comment }, trace.surface, surface, options),
+        answer,
+        trace
+      )
+      : ofConversation(
+        draftConversation(
+          earlierTurns,
+          { said: saidBy(asked), answer, trace, comment: rating.comment },
+          trace.surface,
+          surface,
+          options
+        )
+      )
+    const testCase: Case = draft.case
     const expected = [...set.cases, testCase]
     const violatedLines = draft.violated.map((f) => `  ✗ ${f.expectation.kind}  ${inert(f.fact ?? "")}`)
-    const heldCount = testCase.expect.length - draft.violated.length
+    const heldCount = draft.rated - draft.violated.length
     const noViolation =
       "note: the turn broke none of the drafted facts, so the case passes on it; add an expectation that catches what " +
       "the rating objects to (answer-includes, answer-excludes, …)"
     const file = fixturePath(path, args.fixtures, testCase.id)
     // A second draft of the same question is most often the same rated turn proposed twice.
-    const twin = set.cases.find((c) =>
-      c.surface === testCase.surface && !isConversation(c) && c.question === testCase.question
-    )
+    const twin = isConversation(testCase) ?
+      undefined :
+      set.cases.find((c) => c.surface === testCase.surface && !isConversation(c) && c.question === testCase.question)
     const twinNote = twin === undefined
       ? undefined
       : `${args.cases} already asks this question on ${testCase.surface}, in case ${twin.id}`
@@ -282,7 +357,7 @@ export const proposeHandler = (args: ProposeArgs) =>
       : `{\n  "version": 1,\n  "cases": [\n${
         expected.map((c) => inertLines(renderCase(c, "    "))).join(",\n")
       }\n  ]\n}\n`
-    const turn: RecordedTurn = { caseId: testCase.id, question: testCase.question, answer, trace }
+    const turn = draft.recording
     yield* fs.makeDirectory(args.fixtures, { recursive: true }).pipe(
       Effect.mapError(() => new UsageError({ message: `--fixtures ${args.fixtures}: cannot create that folder` }))
     )

@@ -6,9 +6,16 @@
  * verdict, so a person reviewing the draft sees why each one is there. Pure: values in, a case out.
  */
 import { gradeExpectation } from "../Graders/index.js"
-import { type Case, type Expectation, isConversation, type QuestionCase, type Step } from "../Schema/Case.js"
+import {
+  type Case,
+  type ConversationCase,
+  type Expectation,
+  isConversation,
+  type QuestionCase,
+  type Step
+} from "../Schema/Case.js"
 import type { Surface } from "../Schema/Surface.js"
-import { surfaced, type Turn, type TurnTrace } from "../Schema/Trace.js"
+import { type Proposal, surfaced, type Turn, type TurnTrace } from "../Schema/Trace.js"
 
 /** A rated turn as the app holds it: its question, answer and trace, and the rating's comment. */
 export interface RatedTurn {
@@ -74,11 +81,18 @@ export const candidateExpectations = (trace: TurnTrace, surface: Surface): Reado
   return all.length > 0 ? all : [{ kind: "outcome", is: trace.outcome }]
 }
 
-/** Grades the candidate expectations over the rated turn and marks each: violated ones first. */
-export const draftExpectations = (turn: Turn, surface: Surface): ReadonlyArray<DraftedFact> => {
+/**
+ * Grades the candidate expectations over the rated turn and marks each: violated ones first. A turn
+ * that carried out an approval (`approved`, the proposal it approved) is also held to `runs-as-proposed`.
+ */
+export const draftExpectations = (turn: Turn, surface: Surface, approved?: Proposal): ReadonlyArray<DraftedFact> => {
   const turnId = shownId(turn.trace.turnId)
-  const graded = candidateExpectations(turn.trace, surface).map((expectation): DraftedFact => {
-    const verdict = gradeExpectation(expectation, turn, surface)
+  const candidates: ReadonlyArray<Expectation> = [
+    ...(approved === undefined ? [] : [{ kind: "runs-as-proposed" } as const]),
+    ...candidateExpectations(turn.trace, surface)
+  ]
+  const graded = candidates.map((expectation): DraftedFact => {
+    const verdict = gradeExpectation(expectation, turn, surface, approved === undefined ? undefined : { approved })
     const drafted = verdict.passed
       ? `held by turn ${turnId}`
       : `violated by turn ${turnId}${verdict.fact === undefined ? "" : `: ${verdict.fact}`}`
@@ -127,6 +141,63 @@ export const guardsFor = (
   const facts = violated.flatMap((f) => f.fact === undefined ? [] : [f.fact])
   const base = `The answer rated down on turn ${shownId(turnId)}`
   return facts.length === 0 ? base : `${base}: ${facts.join("; ")}`
+}
+
+/** A turn of the conversation a rated turn is in, before it: what the person said (or decided) and the turn. */
+export interface EarlierTurn {
+  readonly said: { readonly ask: string } | { readonly approve: true } | { readonly deny: string }
+  readonly answer: string
+  readonly trace: TurnTrace
+}
+
+/** The draft of a conversation case, and its steps' turns in order, to record. */
+export interface ConversationDraft {
+  readonly case: ConversationCase
+  readonly violated: ReadonlyArray<DraftedFact>
+  readonly turns: ReadonlyArray<EarlierTurn>
+}
+
+/**
+ * Drafts a conversation case from a rated turn that was not its conversation's first: the conversation's
+ * earlier steps, each held to the facts its own turn held (its outcome, when it held none of the others),
+ * then the rated step with every drafted fact, violated ones first. An approve step is also held to
+ * `runs-as-proposed`, against the proposal the turn before it left.
+ */
+export const draftConversation = (
+  earlier: ReadonlyArray<EarlierTurn>,
+  rated: EarlierTurn & { readonly comment?: string | null | undefined },
+  surfaceName: string,
+  surface: Surface,
+  options: { readonly taken: ReadonlySet<string>; readonly id?: string | undefined }
+): ConversationDraft => {
+  const turns = [...earlier, rated]
+  const approvedAt = (i: number): Proposal | undefined =>
+    "approve" in turns[i]!.said ? turns[i - 1]?.trace.proposal ?? undefined : undefined
+  const stepOf = (turn: EarlierTurn, expect: ReadonlyArray<Expectation>): Step => ({ ...turn.said, expect })
+  const steps = earlier.map((turn, i) => {
+    const held = draftExpectations(turn, surface, approvedAt(i)).filter((f) => f.passed).map((f) => f.expectation)
+    const outcome: Expectation = {
+      kind: "outcome",
+      is: turn.trace.outcome,
+      drafted: `held by turn ${shownId(turn.trace.turnId)}`
+    }
+    return stepOf(turn, held.length > 0 ? held : [outcome])
+  })
+  const facts = draftExpectations(rated, surface, approvedAt(earlier.length))
+  const violated = facts.filter((f) => !f.passed)
+  const first = turns.find((t) => "ask" in t.said)?.said
+  const question = first !== undefined && "ask" in first ? first.ask : "conversation"
+  return {
+    case: {
+      id: options.id ?? caseIdFor(surfaceName, question, options.taken),
+      surface: surfaceName,
+      guards: guardsFor(rated.comment, rated.trace.turnId, violated),
+      turns: [...steps, stepOf(rated, facts.map((f) => f.expectation))],
+      tags: [draftTag]
+    },
+    violated,
+    turns
+  }
 }
 
 /** Drafts a case of `surfaceName` from a rated turn; `id` overrides the id made from the question. */

@@ -6,8 +6,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Redacted, Schema } from "effect"
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Case, QuestionCase } from "../../src/Schema/Case.js"
-import { RecordedTurn } from "../../src/Schema/Trace.js"
+import { Case, CasesFile, type ConversationCase, QuestionCase, stepKind } from "../../src/Schema/Case.js"
+import { RecordedTurn, Recording } from "../../src/Schema/Trace.js"
 import { flaws } from "../../src/StandIn/Flaws.js"
 import type { StandIn } from "../../src/StandIn/Server.js"
 import { evalCliAsync, scratchProject, stackFrame } from "../support/cli.js"
@@ -208,6 +208,74 @@ describe("eval propose", () => {
         `✗ ops-agent  ${id}\n    stops-at-approval  outcome: answered (expected awaiting-approval); ran past approval: apply_change\n`
       )
       expect(offline.stdout).toContain("0/1 passed")
+    }))
+
+  it("drafts a conversation from a later turn: the earlier steps held to what their turns held, the rated one to every fact", () =>
+    withStandIn({ miscarriage: "twice" }, async (s) => {
+      const dir = scratchProject()
+      const live = await evalCliAsync(
+        [
+          "run",
+          "--base-url",
+          s.url,
+          "--keep",
+          "--filter",
+          "agent.restart-approved-runs-as-proposed",
+          "--json",
+          "r.json"
+        ],
+        { cwd: dir, env: env(s) }
+      )
+      expect(live.code, live.stderr).toBe(0)
+      const asked = JSON.parse(readFileSync(join(dir, "r.json"), "utf8")) as {
+        cases: ReadonlyArray<{ turns: ReadonlyArray<{ turnId: string }> }>
+      }
+      const [first, approved] = asked.cases[0]!.turns.map((t) => t.turnId)
+      // The approval, carried out twice, is rated down.
+      const rated = await fetch(`${s.url}/api/ai/turns/${approved}/rating`, {
+        method: "POST",
+        headers: { cookie: Redacted.value(s.cookie()), "content-type": "application/json" },
+        body: JSON.stringify({ rating: "down", comment: "It restarted the worker twice." })
+      })
+      expect(rated.status).toBe(200)
+      const run = await evalCliAsync(["propose", "--turn", approved!, "--base-url", s.url, "--append"], {
+        cwd: dir,
+        env: env(s)
+      })
+      expect(run.stderr).toBe("")
+      expect(run.code).toBe(0)
+      const id = "ops-agent.restart-notifications-worker-in-staging"
+      const set = Schema.decodeUnknownSync(CasesFile)(
+        JSON.parse(readFileSync(join(dir, "cases/golden-cases.json"), "utf8"))
+      )
+      const drafted = set.cases.find((c) => c.id === id) as ConversationCase
+      expect(drafted.guards).toBe("It restarted the worker twice.")
+      expect(drafted.turns.map((t) => "ask" in t ? t.ask : stepKind(t))).toEqual([
+        "Restart notifications-worker in staging.",
+        "approve"
+      ])
+      // The first step keeps only what its turn held; the rated step names what it broke first.
+      expect(drafted.turns[0]!.expect.every((e) => e.drafted === `held by turn ${first}`)).toBe(true)
+      expect(drafted.turns[0]!.expect.map((e) => e.kind)).toContain("stops-at-approval")
+      expect(drafted.turns[1]!.expect[0]).toEqual({
+        kind: "runs-as-proposed",
+        drafted: `violated by turn ${approved}: ran 2×: apply_change`
+      })
+      // The recording holds both turns, each with the step it answered.
+      const recorded = Schema.decodeUnknownSync(Recording)(
+        JSON.parse(readFileSync(join(dir, `cases/fixtures/${id}.json`), "utf8"))
+      )
+      expect("turns" in recorded ? recorded.turns.map((t) => [t.ask ?? t.approve, t.trace.turnId]) : []).toEqual([
+        ["Restart notifications-worker in staging.", first],
+        [true, approved]
+      ])
+      const offline = await evalCliAsync(["run", "--fixtures", "cases/fixtures", "--filter", "thumbs-down"], {
+        cwd: dir
+      })
+      expect(offline.code).toBe(0)
+      expect(offline.stdout).toContain(
+        `✗ ops-agent  ${id}\n    turn 2 (approve) · runs-as-proposed  ran 2×: apply_change\n`
+      )
     }))
 
   it("refuses an id already in the set, a recorded turn it would overwrite, and a second draft of the same question (exit 2)", () =>
