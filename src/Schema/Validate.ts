@@ -6,7 +6,7 @@ import { evidenceUnderOtel } from "../Evidence/Rules.js"
 import { kindNamed } from "../Graders/Kinds.js"
 import type { SurfaceField } from "../Protocols/Protocol.js"
 import { defaultProtocol, protocolNamed, protocolNames, protocols } from "../Protocols/Registry.js"
-import { type Case, type CasesFile, isConversation, type Step, stepKind } from "./Case.js"
+import { type Case, type CasesFile, isConversation, type Step, stepKind, stepsOf } from "./Case.js"
 import { isRecord, jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
 import { otelCatalogProblems } from "./Otel.js"
@@ -212,9 +212,7 @@ export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<P
       return
     }
     const outcomes = outcomesOf.get(c.surface)!
-    const steps: ReadonlyArray<readonly [string, Step]> = isConversation(c)
-      ? c.turns.map((step, j) => [`${at}.turns[${j}]`, step] as const)
-      : [[at, { ask: c.question, expect: c.expect }]]
+    const steps = stepsOf(c).map((step, j) => [isConversation(c) ? `${at}.turns[${j}]` : at, step] as const)
     if (isConversation(c) && c.turns[0] !== undefined && !("ask" in c.turns[0])) {
       problems.push({
         path: `${at}.turns[0]`,
