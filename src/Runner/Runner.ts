@@ -5,10 +5,10 @@
  * or an app the first asks cannot reach at all, stops the run: no further case starts, and the scopes
  * of those in flight close.
  */
-import { Cause, Clock, Deferred, Effect, Either, Exit, Fiber, Option } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option } from "effect"
 import { grade, gradeAll } from "../Graders/index.js"
 import { type Case, type ConversationCase, isConversation, type Step, stepKind } from "../Schema/Case.js"
-import type { RunStopped, TurnError } from "../Schema/Errors.js"
+import { type RunStopped, TurnError } from "../Schema/Errors.js"
 import { type CaseResult, stepName, type StepResult } from "../Schema/Result.js"
 import type { Catalog, Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
@@ -108,6 +108,12 @@ export const conversationResult = (testCase: ConversationCase, steps: ReadonlyAr
   }
 }
 
+/** Why a turn cannot be graded for a case, when its trace is of another surface than the case's. */
+const otherSurface = (testCase: Case, turn: Turn): string | undefined =>
+  turn.trace.surface === testCase.surface
+    ? undefined
+    : `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
+
 /** The result of a case whose turn could not be obtained. */
 export const erroredCase = (testCase: Case, reason: string): CaseResult => ({
   id: testCase.id,
@@ -133,13 +139,10 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
       }
       if (isConversation(testCase)) return runConversation(testCase, surface, keep)
       // A trace of another surface is graded as no case: the recording or the app mixed something up.
-      const verdict = (turn: Turn): CaseResult =>
-        turn.trace.surface === testCase.surface
-          ? grade(testCase, turn, surface)
-          : erroredCase(
-            testCase,
-            `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
-          )
+      const verdict = (turn: Turn): CaseResult => {
+        const other = otherSurface(testCase, turn)
+        return other === undefined ? grade(testCase, turn, surface) : erroredCase(testCase, other)
+      }
       const graded = keep ? (turn: Turn): CaseResult => ({ ...verdict(turn), turn: keptTurn(turn) }) : verdict
       return caught(testCase, client.withTurn(testCase, surface, (turn): Ran => ({ result: graded(turn) })))
     }
@@ -159,12 +162,6 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
             : Effect.succeed({ result: erroredCase(testCase, `internal error: ${String(Cause.squash(cause))}`) })
         })
       )
-
-    /** The turn before a step, failed as that step is when it is no turn of the case's surface. */
-    const ofSurface = (testCase: Case, turn: Turn): string | undefined =>
-      turn.trace.surface === testCase.surface
-        ? undefined
-        : `trace is for surface ${JSON.stringify(turn.trace.surface)}, not ${JSON.stringify(testCase.surface)}`
 
     /**
      * A conversation case: its steps in order, each graded over its own turn while the conversation is
@@ -204,19 +201,18 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
                 continue
               }
               const from = yield* Clock.currentTimeMillis
-              const taken = yield* conversing.take(index).pipe(
-                Effect.map((turn) => Either.right(turn) as Either.Either<Turn, TurnError>),
-                Effect.catchTag("TurnError", (e) => Effect.succeed(Either.left(e) as Either.Either<Turn, TurnError>))
+              const turn = yield* conversing.take(index).pipe(
+                Effect.catchTag("TurnError", (error) => Effect.succeed(error))
               )
               const durationMs = (yield* Clock.currentTimeMillis) - from
-              const problem = Either.isLeft(taken) ? taken.left.message : ofSurface(testCase, taken.right)
-              if (Either.isLeft(taken)) turnError ??= taken.left
-              if (problem !== undefined || Either.isLeft(taken)) {
-                steps.push({ ...head, expectations: [], error: problem ?? "", durationMs })
+              if (turn instanceof TurnError) turnError ??= turn
+              // A step whose turn could not be obtained, or is of another surface, is not graded.
+              const problem = turn instanceof TurnError ? turn.message : otherSurface(testCase, turn)
+              if (problem !== undefined || turn instanceof TurnError) {
+                steps.push({ ...head, expectations: [], error: problem!, durationMs })
                 stopped = name
                 continue
               }
-              const turn = taken.right
               const context = head.kind === "approve" ? { approved: previous!.trace.proposal! } : undefined
               steps.push({
                 ...head,
