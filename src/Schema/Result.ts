@@ -147,3 +147,16 @@ export type RunResult = typeof RunResult.Type
 
 /** A conversation's step as facts and messages name it: `turn 2 (approve)`. */
 export const stepName = (step: number, kind: string): string => `turn ${step} (${kind})`
+
+/**
+ * The name of the step an expectation's verdict carries (`step`), from the case's steps: `turn 2
+ * (approve)`, `turn 2` when the steps do not hold it; none for a verdict of no step.
+ */
+export const stepNamed = (
+  turns: ReadonlyArray<StepResult> | undefined,
+  step: number | undefined
+): string | undefined => {
+  if (step === undefined) return undefined
+  const at = turns?.find((t) => t.step === step)
+  return at === undefined ? `turn ${step}` : stepName(at.step, at.kind)
+}

@@ -2,7 +2,7 @@
  * What the reporters say about one case: whether it passed, failed every attempt or is flaky under
  * `--repeat` (some attempts passed, some failed), and the failing facts of each attempt. Pure.
  */
-import { type Attempt, type CaseResult, stepName } from "../Schema/Result.js"
+import { type Attempt, type CaseResult, stepName, stepNamed } from "../Schema/Result.js"
 
 /** How a case fared over its attempts: `flaky` when some passed and some failed. */
 export type Verdict = "passed" | "failed" | "flaky"
@@ -64,13 +64,9 @@ export const failingFacts = (
   const { turns } = outcome
   if (turns !== undefined) {
     // The case's own verdicts, each named by the step it carries; then each step that could not be taken.
-    const named = (step: number | undefined): string | undefined => {
-      const at = step === undefined ? undefined : turns.find((t) => t.step === step)
-      return at === undefined ? step === undefined ? undefined : `turn ${step}` : stepName(at.step, at.kind)
-    }
     const facts: ReadonlyArray<Fact> = [
       ...outcome.expectations.filter((e) => !e.passed).map((e) => {
-        const step = named(e.step)
+        const step = stepNamed(turns, e.step)
         return { kind: step === undefined ? e.kind : `${step} · ${e.kind}`, fact: e.fact ?? "failed" }
       }),
       ...turns.flatMap((t) => t.error === undefined ? [] : [{ kind: stepName(t.step, t.kind), fact: t.error }])

@@ -17,6 +17,7 @@ import {
   type KeptTurn,
   type RunResult,
   stepName,
+  stepNamed,
   type StepResult
 } from "../../Schema/Result.js"
 import { clipped } from "../../Schema/Shown.js"
@@ -193,9 +194,9 @@ const expectation = (e: ExpectationResult): PageExpectation => ({
 
 /** An expectation of a conversation's, named by its step (`turn 2 (approve) · runs-as-proposed`) where it has one. */
 const stepExpectation = (steps: ReadonlyArray<StepResult> | undefined) => (e: ExpectationResult): PageExpectation => {
-  const step = e.step === undefined ? undefined : steps?.find((s) => s.step === e.step)
+  const step = stepNamed(steps, e.step)
   const shown = expectation(e)
-  return step === undefined ? shown : { ...shown, kind: line(`${stepName(step.step, step.kind)} · ${e.kind}`) }
+  return step === undefined ? shown : { ...shown, kind: line(`${step} · ${e.kind}`) }
 }
 
 const pageStep = (s: StepResult): PageStep => ({
