@@ -25,7 +25,7 @@ export const attemptsOf = (c: CaseResult): ReadonlyArray<Attempt> =>
   }]
 
 /** Whether an attempt obtained a turn: its own, or, of a conversation, that of a step. */
-const obtained = (attempt: Attempt): boolean =>
+export const obtained = (attempt: Attempt): boolean =>
   attempt.turns === undefined ? attempt.error === undefined : attempt.turns.some((t) => t.turnId !== undefined)
 
 /** Whether a run obtained no turn at all: it has cases, and every attempt of every one failed to get its turn. */

@@ -22,7 +22,7 @@ import {
 } from "../../Schema/Result.js"
 import { clipped } from "../../Schema/Shown.js"
 import { noResult, surfaced } from "../../Schema/Trace.js"
-import { attemptsOf, failingFacts, flakiness } from "../Attempts.js"
+import { attemptsOf, failingFacts, flakiness, obtained } from "../Attempts.js"
 import type { RunDiff } from "../Diff.js"
 import { maxKeptAnswer } from "../Kept.js"
 import { noFloorYet, repeatOf, showRate } from "../Scorecard.js"
@@ -260,7 +260,7 @@ const attempt = (a: Attempt): PageAttempt => ({
 export const pageVerdict = (c: CaseResult): PageVerdict => {
   const { verdict } = flakiness(c)
   if (verdict !== "failed") return verdict
-  return attemptsOf(c).every((a) => a.error !== undefined) ? "errored" : "failed"
+  return attemptsOf(c).every((a) => !obtained(a)) ? "errored" : "failed"
 }
 
 const rank: Readonly<Record<PageVerdict, number>> = { failed: 0, errored: 1, flaky: 2, passed: 3 }
