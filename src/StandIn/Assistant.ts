@@ -10,6 +10,7 @@
  * from what the tools returned; of the question's own text they repeat only a service name, a number
  * or a release tag picked out by pattern, so nothing else the asker typed is echoed back as advice.
  */
+import { proposedActions } from "../Graders/RunsAsProposed.js"
 import { fnv1a } from "../Hash.js"
 import type { Citation, Proposal, ToolExecution, Usage } from "../Schema/Trace.js"
 import { plural } from "../Words.js"
@@ -139,12 +140,9 @@ export const decide = (proposal: Proposal, decision: Decision): AssistantTurn =>
   if (!decision.approved) {
     return turnOf(`Understood: I won't ${summary}. Nothing was changed, and proposal ${id} is withdrawn.`, "answered")
   }
-  const actions = (proposal.actions ?? []).flatMap((action) =>
-    typeof action === "object" && action !== null && typeof (action as { tool?: unknown }).tool === "string"
-      ? [action as { readonly tool: string; readonly input?: unknown }]
-      : []
+  const ran = proposedActions(proposal).map((a) =>
+    succeeded(a.tool, a.input ?? {}, { applied: true, proposalId: proposal.id })
   )
-  const ran = actions.map((a) => succeeded(a.tool, a.input ?? {}, { applied: true, proposalId: proposal.id }))
   return turnOf(`Done: I went ahead to ${summary}, as approved in proposal ${id}.`, "answered", ran)
 }
 

@@ -88,17 +88,13 @@ export interface Store {
    * Asks a follow-up in a conversation: answered in view of the questions asked before it, the
    * conversation's turn so far kept as an earlier exchange.
    */
-  readonly followUp: (conversation: StoredConversation, question: string, turnId?: string) => StoredConversation
+  readonly followUp: (conversation: StoredConversation, question: string) => StoredConversation
   /**
    * Answers the pending proposal of a conversation's turn: the decision carried out (with the stand-in's
    * flaws, and its miscarriage if one is set), the turn so far kept as an earlier exchange. None when the
    * turn left no pending proposal.
    */
-  readonly decide: (
-    conversation: StoredConversation,
-    decision: Decision,
-    turnId?: string
-  ) => StoredConversation | undefined
+  readonly decide: (conversation: StoredConversation, decision: Decision) => StoredConversation | undefined
   /** Whether the next ask of `question` is the worse answer of a flaky question, counting the ask. */
   readonly nextAsk: (question: string) => boolean
   /** A turn id, unique in this run. */
@@ -223,6 +219,17 @@ export const makeStore = (options: StandInOptions): Store => {
     ...(conversation.decision === undefined ? {} : { decision: conversation.decision }),
     turn: turnOf(conversation)
   })
+  /** The conversation gone on to its next turn: its turn so far kept as an earlier exchange. */
+  const goOn = (conversation: StoredConversation, said: string, turn: AssistantTurn, decision?: Decision) =>
+    store({
+      ...conversation,
+      earlier: [...(conversation.earlier ?? []), exchangeOf(conversation)],
+      question: said,
+      turnId: newTurnId(),
+      worse: false,
+      held: turn,
+      decision
+    })
   /** The proposal a conversation's turn left pending, if it left one. */
   const pendingProposal = (conversation: StoredConversation): Proposal | undefined => {
     const { outcome, proposal } = turnOf(conversation)
@@ -306,34 +313,15 @@ export const makeStore = (options: StandInOptions): Store => {
     },
     ask: (conversation, surface, question, turnId) =>
       store({ ...conversation, surface, question, turnId, worse: nextAsk(question) }),
-    followUp: (conversation, question, turnId) => {
-      const earlier = [...(conversation.earlier ?? []), exchangeOf(conversation)]
-      const asked = earlier.filter((e) => e.decision === undefined).map((e) => e.said)
-      const turn = respondWithFlaws(conversation.surface, question, asked)
-      return store({
-        ...conversation,
-        earlier,
-        question,
-        turnId: turnId ?? newTurnId(),
-        worse: false,
-        held: turn,
-        decision: undefined
-      })
+    followUp: (conversation, question) => {
+      const asked = [...(conversation.earlier ?? []), exchangeOf(conversation)].filter((e) => e.decision === undefined)
+      return goOn(conversation, question, respondWithFlaws(conversation.surface, question, asked.map((e) => e.said)))
     },
-    decide: (conversation, decision, turnId) => {
+    decide: (conversation, decision) => {
       const proposal = pendingProposal(conversation)
       if (proposal === undefined) return undefined
-      const turn = decideWithFlaws(proposal, decision, options.miscarriage)
       const said = decision.approved ? "approved" : `denied: ${decision.reason}`
-      return store({
-        ...conversation,
-        earlier: [...(conversation.earlier ?? []), exchangeOf(conversation)],
-        question: said,
-        turnId: turnId ?? newTurnId(),
-        worse: false,
-        held: turn,
-        decision
-      })
+      return goOn(conversation, said, decideWithFlaws(proposal, decision, options.miscarriage), decision)
     },
     nextAsk,
     newTurnId,

@@ -186,7 +186,7 @@ const readRoute = (traceRoutes: ReadonlyArray<Served>, conversationRoutes: Reado
 const userMessage = (content: string, decision: Decision | undefined) =>
   decision === undefined
     ? { role: "user", content }
-    : { role: "user", content, decision: decision.approved ? { approved: true } : decision }
+    : { role: "user", content, decision }
 
 /** Answers a read or a delete of a conversation the account holds. */
 const answerRead = (
