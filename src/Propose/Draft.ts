@@ -12,7 +12,8 @@ import {
   type Expectation,
   isConversation,
   type QuestionCase,
-  type Step
+  type Step,
+  type StepAction
 } from "../Schema/Case.js"
 import type { Surface } from "../Schema/Surface.js"
 import { type Proposal, surfaced, type Turn, type TurnTrace } from "../Schema/Trace.js"
@@ -145,7 +146,7 @@ export const guardsFor = (
 
 /** A turn of the conversation a rated turn is in, before it: what the person said (or decided) and the turn. */
 export interface EarlierTurn {
-  readonly said: { readonly ask: string } | { readonly approve: true } | { readonly deny: string }
+  readonly said: StepAction
   readonly answer: string
   readonly trace: TurnTrace
 }

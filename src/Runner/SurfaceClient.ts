@@ -7,7 +7,7 @@
 import { FileSystem, type HttpClient, Path } from "@effect/platform"
 import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
 import { readTextSync, writeAtomically } from "../Files.js"
-import { type Case, type ConversationCase, type QuestionCase, type Step, stepKind } from "../Schema/Case.js"
+import { type Case, type ConversationCase, type QuestionCase, type Step, stepAction, stepKind } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { type RunStopped, TurnError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
@@ -93,10 +93,6 @@ export const plainClient = (
   withConversation: plainConversation(steps)
 })
 
-/** A step as a recording writes what it did. */
-const stepOf = (step: Step): Pick<RecordedStep, "ask" | "approve" | "deny"> =>
-  "ask" in step ? { ask: step.ask } : "approve" in step ? { approve: true } : { deny: step.deny }
-
 /** The path of a case's recorded turn in a fixtures folder. */
 export const fixturePath = (path: Path.Path, dir: string, caseId: string): string => path.join(dir, `${caseId}.json`)
 
@@ -140,13 +136,11 @@ const loadRecording = (file: string, testCase: QuestionCase): Either.Either<Turn
       ? Either.left(new TurnError({ reason: "recording-mismatch", file }))
       : Either.right({ answer: recorded.answer, trace: recorded.trace }))
 
-/** What a step does, as a recording's step must say it: `{"approve": true}`, `{"ask": "…"}`. */
-const sameStep = (recorded: RecordedStep, step: Step): boolean =>
-  "ask" in step
-    ? recorded.ask === step.ask && !("approve" in recorded) && !("deny" in recorded)
-    : "approve" in step
-    ? recorded.approve === true && !("ask" in recorded) && !("deny" in recorded)
-    : recorded.deny === step.deny && !("ask" in recorded) && !("approve" in recorded)
+/** Whether a recording's step did what the case's step does: the same text asked, the same decision. */
+const sameStep = (recorded: RecordedStep, step: Step): boolean => {
+  const action: { readonly ask?: string; readonly approve?: true; readonly deny?: string } = stepAction(step)
+  return recorded.ask === action.ask && recorded.approve === action.approve && recorded.deny === action.deny
+}
 
 /**
  * A conversation case's recorded turns: each step's turn is the recording's turn at that index, which
@@ -280,7 +274,7 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
                 take: (index) =>
                   conversing.take(index).pipe(
                     Effect.tap((turn) =>
-                      Effect.sync(() => (taken[index] = { ...stepOf(testCase.turns[index]!), ...turn }))
+                      Effect.sync(() => (taken[index] = { ...stepAction(testCase.turns[index]!), ...turn }))
                     ),
                     Effect.tapError(() => Effect.sync(() => (failed = true)))
                   )

@@ -55,6 +55,13 @@ export type Step = typeof AskStep.Type | typeof ApproveStep.Type | typeof DenySt
 /** What a step does: `ask`, `approve` or `deny`. */
 export type StepKind = "ask" | "approve" | "deny"
 
+/** What a step does, without its expectations: the text asked, an approval, or the reason denied. */
+export type StepAction = { readonly ask: string } | { readonly approve: true } | { readonly deny: string }
+
+/** A step's action, as a recording and a draft write it. */
+export const stepAction = (step: Step): StepAction =>
+  "ask" in step ? { ask: step.ask } : "approve" in step ? { approve: true } : { deny: step.deny }
+
 /** What a step does. */
 export const stepKind = (step: Step): StepKind => "ask" in step ? "ask" : "approve" in step ? "approve" : "deny"
 
