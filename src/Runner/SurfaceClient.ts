@@ -68,6 +68,9 @@ export type StepsOf = (
 const noConversations = (why: string): StepsOf => () =>
   Effect.fail(new TurnError({ reason: "cannot-take-step", detail: why }))
 
+/** The steps of a source that takes no conversation cases. */
+const noSteps = noConversations("this source of turns takes no conversation cases")
+
 /** A conversation case's steps from `steps`, with nothing to release. */
 const plainConversation = (steps: StepsOf): SurfaceClientShape["withConversation"] => (testCase, surface, use) =>
   Effect.flatMap(steps(testCase, surface), (turnAt) => use({ take: turnAt }))
@@ -75,7 +78,7 @@ const plainConversation = (steps: StepsOf): SurfaceClientShape["withConversation
 /** A client whose turns hold a resource: `obtain` acquires it in the scope, released once the turn is used. */
 export const scopedClient = (
   obtain: (testCase: QuestionCase, surface: Surface) => Effect.Effect<Turn, TurnError | RunStopped, Scope.Scope>,
-  steps: StepsOf = noConversations("this source of turns takes no conversation cases")
+  steps: StepsOf = noSteps
 ): SurfaceClientShape => ({
   withTurn: (testCase, surface, use) => Effect.scoped(Effect.map(obtain(testCase, surface), use)),
   withConversation: plainConversation(steps)
@@ -87,7 +90,7 @@ export const scopedClient = (
  */
 export const plainClient = (
   load: (testCase: QuestionCase, surface: Surface) => Effect.Effect<Turn, TurnError | RunStopped>,
-  steps: StepsOf = noConversations("this source of turns takes no conversation cases")
+  steps: StepsOf = noSteps
 ): SurfaceClientShape => ({
   withTurn: (testCase, surface, use) => Effect.map(load(testCase, surface), use),
   withConversation: plainConversation(steps)
