@@ -177,7 +177,7 @@ export type NextStep =
  * A conversation under way, as its protocol carries it on: what the protocol must remember of it (its
  * ids, the messages so far) lives in the conversation, not in the runner, which knows nothing of wires.
  */
-export interface Conversation {
+export interface Ongoing {
   /** The next turn of the conversation, read over the same wire as the first; `previous` is the turn before. */
   readonly next: (step: NextStep, previous: Turn) => Effect.Effect<Turn, Failure>
 }
@@ -185,7 +185,7 @@ export interface Conversation {
 /** A conversation's first turn (the asking's question) and the conversation it opened, to go on with. */
 export type Converse<A extends Asking = Asking> = (
   asking: A
-) => Effect.Effect<readonly [Turn, Conversation], Failure>
+) => Effect.Effect<readonly [Turn, Ongoing], Failure>
 
 /** A protocol's client: the requests of a turn, and where its conversations are deleted. */
 export interface ProtocolClient<C extends Naming = Naming> {

@@ -18,9 +18,9 @@ import type {
   Asking,
   AskingIn,
   AskTurn,
-  Conversation,
   Converse,
   NextStep,
+  Ongoing,
   Opening,
   ProtocolClient
 } from "../Protocols/Protocol.js"
@@ -624,7 +624,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
     const conversing = (testCase: ConversationCase, surface: Surface, started: Started): Conversing => {
       const protocol = protocolFor(surface)!
       const client = protocol.client as ProtocolClient
-      let conversation: Conversation | undefined
+      let conversation: Ongoing | undefined
       let previous: Turn | undefined
       const cannot = (detail: string) => Effect.fail(new TurnError({ reason: "cannot-take-step", detail }))
       const taken = (index: number): Effect.Effect<Turn, Failure> => {

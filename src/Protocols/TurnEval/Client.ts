@@ -27,7 +27,7 @@ import type { TurnError } from "../../Schema/Errors.js"
 import { AskIds, Conversation, fillRoute, idProblem } from "../../Schema/Protocol.js"
 import { fastTurnTrace, TurnTrace } from "../../Schema/Trace.js"
 import type { Turn } from "../../Schema/Trace.js"
-import type { Asking, AskTurn, Conversation as Conversing, Converse, ProtocolClient } from "../Protocol.js"
+import type { Asking, AskTurn, Converse, Ongoing, ProtocolClient } from "../Protocol.js"
 
 /**
  * `AskIds` checked without the schema, giving what `decodeValue` would (an event of a stream is read
@@ -232,7 +232,7 @@ export const turnEvalConverse: Converse = (asking) =>
     const ids = yield* ask(asking)
     const first = yield* readTurn(asking, ids)
     const endpoint = asking.surface.endpoint ?? ""
-    const conversation: Conversing = {
+    const conversation: Ongoing = {
       next: (step) =>
         Effect.gen(function*() {
           const [route, path, body] = step.kind === "ask"
