@@ -16,14 +16,13 @@ import {
   draftCase,
   draftConversation,
   type DraftedFact,
-  type EarlierTurn,
   renderCase
 } from "../Propose/Draft.js"
 import { loadCatalog, loadGoldenSet } from "../Runner/GoldenSet.js"
 import { HttpLive } from "../Runner/Http.js"
 import { makeLive } from "../Runner/LiveClient.js"
 import { fixturePath } from "../Runner/SurfaceClient.js"
-import { type Case, CaseId, CasesFile, fastCasesFile, isConversation } from "../Schema/Case.js"
+import { type Case, CaseId, CasesFile, fastCasesFile, isConversation, type StepAction } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { BadInput, UsageError } from "../Schema/Errors.js"
 import { inert, inertLines } from "../Schema/Inert.js"
@@ -130,7 +129,7 @@ const canonical = (value: unknown): string =>
       : v)
 
 /** What a person said in a conversation, as a step writes it: a question, or the decision on a proposal. */
-const saidBy = (message: Message): EarlierTurn["said"] =>
+const saidBy = (message: Message): StepAction =>
   message.decision === undefined
     ? { ask: message.content }
     : message.decision.approved
@@ -258,7 +257,7 @@ export const proposeHandler = (args: ProposeArgs) =>
     const answer = conversation.messages[at]!.content
     // The turns of the conversation before the rated one: each assistant message of a turn, after what
     // the person said (asked, or decided on a proposal). A rated turn after others drafts a conversation.
-    const earlier: Array<{ readonly said: EarlierTurn["said"]; readonly turnId: string; readonly answer: string }> = []
+    const earlier: Array<{ readonly said: StepAction; readonly turnId: string; readonly answer: string }> = []
     let said: Message | undefined
     for (const m of conversation.messages.slice(0, at)) {
       if (m.role === "user") said = m
