@@ -119,7 +119,7 @@ const altered = (input: unknown): unknown => {
   return changed ? walked : { ...walked, force: true }
 }
 
-/** The executions of a turn with each gated action's input altered. */
+/** A decision's turn with the input of each action it ran altered. */
 const withAlteredInputs = (turn: AssistantTurn): AssistantTurn => ({
   ...turn,
   toolExecutions: turn.toolExecutions.map((e) => ({ ...e, input: altered(e.input) }))
