@@ -72,7 +72,7 @@ describe("the stand-in in this process, beside the same stand-in on loopback", (
                 ? yield* start({ catalog: set.catalog, faults: [fault] })
                 : (yield* standInProcess({ faults: [fault] }, set.catalog)).s
               const { left, results } = yield* runLive(
-                liveClient(s, set, { timeout: Duration.millis(800), retries: 1 }),
+                liveClient(s, set, { timeout: Duration.seconds(10), retries: 1 }),
                 set,
                 cases
               )
