@@ -139,9 +139,11 @@ export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
   /** The request the failure came from, set once by whoever knows it: named after the sentence. */
   request: Schema.optional(FailedRequest)
 }) {
-  /** The failure named by the request it came from, unless it already is. */
+  /** The failure named by the request it came from, unless it already is (or a step never made one). */
   withRequest(request: FailedRequest): TurnError {
-    return this.request !== undefined ? this : new TurnError({ ...fieldsOf(this), request })
+    return this.request !== undefined || this.reason === "cannot-take-step"
+      ? this
+      : new TurnError({ ...fieldsOf(this), request })
   }
 
   override get message(): string {
