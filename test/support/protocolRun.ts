@@ -61,6 +61,30 @@ export const expected: ReadonlyArray<Shown> = [
   }
 ]
 
+/** The protocols' conversation cases: an approval, a denial and a follow-up, on every protocol alike. */
+export const conversationCases = "test/fixtures/protocols/conversation-cases.json"
+
+/** What each step of each conversation case shows on every protocol: its kind and its failing facts. */
+export const expectedSteps: ReadonlyArray<{ readonly id: string; readonly steps: ReadonlyArray<string> }> = [
+  { id: "support.refund-after-approval", steps: ["ask", "approve"] },
+  { id: "support.refund-denied", steps: ["ask", "deny"] },
+  { id: "support.follow-up-on-shipping", steps: ["ask", "ask: cites-only-surfaced unsurfaced: /kb/delivery"] }
+]
+
+/** What a run's results show of each step: its kind, then any failing fact or error. */
+export const stepsShown = (results: RunResult | undefined) =>
+  (results?.cases ?? []).map((c) => ({
+    id: c.id,
+    steps: (c.turns ?? []).map((t) =>
+      [
+        t.kind,
+        ...t.expectations.filter((e) => !e.passed).map((e) => `${e.kind} ${e.fact ?? ""}`),
+        ...(t.error === undefined ? [] : [`error ${t.error}`]),
+        ...(t.skipped === undefined ? [] : [`skipped ${t.skipped}`])
+      ].join(": ")
+    )
+  }))
+
 /** A live run of the protocols' golden set and what it showed. */
 export interface ProtocolRun {
   readonly run: CliRun
@@ -78,7 +102,8 @@ export const runProtocol = async (
   url: string,
   env: NodeJS.ProcessEnv,
   extra: ReadonlyArray<string> = [],
-  surfaces = surfacesOf(protocol)
+  surfaces = surfacesOf(protocol),
+  cases = "test/fixtures/protocols/golden-cases.json"
 ): Promise<ProtocolRun> => {
   const dir = mkdtempSync(join(tmpdir(), `eval-${protocol}-`))
   const run = await evalCliAsync([
@@ -86,7 +111,7 @@ export const runProtocol = async (
     "--base-url",
     url,
     "--cases",
-    "test/fixtures/protocols/golden-cases.json",
+    cases,
     "--surfaces",
     surfaces,
     "--baseline",

@@ -26,6 +26,10 @@ export interface Scenario {
   readonly answer?: string
   /** The model fails after its calls: the turn ends in an error. */
   readonly fails?: string
+  /** The answer once a person approved the call that waited (and the tool ran). */
+  readonly approved?: string
+  /** The answer once a person denied it (and the tool did not run). */
+  readonly denied?: string
 }
 
 /** A retriever's documents, as LangChain and most retrieval tools return them. */
@@ -49,7 +53,9 @@ export const scenarios: ReadonlyArray<Scenario> = [
     calls: [
       { tool: "lookup_order", input: { orderId: "42" }, output: { orderId: "42", status: "delivered", total: 120 } },
       { tool: "issue_refund", input: { orderId: "42" }, output: { refunded: true }, needsApproval: true }
-    ]
+    ],
+    approved: "Order 42 is refunded.",
+    denied: "I did not refund order 42."
   },
   {
     question: "How long does shipping take?",
@@ -67,6 +73,10 @@ export const scenarios: ReadonlyArray<Scenario> = [
     fails: "the model provider is overloaded"
   }
 ]
+
+/** The answer a scenario gives once its calls are made: after a decision on the call that waited, the decision's. */
+export const answerOf = (scenario: Scenario, decided?: "approved" | "denied"): string =>
+  (decided === undefined ? undefined : scenario[decided]) ?? scenario.answer ?? ""
 
 /** The scenario for a question. */
 export const scenarioFor = (question: string): Scenario | undefined => scenarios.find((s) => s.question === question)

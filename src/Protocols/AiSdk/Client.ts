@@ -11,11 +11,21 @@ import { identifiersIn, matchCitations, type StatedCitation } from "../../Eviden
 import { eventsOf } from "../../Runner/EventStream.js"
 import { failure } from "../../Runner/Transport.js"
 import { isRecord, problemsOf } from "../../Schema/Decode.js"
+import { TurnError } from "../../Schema/Errors.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
-import { type AskingIn, type AskTurn, type ProtocolClient, type Read, type ReadContext } from "../Protocol.js"
+import {
+  type AskingIn,
+  type AskTurn,
+  type Converse,
+  type Ongoing,
+  type ProtocolClient,
+  type Read,
+  type ReadContext
+} from "../Protocol.js"
 import { fillTemplate, toolErrorText } from "../Reading.js"
 import { askForEvents } from "../Stream.js"
+import { isToolPart, rebuildMessage, toolOfPart, type UIMessage, type UIPart, userMessage } from "./Message.js"
 
 /** The response header that marks a UI message stream. */
 export const uiMessageStreamHeader = "x-vercel-ai-ui-message-stream"
@@ -42,9 +52,9 @@ export const aiSdkRequestBody = (question: string, ids: AiSdkIds, template?: unk
     }
     : fillTemplate(template, { question, conversationId: ids.conversationId, messageId: ids.messageId })
 
-/** The turn's id: the answer message's id from the `start` chunk, else the chat's first turn, `CHAT_ID:1`. */
-export const aiSdkTurnId = (conversationId: string, messageId?: string): string =>
-  messageId !== undefined && messageId !== "" ? messageId : `${conversationId}:1`
+/** The turn's id: the answer message's id from the `start` chunk, else the chat's turn by count, `CHAT_ID:1`. */
+export const aiSdkTurnId = (conversationId: string, messageId?: string, turn = 1): string =>
+  messageId !== undefined && messageId !== "" ? messageId : `${conversationId}:${turn}`
 
 /** The end marker a UI message stream's last frame carries. */
 export const doneMarker = "[DONE]"
@@ -158,6 +168,11 @@ interface Call {
   asked: boolean
   /** The approval the call waits for, while no response or output has come. */
   pendingApproval?: string
+  /**
+   * Whether the call was made in an earlier turn of the message this stream continues (the turn an
+   * approval answers): it is this turn's execution only when this stream carries its output or error.
+   */
+  readonly earlier?: true
 }
 
 /** What the chunks say, gathered in order. */
@@ -303,7 +318,12 @@ const unresolvedCall = (call: Call): boolean =>
  */
 const waits = (call: Call, gatedTools: ReadonlyArray<string>, failed: boolean): boolean =>
   call.pendingApproval !== undefined ||
-  (!failed && !call.asked && unresolvedCall(call) && gatedTools.includes(call.tool))
+  (!failed && call.earlier === undefined && !call.asked && unresolvedCall(call) && gatedTools.includes(call.tool))
+
+/** Whether a call ran in this turn: not denied, not waiting, and, if made earlier, answered in this stream. */
+const ranHere = (call: Call, waiting: ReadonlyArray<Call>): boolean =>
+  !call.denied && !waiting.includes(call) &&
+  (call.earlier === undefined || call.output !== undefined || call.error !== undefined)
 
 const execution = (call: Call): ToolExecution => ({
   tool: call.tool,
@@ -332,6 +352,27 @@ const proposalOf = (waiting: ReadonlyArray<Call>): Proposal | null => {
   }
 }
 
+/** The calls of the message a stream continues, as the stream's reader starts from them. */
+const earlierCalls = (state: Gathered, continued: UIMessage): void => {
+  for (const part of continued.parts) {
+    if (!isToolPart(part) || typeof part["toolCallId"] !== "string") continue
+    const call: Call = {
+      id: part["toolCallId"],
+      tool: toolOfPart(part),
+      step: -1,
+      inputDone: true,
+      ...(part["input"] === undefined ? {} : { input: { value: part["input"] } }),
+      denied: false,
+      asked: isRecord(part["approval"]),
+      earlier: true
+    }
+    state.calls.push(call)
+    state.latest.set(call.id, call)
+    const approval = part["approval"]
+    if (isRecord(approval) && typeof approval["id"] === "string") state.approvals.set(approval["id"], call)
+  }
+}
+
 /**
  * Reads a turn from a UI message stream: `chunks` are the parsed `data:` frames in order, `[DONE]`
  * excluded (`eventStreamChunks`); `done` says whether the stream ended with `data: [DONE]`, which ends a
@@ -339,8 +380,19 @@ const proposalOf = (waiting: ReadonlyArray<Call>): Proposal | null => {
  * types the reader does not read are ignored; a read type with the wrong fields, a call or approval the
  * stream never started, a call started again, or a stream that ends without a `finish`, `error` or
  * `abort` chunk or `[DONE]` is no turn, and the reason says which chunk (counted from 1).
+ *
+ * A stream that continues an assistant message (`continued`, the message an approval answers) is read
+ * as the turn after the decision: its answer is the text streamed now, and its executions are the calls
+ * it makes and the earlier calls whose output or error it carries (a denied call is none); `turn` counts
+ * the chat's turns, for the turn id of a stream that names no new message.
  */
-export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadContext, done = false): Read => {
+export const readAiSdkStream = (
+  chunks: ReadonlyArray<unknown>,
+  context: ReadContext,
+  done = false,
+  continued?: UIMessage,
+  turn = 1
+): Read => {
   const state: Gathered = {
     deltas: [],
     calls: [],
@@ -352,6 +404,7 @@ export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadCon
     failed: false,
     ended: false
   }
+  if (continued !== undefined) earlierCalls(state, continued)
   for (const [i, chunk] of chunks.entries()) {
     if (!isRecord(chunk) || typeof chunk["type"] !== "string") {
       return Either.left(`chunk ${i + 1} of the stream is not a UI message chunk (an object with a string type)`)
@@ -376,11 +429,11 @@ export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadCon
   return Either.right({
     answer,
     trace: {
-      turnId: aiSdkTurnId(context.conversationId, state.messageId),
+      turnId: aiSdkTurnId(context.conversationId, state.messageId, turn),
       surface: context.surface,
       outcome: state.failed ? "error" : waiting.length > 0 ? "awaiting-approval" : "answered",
       citations: matchCitations(answer, surfaced, context.evidence, state.stated),
-      toolExecutions: calls.filter((call) => !call.denied && !waiting.includes(call)).map(execution),
+      toolExecutions: calls.filter((call) => ranHere(call, waiting)).map(execution),
       proposal: proposalOf(waiting)
     }
   })
@@ -388,6 +441,10 @@ export const readAiSdkStream = (chunks: ReadonlyArray<unknown>, context: ReadCon
 
 // ---------------------------------------------------------------------------------------------------
 // The live protocol
+
+/** A turn read from a stream, or the ask's failure with the reason. */
+const turnOrFail = (read: Read) =>
+  Either.match(read, { onLeft: (why) => Effect.fail(failure("ask", why)), onRight: Effect.succeed })
 
 /**
  * A turn on the AI SDK's chat route: the question posted in the run's chat as `useChat` posts it, the
@@ -399,14 +456,122 @@ export const aiSdkTurn: AskTurn<AskingIn> = (asking) =>
     const body = aiSdkRequestBody(asking.question, ids, asking.surface.request?.body)
     const stream = yield* askForEvents(asking, body)
     const context = { ...asking.context, conversationId: ids.conversationId }
-    return yield* Either.match(readAiSdkStream(stream.frames, context, stream.done), {
-      onLeft: (why) => Effect.fail(failure("ask", why)),
-      onRight: Effect.succeed
-    })
+    return yield* turnOrFail(readAiSdkStream(stream.frames, context, stream.done))
+  })
+
+/** The chat as `useChat` keeps it: its messages so far, and the turn ids given. */
+interface Chat {
+  readonly messages: Array<UIMessage>
+  readonly turnIds: Set<string>
+}
+
+/**
+ * The tool parts of the chat's last message that wait for an approval: what a decision answers, as
+ * `addToolApprovalResponse` answers each. A proposal whose calls wait for the client to run them (a
+ * tool without `execute`, AI SDK 5's way to ask a person) has none: there is no approval to answer.
+ */
+const awaitingApproval = (message: UIMessage | undefined): ReadonlyArray<UIPart> =>
+  message?.role !== "assistant"
+    ? []
+    : message.parts.filter((part) => isToolPart(part) && part["state"] === "approval-requested")
+
+/** Why a step cannot be taken in this chat: no request is made. */
+const cannot = (detail: string) => Effect.fail(new TurnError({ reason: "cannot-take-step", detail }))
+
+/** Why a decision cannot be posted in this chat. */
+const noApproval = (proposal: Proposal): string =>
+  `the proposal (${proposal.summary}) asks no approval of the chat: its calls wait for the client to run them, ` +
+  "as AI SDK 5 asks a person (a tool without execute); answering a proposal needs AI SDK 6 or later " +
+  "(needsApproval, addToolApprovalResponse)"
+
+/**
+ * A conversation on the AI SDK's chat route, kept as `useChat` keeps it: every request posts the chat's
+ * whole message list, and each answer's stream is rebuilt into its assistant message as the library's
+ * reader rebuilds it (Message.ts). A follow-up is a user message added and posted
+ * (`{id, messages, trigger: "submit-message"}`); a decision sets each tool part waiting for approval
+ * to `approval-responded` with `approval: {id, approved, reason}` and posts the list again with the
+ * message's id (`messageId`), as `addToolApprovalResponse` and `sendAutomaticallyWhen` do: the app then
+ * runs or skips the calls and its stream continues that message, read as the turn after the decision.
+ * A surface with a `request.body` template posts its own body for each follow-up (the app keeps the
+ * history) and cannot carry a decision.
+ */
+export const aiSdkConverse: Converse<AskingIn> = (asking) =>
+  Effect.gen(function*() {
+    const template = asking.surface.request?.body
+    const context = { ...asking.context, conversationId: asking.conversationId }
+    const chat: Chat = { messages: [], turnIds: new Set() }
+    /** Posts `body`, reads its stream as the chat's next turn, and keeps the message it rebuilds. */
+    const exchange = (body: unknown, continued: UIMessage | undefined) =>
+      Effect.gen(function*() {
+        const stream = yield* askForEvents(asking, body)
+        const count = chat.turnIds.size + 1
+        const turn = yield* turnOrFail(readAiSdkStream(stream.frames, context, stream.done, continued, count))
+        const message = rebuildMessage(stream.frames, continued, asking.newId())
+        if (typeof message === "string") return yield* Effect.fail(failure("ask", message))
+        if (continued === undefined) chat.messages.push(message)
+        else chat.messages[chat.messages.length - 1] = message
+        // A stream that continues a message names it again: the turn is the chat's next all the same.
+        const turnId = chat.turnIds.has(turn.trace.turnId) ? `${asking.conversationId}:${count}` : turn.trace.turnId
+        chat.turnIds.add(turnId)
+        return turnId === turn.trace.turnId ? turn : { ...turn, trace: { ...turn.trace, turnId } }
+      })
+    /** A question posted as `useChat` posts it: the user message added to the list. */
+    const ask = (question: string) => {
+      const messageId = asking.newId()
+      if (template !== undefined) {
+        return exchange(
+          aiSdkRequestBody(question, { conversationId: asking.conversationId, messageId }, template),
+          undefined
+        )
+      }
+      chat.messages.push(userMessage(messageId, question))
+      return exchange(
+        { id: asking.conversationId, messages: chat.messages, trigger: "submit-message" },
+        undefined
+      )
+    }
+    const first = yield* ask(asking.question)
+    const conversation: Ongoing = {
+      next: (step) => {
+        if (step.kind === "ask") return ask(step.question)
+        if (template !== undefined) {
+          return cannot(
+            "the surface's request.body template carries a question, not a decision: a decision posts the " +
+              "chat's messages as useChat does (leave request.body out)"
+          )
+        }
+        const last = chat.messages.at(-1)
+        const waiting = awaitingApproval(last)
+        if (last === undefined || waiting.length === 0) return cannot(noApproval(step.proposal))
+        const answered: UIMessage = {
+          ...last,
+          parts: last.parts.map((part) =>
+            waiting.includes(part)
+              ? {
+                ...part,
+                state: "approval-responded",
+                approval: {
+                  ...(part["approval"] as object),
+                  approved: step.approved,
+                  ...(step.approved ? {} : { reason: step.reason ?? "" })
+                }
+              }
+              : part
+          )
+        }
+        chat.messages[chat.messages.length - 1] = answered
+        return exchange(
+          { id: asking.conversationId, messages: chat.messages, trigger: "submit-message", messageId: answered.id },
+          answered
+        )
+      }
+    }
+    return [first, conversation] as const
   })
 
 /** The client a live run asks this protocol's surfaces through. */
 export const client: ProtocolClient<{ readonly by: "suite"; readonly what: string }> = {
   turn: aiSdkTurn,
+  converse: aiSdkConverse,
   deleteRoute: (surface) => surface.routes?.delete ?? null
 }

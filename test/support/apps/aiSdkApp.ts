@@ -43,7 +43,7 @@ import type { AddressInfo } from "node:net"
 import { Readable } from "node:stream"
 import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import { z } from "zod"
-import { type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
+import { answerOf, type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
 import { modelCallUsage } from "./usage.js"
 
 /** How to start the app. */
@@ -81,6 +81,8 @@ export interface AiSdkApp {
   readonly chats: ReadonlySet<string>
   /** Every request, in order. */
   readonly requests: ReadonlyArray<AiSdkAppRequest>
+  /** Every tool the app's tools ran, with its input, in order. */
+  readonly ran: ReadonlyArray<{ readonly tool: string; readonly input: unknown }>
   readonly close: () => Promise<void>
 }
 
@@ -99,38 +101,43 @@ const inputSchemas: Record<ToolName, z.ZodType<Readonly<Record<string, string>>>
 const toolNames: ReadonlyArray<ToolName> = ["search_kb", "lookup_order", "issue_refund"]
 
 /** What a tool does when it runs: the scenario's output, or its error thrown. */
-const execute = (call: ScenarioCall | undefined) => async (): Promise<unknown> => {
-  if (call === undefined) throw new Error("no call of this tool is scripted")
-  if (call.error !== undefined) throw new Error(call.error)
-  return call.output ?? null
-}
+/** Where the app notes each tool it runs. */
+type Ran = Array<{ readonly tool: string; readonly input: unknown }>
+
+const execute =
+  (ran: Ran, name: ToolName, call: ScenarioCall | undefined) => async (input: unknown): Promise<unknown> => {
+    ran.push({ tool: name, input })
+    if (call === undefined) throw new Error("no call of this tool is scripted")
+    if (call.error !== undefined) throw new Error(call.error)
+    return call.output ?? null
+  }
 
 const callOf = (scenario: Scenario, name: ToolName) => scenario.calls.find((call) => call.tool === name)
 
-const tools7 = (scenario: Scenario) =>
+const tools7 = (scenario: Scenario, ran: Ran) =>
   Object.fromEntries(toolNames.map((name) => [
     name,
     tool({
       description: `the ${name} tool`,
       inputSchema: inputSchemas[name],
       needsApproval: callOf(scenario, name)?.needsApproval === true,
-      execute: execute(callOf(scenario, name))
+      execute: execute(ran, name, callOf(scenario, name))
     })
   ]))
 
-const tools6 = (scenario: Scenario) =>
+const tools6 = (scenario: Scenario, ran: Ran) =>
   Object.fromEntries(toolNames.map((name) => [
     name,
     tool6({
       description: `the ${name} tool`,
       inputSchema: inputSchemas[name],
       needsApproval: callOf(scenario, name)?.needsApproval === true,
-      execute: execute(callOf(scenario, name))
+      execute: execute(ran, name, callOf(scenario, name))
     })
   ]))
 
 // v5 asks a person by leaving the tool without `execute`: its call is the client's to confirm and run.
-const tools5 = (scenario: Scenario): ToolSet5 =>
+const tools5 = (scenario: Scenario, ran: Ran): ToolSet5 =>
   Object.fromEntries(toolNames.map((name) => [
     name,
     callOf(scenario, name)?.needsApproval === true
@@ -138,7 +145,7 @@ const tools5 = (scenario: Scenario): ToolSet5 =>
       : tool5({
         description: `the ${name} tool`,
         inputSchema: inputSchemas[name],
-        execute: execute(callOf(scenario, name))
+        execute: execute(ran, name, callOf(scenario, name))
       })
   ]))
 
@@ -168,11 +175,33 @@ type StreamPart =
     readonly usage: ReturnType<typeof usageOf>
   }
 
-/** The tool calls the conversation so far already holds: the model's next step is the one after them. */
+/** The messages of the prompt since its last user message: the turn under way (a follow-up starts afresh). */
+const sinceQuestion = <M extends { readonly role: string }>(prompt: ReadonlyArray<M>): ReadonlyArray<M> =>
+  prompt.slice(prompt.map((m) => m.role).lastIndexOf("user") + 1)
+
+/** The tool calls the turn under way already holds: the model's next step is the one after them. */
 const callsMade = (prompt: ReadonlyArray<{ role: string; content: unknown }>): number =>
-  prompt.filter((m) => m.role === "assistant" && Array.isArray(m.content))
+  sinceQuestion(prompt).filter((m) => m.role === "assistant" && Array.isArray(m.content))
     .flatMap((m) => m.content as Array<{ type?: unknown }>)
     .filter((part) => part.type === "tool-call").length
+
+/**
+ * The decision a person made on the turn's waiting call, as the prompt carries it: a denial is the
+ * call's tool result; an approval, the tool's own result (the app ran it), which the model reaches only
+ * once its calls, the one that waited last, are all made.
+ */
+const decisionIn = (
+  scenario: Scenario,
+  prompt: ReadonlyArray<{ role: string; content: unknown }>
+): "approved" | "denied" | undefined => {
+  const results = sinceQuestion(prompt).filter((m) => m.role === "tool" && Array.isArray(m.content))
+    .flatMap((m) => m.content as Array<{ type?: unknown; output?: { type?: unknown } }>)
+    .filter((p) => p.type === "tool-result")
+  if (results.some((p) => p.output?.type === "execution-denied")) return "denied"
+  return scenario.calls.at(-1)?.needsApproval === true && results.length >= scenario.calls.length
+    ? "approved"
+    : undefined
+}
 
 /** The answer in the pieces a model streams it in: a word and its following space at a time. */
 const answerDeltas = (answer: string): ReadonlyArray<string> => answer.match(/\S+\s*/g) ?? []
@@ -181,7 +210,11 @@ const answerDeltas = (answer: string): ReadonlyArray<string> => answer.match(/\S
  * The stream parts of the model's next step: the scenario's next call, else its failure (a provider
  * error part, as a provider reports an overloaded API mid-stream), else its answer.
  */
-const stepParts = (scenario: Scenario, made: number): Array<StreamPart> => {
+const stepParts = (
+  scenario: Scenario,
+  made: number,
+  decided?: "approved" | "denied"
+): Array<StreamPart> => {
   const call = scenario.calls[made]
   if (call !== undefined) {
     return [
@@ -201,7 +234,7 @@ const stepParts = (scenario: Scenario, made: number): Array<StreamPart> => {
   return [
     { type: "stream-start", warnings: [] },
     { type: "text-start", id },
-    ...answerDeltas(scenario.answer ?? "").map((delta): StreamPart => ({ type: "text-delta", id, delta })),
+    ...answerDeltas(answerOf(scenario, decided)).map((delta): StreamPart => ({ type: "text-delta", id, delta })),
     { type: "text-end", id },
     { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: usageOf(made + 1) }
   ]
@@ -209,7 +242,9 @@ const stepParts = (scenario: Scenario, made: number): Array<StreamPart> => {
 
 const model7 = (scenario: Scenario) =>
   new MockLanguageModelV4({
-    doStream: async ({ prompt }) => ({ stream: convertArrayToReadableStream(stepParts(scenario, callsMade(prompt))) })
+    doStream: async ({ prompt }) => ({
+      stream: convertArrayToReadableStream(stepParts(scenario, callsMade(prompt), decisionIn(scenario, prompt)))
+    })
   })
 
 // The v2 model interface's `finish` takes a plain reason and flat token counts; its other parts are alike.
@@ -217,7 +252,7 @@ const model5 = (scenario: Scenario) =>
   new MockLanguageModelV2({
     doStream: async ({ prompt }) => ({
       stream: convertArrayToReadableStream(
-        stepParts(scenario, callsMade(prompt)).map((part) =>
+        stepParts(scenario, callsMade(prompt), decisionIn(scenario, prompt)).map((part) =>
           part.type === "finish"
             ? {
               type: "finish" as const,
@@ -236,7 +271,9 @@ const model5 = (scenario: Scenario) =>
 
 const model6 = (scenario: Scenario) =>
   new MockLanguageModelV3({
-    doStream: async ({ prompt }) => ({ stream: convertArrayToReadableStream(stepParts(scenario, callsMade(prompt))) })
+    doStream: async ({ prompt }) => ({
+      stream: convertArrayToReadableStream(stepParts(scenario, callsMade(prompt), decisionIn(scenario, prompt)))
+    })
   })
 
 /** The steps a scenario may take: one per call and the answer, and one more so a runaway loop shows. */
@@ -258,12 +295,13 @@ const answer = async (
   chatId: string,
   messages: Array<UIMessage>,
   scenario: Scenario,
-  options: AiSdkAppOptions
+  options: AiSdkAppOptions,
+  ran: Ran
 ): Promise<Response> => {
   const errorMessages = options.errorMessages === true
   const metadata = options.usageMetadata === true ? { messageMetadata: usageMetadata } : {}
   if (version === 7) {
-    const tools = tools7(scenario)
+    const tools = tools7(scenario, ran)
     const result = streamText({
       model: model7(scenario),
       messages: await convertToModelMessages(messages, { tools }),
@@ -283,7 +321,7 @@ const answer = async (
     })
   }
   if (version === 5) {
-    const tools = tools5(scenario)
+    const tools = tools5(scenario, ran)
     const result = streamText5({
       model: model5(scenario),
       messages: convertToModelMessages5(messages as Array<UIMessage5>, { tools }),
@@ -293,7 +331,7 @@ const answer = async (
     })
     return result.toUIMessageStreamResponse({ ...(errorMessages ? { onError: messageOf } : {}), ...metadata })
   }
-  const tools = tools6(scenario)
+  const tools = tools6(scenario, ran)
   const result = streamText6({
     model: model6(scenario),
     messages: await convertToModelMessages6(messages as Array<UIMessage6>, { tools }),
@@ -324,6 +362,7 @@ const lastUserText = (messages: ReadonlyArray<UIMessage>): string | undefined =>
 export const startAiSdkApp = async (options: AiSdkAppOptions): Promise<AiSdkApp> => {
   const chats = new Set<string>()
   const requests: Array<AiSdkAppRequest> = []
+  const ran: Ran = []
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request)
@@ -351,7 +390,7 @@ export const startAiSdkApp = async (options: AiSdkAppOptions): Promise<AiSdkApp>
     const scenario = scenarioFor(lastUserText(messages) ?? "")
     if (scenario === undefined) return send(response, 400, "no scenario for this question")
     chats.add(parsed.id)
-    const answered = await answer(options.version, parsed.id, messages, scenario, options)
+    const answered = await answer(options.version, parsed.id, messages, scenario, options, ran)
     response.writeHead(answered.status, Object.fromEntries(answered.headers))
     if (answered.body === null) return response.end()
     Readable.fromWeb(answered.body as NodeReadableStream<Uint8Array>).pipe(response)
@@ -369,6 +408,7 @@ export const startAiSdkApp = async (options: AiSdkAppOptions): Promise<AiSdkApp>
     url: `http://127.0.0.1:${port}`,
     chats,
     requests,
+    ran,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections()
