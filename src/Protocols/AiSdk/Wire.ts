@@ -9,6 +9,7 @@
  * turn that ended in an error sends an `error` chunk after its steps and no `finish`, as streamText
  * does when the model fails. Chats are deleted by the surface's delete route (TurnEval.ts serves it).
  */
+import { canonical } from "../../Graders/Json.js"
 import { isRecord } from "../../Schema/Decode.js"
 import type { ToolExecution } from "../../Schema/Trace.js"
 import type { AssistantTurn } from "../../StandIn/Assistant.js"
@@ -24,6 +25,7 @@ import {
   writeStream,
   wrongShape
 } from "../../StandIn/Http.js"
+import type { StoredConversation } from "../../StandIn/Server.js"
 import type { Store } from "../../StandIn/Store.js"
 import {
   deltas,
@@ -204,6 +206,78 @@ export const questionOf = (body: unknown): string | undefined => {
 const usage = "expected a JSON body {\"id\": CHAT_ID, \"messages\": [{\"role\": \"user\", \"parts\": " +
   "[{\"type\": \"text\", \"text\": QUESTION}]}]}"
 
+/** A call the chat's client answered an approval of: a tool part set to `approval-responded`. */
+interface AnsweredCall {
+  readonly toolCallId: string
+  readonly tool: string
+  readonly input: unknown
+  readonly approvalId: string
+  readonly approved: boolean
+  readonly reason?: string
+}
+
+/**
+ * The calls a chat request answers approvals of, as `addToolApprovalResponse` leaves them: the tool
+ * parts of a last message from the assistant set to `approval-responded`; none when the last message is
+ * the user's (a question).
+ */
+export const answeredCalls = (body: unknown): ReadonlyArray<AnsweredCall> | undefined => {
+  if (!isRecord(body) || !Array.isArray(body["messages"])) return undefined
+  const last: unknown = body["messages"].at(-1)
+  if (!isRecord(last) || last["role"] !== "assistant" || !Array.isArray(last["parts"])) return undefined
+  return last["parts"].flatMap((part): ReadonlyArray<AnsweredCall> => {
+    if (!isRecord(part) || part["state"] !== "approval-responded" || typeof part["type"] !== "string") return []
+    const approval = part["approval"]
+    if (!isRecord(approval) || typeof approval["id"] !== "string" || typeof approval["approved"] !== "boolean") {
+      return []
+    }
+    if (typeof part["toolCallId"] !== "string" || !part["type"].startsWith("tool-")) return []
+    return [{
+      toolCallId: part["toolCallId"],
+      tool: part["type"].slice("tool-".length),
+      input: part["input"],
+      approvalId: approval["id"],
+      approved: approval["approved"],
+      ...(typeof approval["reason"] === "string" ? { reason: approval["reason"] } : {})
+    }]
+  })
+}
+
+/** The id of the assistant message a decision continues: the request's last message's. */
+const continuedId = (body: unknown): string => {
+  const last: unknown = isRecord(body) && Array.isArray(body["messages"]) ? body["messages"].at(-1) : undefined
+  return isRecord(last) && typeof last["id"] === "string" ? last["id"] : ""
+}
+
+const sameCall = (execution: ToolExecution, call: AnsweredCall): boolean =>
+  execution.tool === call.tool &&
+  canonical(execution.input ?? {}) === canonical(call.input ?? {})
+
+/**
+ * The stream that answers a decision, as streamText lays it out once the client answered its approvals:
+ * the message it continues named again (`start`), each answered call's output (or error) under its own
+ * call id when the decided turn ran it with the proposed input — `tool-output-denied` for a denied call
+ * that did not run — then the turn's other executions as steps of their own, and the answer's step.
+ */
+export const decisionChunks = (
+  turn: AssistantTurn,
+  calls: ReadonlyArray<AnsweredCall>,
+  messageId: string,
+  seed: string
+): ReadonlyArray<UIMessageChunk> => {
+  const left = [...turn.toolExecutions]
+  const answered = calls.flatMap((call): ReadonlyArray<UIMessageChunk> => {
+    const at = left.findIndex((execution) => sameCall(execution, call))
+    if (at === -1) return call.approved ? [] : [{ type: "tool-output-denied", toolCallId: call.toolCallId }]
+    const [execution] = left.splice(at, 1)
+    return typeof execution!.error === "string" && execution!.error !== ""
+      ? [{ type: "tool-output-error", toolCallId: call.toolCallId, errorText: execution!.error }]
+      : [{ type: "tool-output-available", toolCallId: call.toolCallId, output: execution!.output ?? null }]
+  })
+  const [, ...rest] = uiMessageChunks({ ...turn, toolExecutions: left }, seed)
+  return [{ type: "start", messageId }, ...answered, ...rest]
+}
+
 const handleChat = async (
   store: Store,
   request: WireRequest,
@@ -213,11 +287,15 @@ const handleChat = async (
 ) => {
   const body = await readJson(request)
   const chatId = isRecord(body) ? body["id"] : undefined
-  const question = questionOf(body)
-  if (typeof chatId !== "string" || chatId === "" || question === undefined || question.trim() === "") {
+  const calls = answeredCalls(body)
+  const question = calls === undefined ? questionOf(body) : undefined
+  if (
+    typeof chatId !== "string" || chatId === "" ||
+    (calls === undefined && (question === undefined || question.trim() === ""))
+  ) {
     return sendJson(response, 400, { error: usage })
   }
-  const fault = store.faultFor("ask", question)
+  const fault = store.faultFor("ask", question ?? "")
   if (fault?.kind === "wrong-shape") {
     // A stream that is not one of UI message chunks: what the client must refuse to read as a turn.
     return writeStream(response, uiMessageStreamHeaders, [sseFrame(wrongShape), sseFrame("[DONE]")])
@@ -230,15 +308,16 @@ const handleChat = async (
     return injure(response, "ask", fault, request.url, {})
   }
   const existing = store.conversation(account, chatId)
+  if (calls !== undefined) return answerDecision(store, response, existing, calls, continuedId(body))
   // A chat id is the client's: another account's chat by that id is not this account's to answer in.
   if (existing === undefined && store.isTaken(chatId)) return sendJson(response, 404, { error: "not found" })
   if (existing === undefined && store.atCap(account)) {
     return sendJson(response, 429, { error: `conversation cap reached (${store.maxConversations} open)` })
   }
-  const turnId = store.newTurnId()
+  // A question in a chat the stand-in holds is a follow-up, answered in view of the chat so far.
   const conversation = existing === undefined
-    ? store.openAs(account, "ai-sdk", chatId, { surface: surface.name, question, turnId })
-    : store.ask(existing, surface.name, question, turnId)
+    ? store.openAs(account, "ai-sdk", chatId, { surface: surface.name, question: question!, turnId: store.newTurnId() })
+    : store.followUp(existing, question!)
   if (fault?.kind === "opened") return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}` })
   const streamFault = fault?.kind === "reused-id" || fault?.kind === "no-result" ? fault.kind : undefined
   const frames = uiMessageFrames(store.turnOf(conversation), conversation.turnId, streamFault)
@@ -248,6 +327,33 @@ const handleChat = async (
       ? { huge: sseFrame({ type: "data-padding", data: padding(fault), transient: true }), tail: 2 }
       : {})
   })
+}
+
+/**
+ * A chat request that answers the approvals of the chat's pending proposal: the decision (the first
+ * answered call's; `addToolApprovalResponse` answers each) carried out, and the stream that continues
+ * the answered message. Approvals of no pending proposal are refused (409).
+ */
+const answerDecision = (
+  store: Store,
+  response: WireResponse,
+  conversation: StoredConversation | undefined,
+  calls: ReadonlyArray<AnsweredCall>,
+  messageId: string
+) => {
+  if (conversation === undefined) return sendJson(response, 404, { error: "no such chat" })
+  const pending = new Set(pendingActions(store.turnOf(conversation)).map((action) => action.approvalId))
+  const first = calls[0]
+  if (first === undefined || calls.some((call) => !pending.has(call.approvalId))) {
+    return sendJson(response, 409, { error: "no pending approval of this chat is answered" })
+  }
+  const decided = store.decide(
+    conversation,
+    first.approved ? { approved: true } : { approved: false, reason: first.reason ?? "" }
+  )
+  if (decided === undefined) return sendJson(response, 409, { error: "the proposal is not pending" })
+  const chunks = decisionChunks(store.turnOf(decided), calls, messageId, decided.turnId)
+  return writeStream(response, uiMessageStreamHeaders, [...chunks.map(sseFrame), sseFrame("[DONE]")])
 }
 
 /** The AI SDK's chat route. */
