@@ -103,6 +103,7 @@ export type SurfaceField =
   | "assistantId"
   | "request.body"
   | "request.input"
+  | "resume"
   | "routes.conversation"
   | "routes.trace"
   | "routes.delete"

@@ -37,6 +37,17 @@ export const RequestTemplate = Schema.Struct({
 /** How a request differs from the protocol's own. */
 export type RequestTemplate = typeof RequestTemplate.Type
 
+/**
+ * What a decision on a proposal resumes a paused run with (langgraph, ag-ui): any JSON, `{reason}` (a
+ * denial's) and `{proposalId}` filled in its string values as a request template's are.
+ */
+export const ResumeTemplates = Schema.Struct({
+  approve: Schema.Unknown,
+  deny: Schema.Unknown
+})
+/** What a decision on a proposal resumes a paused run with. */
+export type ResumeTemplates = typeof ResumeTemplates.Type
+
 /** One surface of an assistant: how to ask it, and what its turns may do. */
 export const Surface = Schema.Struct({
   /** The wire format a live run speaks to it, one of the registry's (`src/Protocols/Registry.ts`), checked with the catalog. */
@@ -44,6 +55,7 @@ export const Surface = Schema.Struct({
   endpoint: Schema.optionalWith(NonBlankString, { exact: true }),
   assistantId: Schema.optionalWith(NonBlankString, { exact: true }),
   request: Schema.optionalWith(RequestTemplate, { exact: true }),
+  resume: Schema.optionalWith(ResumeTemplates, { exact: true }),
   routes: Schema.optionalWith(Routes, { exact: true }),
   tools: Schema.Array(NonBlankString),
   gatedTools: Schema.optionalWith(Schema.Array(NonBlankString), { exact: true }),

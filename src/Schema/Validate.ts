@@ -66,6 +66,7 @@ const unread: ReadonlyArray<readonly [SurfaceField, (readers: string, shown: str
   ["assistantId", (readers, shown) => `only ${readers} surface has an assistant id; this one is ${shown}`],
   ["request.body", (readers, shown) => `only ${readers} surface takes a request body template; this one is ${shown}`],
   ["request.input", (readers, shown) => `only ${readers} surface takes a run input template; this one is ${shown}`],
+  ["resume", (readers, shown) => `only ${readers} surface resumes a paused run; this one is ${shown}`],
   ...(["conversation", "trace"] as const).map((route) =>
     [
       `routes.${route}`,

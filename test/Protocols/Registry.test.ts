@@ -35,6 +35,8 @@ const surfaceWith = (protocol: string, field: SurfaceField): Surface => {
       return { ...base, request: { body: {} } }
     case "request.input":
       return { ...base, request: { input: {} } }
+    case "resume":
+      return { ...base, resume: { approve: true, deny: false } }
     case "routes.conversation":
       return { ...base, routes: { ...base.routes, conversation: "/c/{conversationId}" } }
     case "routes.trace":

@@ -249,13 +249,14 @@ describe("validate's note on a conversation a protocol carries only the first st
   })
 
   it("names the case and its surface's protocol, and only of a case of several steps", () => {
-    expect(caseSuggestions(cases, on("langgraph"))).toEqual([{
+    expect(caseSuggestions(cases, on("ag-ui"))).toEqual([{
       path: "$.cases[0].turns",
-      message: "surface \"ops-agent\" speaks \"langgraph\", which carries only a conversation's first step live: " +
+      message: "surface \"ops-agent\" speaks \"ag-ui\", which carries only a conversation's first step live: " +
         "its later steps fail a live run (recorded turns grade them all)"
     }])
     expect(caseSuggestions(cases, on(undefined))).toEqual([])
     expect(caseSuggestions(cases, on("turn-eval"))).toEqual([])
     expect(caseSuggestions(cases, on("ai-sdk"))).toEqual([])
+    expect(caseSuggestions(cases, on("langgraph"))).toEqual([])
   })
 })

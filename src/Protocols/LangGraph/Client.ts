@@ -20,7 +20,7 @@ import {
   webPage
 } from "../../Runner/Transport.js"
 import { isRecord } from "../../Schema/Decode.js"
-import type { TurnError } from "../../Schema/Errors.js"
+import { TurnError } from "../../Schema/Errors.js"
 import { inert } from "../../Schema/Inert.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Surface } from "../../Schema/Surface.js"
@@ -28,6 +28,9 @@ import { type Proposal, summedUsage, type ToolExecution, type Usage } from "../.
 import {
   type Asking,
   type AskTurn,
+  type Converse,
+  type NextStep,
+  type Ongoing,
   type ProtocolClient,
   type Read,
   type ReadContext,
@@ -57,6 +60,17 @@ export interface LangGraphWire {
   readonly state: unknown
   /** The events of `POST /threads/{thread_id}/runs/stream`, when the run was streamed. */
   readonly events?: ReadonlyArray<LangGraphEvent>
+  /**
+   * How many messages the thread held before the run, for a run that asks no question (one that
+   * resumes an interrupt): its turn is the messages after them. Without it, the turn starts at the question.
+   */
+  readonly known?: number
+  /**
+   * The tool calls a person denied before the run: an error tool message answering one is the denial's,
+   * as LangChain's human-in-the-loop middleware writes it (`status: "error"`), not an execution; a
+   * result is (the call ran although it was denied).
+   */
+  readonly denied?: ReadonlyArray<string>
 }
 
 /** A catalog surface's assistant: its `assistantId`, else its name (a graph's name is an assistant id). */
@@ -327,19 +341,28 @@ const turnIdOf = (wire: LangGraphWire, conversationId: string, at: number): stri
  */
 export const readLangGraphTurn = (wire: LangGraphWire, context: ReadContext): Read =>
   Either.flatMap(messagesOf(wire.state), (messages) => {
-    const at = questionAt(messages, wire.question)
+    const at = wire.known === undefined ? questionAt(messages, wire.question) : wire.known - 1
     if (at < 0) return Either.left(`thread state: values.messages: no human message asks ${quoted(wire.question)}`)
     const after = messages.slice(at + 1)
+    const denied = new Set(wire.denied ?? [])
     const results = new Map<string, Record<string, unknown>>()
     for (const m of after) {
-      if (kindOf(m) === "tool" && typeof m["tool_call_id"] === "string") results.set(m["tool_call_id"], m)
+      if (kindOf(m) !== "tool" || typeof m["tool_call_id"] !== "string") continue
+      // A denied call's error is the denial's (the middleware's rejection); its result, a run all the same.
+      if (denied.has(m["tool_call_id"]) && m["status"] === "error") continue
+      results.set(m["tool_call_id"], m)
     }
     const ai = after.filter((m) => kindOf(m) === "ai")
     const interrupts = interruptsOf(wire)
     const waiting = statusOf(wire.thread) === "interrupted" || interrupts.length > 0
+    // A call made before the run that this run answers (the call an approval let run) is this turn's:
+    // joined to its result by id, as the calls the run makes are.
+    const own = new Set(ai.flatMap(toolCallsOf).flatMap((call) => call.id ?? []))
+    const earlier = messages.slice(0, at + 1).filter((m) => kindOf(m) === "ai").flatMap(toolCallsOf)
+      .filter((call) => call.id !== undefined && !own.has(call.id) && results.has(call.id))
     // A call with no tool message is one an interrupt stops before (it has not run), or else an attempt:
     // a tool that threw with no tool node to catch it ends the run with its call and no result.
-    const toolExecutions = ai.flatMap(toolCallsOf).flatMap((call): ReadonlyArray<ToolExecution> => {
+    const toolExecutions = [...earlier, ...ai.flatMap(toolCallsOf)].flatMap((call): ReadonlyArray<ToolExecution> => {
       const result = call.id === undefined ? undefined : results.get(call.id)
       if (result !== undefined) return [executionOf(call, result)]
       return waiting ? [] : [{ tool: call.name, ...inputOf(call), unresolved: true }]
@@ -439,31 +462,48 @@ const openThread = (asking: Asking) => {
 export const langGraphDeleteRoute = (surface: Surface): string =>
   surface.routes?.delete ?? `${threadsOf(surface)}/{conversationId}`
 
-/** A turn on a LangGraph server: a thread opened, one run waited for, the thread and its state read. */
-export const langGraphTurn: AskTurn = (asking) =>
+/** A run on a thread: what it posts, and what its turn is read with besides the wire. */
+interface Run {
+  readonly body: unknown
+  /** The question it asks (none for a run that resumes an interrupt). */
+  readonly question: string
+  readonly known?: number
+  readonly denied?: ReadonlyArray<string>
+}
+
+/** What a turn of a thread leaves for the next one: the messages so far, and what waits for a person. */
+interface Left {
+  readonly count: number
+  /** The tool calls no tool message answers: those an interrupt stopped before. */
+  readonly unanswered: ReadonlyArray<string>
+  /** The interrupts the thread waits on. */
+  readonly interrupts: ReadonlyArray<Interrupt>
+}
+
+/** What a thread's state and the run's wire leave for the next turn. */
+const leftBy = (wire: LangGraphWire): Left => {
+  const messages = Either.getOrElse(messagesOf(wire.state), () => [])
+  const answered = new Set(messages.flatMap((m) => kindOf(m) === "tool" ? [m["tool_call_id"]] : []))
+  const unanswered = messages.filter((m) => kindOf(m) === "ai").flatMap(toolCallsOf)
+    .flatMap((call) => call.id !== undefined && !answered.has(call.id) ? [call.id] : [])
+  return { count: messages.length, unanswered, interrupts: interruptsOf(wire) }
+}
+
+/** One run on a thread waited for, then the thread and its state read, and the turn read from them. */
+const runOn = (asking: Asking, threadId: string, run: Run) =>
   Effect.gen(function*() {
-    const { at, surface, testCase, transport } = asking
-    const threadId = yield* openThread(asking)
+    const { at, surface, transport } = asking
     const threadPath = `${threadsOf(surface)}/${encodeURIComponent(threadId)}`
     const runPath = `${threadPath}/runs/wait`
     yield* at("ask", "POST", runPath)
-    const body = langGraphRunBody(
-      langGraphAssistantId(testCase.surface, surface),
-      asking.question,
-      surface.request?.input,
-      {
-        conversationId: threadId,
-        messageId: asking.newId()
-      }
-    )
-    // The question is not re-posted after a connection that may have reached the server: that would run it twice.
-    const sent = yield* asking.ask("ask", runPath, { body })
+    // The run is not re-posted after a connection that may have reached the server: that would run it twice.
+    const sent = yield* asking.ask("ask", runPath, { body: run.body })
     if (sent.response === undefined) return yield* httpStatus("ask", sent.status)
     const runText = yield* transport.readText("ask", sent.response).pipe(
       Effect.catchTag("TransportFailure", (error) => Effect.fail(unreachable("ask", error)))
     )
     yield* refuseWebPage(asking, "ask", runPath, sent, runText)
-    const run = yield* parsedBody("ask", runText)
+    const answered = yield* parsedBody("ask", runText)
     const runId = runIdFromLocation(sent.headers["content-location"])
     // The thread and its state need nothing of each other: they are read together, each retrying on its
     // own. The stage names the thread until it is read, then the state if that is still awaited, so a
@@ -483,12 +523,105 @@ export const langGraphTurn: AskTurn = (asking) =>
         Effect.tapError(() => atState)
       )
     ], { concurrency: 2 })
-    const wire: LangGraphWire = { question: asking.question, runId, run, thread, state: threadState }
-    return yield* Either.match(readLangGraphTurn(wire, { ...asking.context, conversationId: threadId }), {
+    const wire: LangGraphWire = {
+      question: run.question,
+      runId,
+      run: answered,
+      thread,
+      state: threadState,
+      ...(run.known === undefined ? {} : { known: run.known }),
+      ...(run.denied === undefined ? {} : { denied: run.denied })
+    }
+    const turn = yield* Either.match(readLangGraphTurn(wire, { ...asking.context, conversationId: threadId }), {
       // What the turn lacks is read from the state: the failure names that request.
       onLeft: (why) => Effect.zipRight(atState, Effect.fail(failure("state", why))),
       onRight: Effect.succeed
     })
+    return [turn, leftBy(wire)] as const
+  })
+
+/** The run that asks a question on a thread: the question as the run's input. */
+const askRun = (asking: Asking, threadId: string, question: string): Run => ({
+  question,
+  body: langGraphRunBody(
+    langGraphAssistantId(asking.testCase.surface, asking.surface),
+    question,
+    asking.surface.request?.input,
+    { conversationId: threadId, messageId: asking.newId() }
+  )
+})
+
+/** A turn on a LangGraph server: a thread opened, one run waited for, the thread and its state read. */
+export const langGraphTurn: AskTurn = (asking) =>
+  Effect.flatMap(
+    openThread(asking),
+    (threadId) => Effect.map(runOn(asking, threadId, askRun(asking, threadId, asking.question)), ([turn]) => turn)
+  )
+
+/** Whether an interrupt is LangChain's human-in-the-loop middleware's: `{"actionRequests": [...]}`. */
+const isHumanInTheLoop = (interrupt: Interrupt | undefined): interrupt is Interrupt & {
+  readonly value: { readonly actionRequests: ReadonlyArray<unknown> }
+} => isRecord(interrupt?.value) && Array.isArray(interrupt.value["actionRequests"])
+
+/**
+ * The value a decision resumes the thread's interrupt with: the surface's `resume` template for it
+ * (`{reason}` and `{proposalId}` filled in), else, for LangChain's human-in-the-loop middleware, one
+ * decision per action it asked about (`{"type": "approve"}`, or `{"type": "reject", "message": REASON}`);
+ * for any other interrupt, why the surface must say.
+ */
+export const resumeValue = (
+  surface: Surface,
+  interrupt: Interrupt | undefined,
+  decision: Extract<NextStep, { readonly kind: "decide" }>
+): Either.Either<unknown, string> => {
+  const reason = decision.reason ?? ""
+  const template = decision.approved ? surface.resume?.approve : surface.resume?.deny
+  if (template !== undefined) return Either.right(fillTemplate(template, { reason, proposalId: decision.proposal.id }))
+  if (isHumanInTheLoop(interrupt)) {
+    const one = decision.approved ? { type: "approve" } : { type: "reject", message: reason }
+    return Either.right({ decisions: interrupt.value.actionRequests.map(() => one) })
+  }
+  return Either.left(
+    "the thread's interrupt is not LangChain's human-in-the-loop middleware's: the surface says what a " +
+      `decision resumes it with, "resume": {"approve": VALUE, "deny": VALUE} ({reason}, {proposalId} filled in)`
+  )
+}
+
+/**
+ * A conversation on a LangGraph server is one thread: a follow-up is a new run on it asking the
+ * question; a decision is a run that resumes the thread's interrupt, `{"command": {"resume": VALUE}}`
+ * (`resumeValue`), read as the messages after those the thread held before it, the call it let run
+ * joined to its result by id and a call it denied no execution.
+ */
+export const langGraphConverse: Converse = (asking) =>
+  Effect.gen(function*() {
+    const threadId = yield* openThread(asking)
+    const [first, opened] = yield* runOn(asking, threadId, askRun(asking, threadId, asking.question))
+    let left = opened
+    const assistantId = langGraphAssistantId(asking.testCase.surface, asking.surface)
+    const conversation: Ongoing = {
+      next: (step) =>
+        Effect.gen(function*() {
+          let run: Run
+          if (step.kind === "ask") run = askRun(asking, threadId, step.question)
+          else {
+            const resume = resumeValue(asking.surface, left.interrupts[0], step)
+            if (Either.isLeft(resume)) {
+              return yield* Effect.fail(new TurnError({ reason: "cannot-take-step", detail: resume.left }))
+            }
+            run = {
+              question: "",
+              body: { assistant_id: assistantId, command: { resume: resume.right } },
+              known: left.count,
+              ...(step.approved ? {} : { denied: left.unanswered })
+            }
+          }
+          const [turn, now] = yield* runOn(asking, threadId, run)
+          left = now
+          return turn
+        })
+    }
+    return [first, conversation] as const
   })
 
 const searchPage = 100
@@ -537,6 +670,7 @@ export const findRunThreads = (
 /** The client a live run asks this protocol's surfaces through. */
 export const client: ProtocolClient<{ readonly by: "server" }> = {
   turn: langGraphTurn,
+  converse: langGraphConverse,
   deleteRoute: langGraphDeleteRoute,
   search: { describe: (run) => `metadata ${runMetadataKey}: ${run}`, find: findRunThreads }
 }

@@ -9,11 +9,11 @@ import { defineProtocol } from "../Protocol.js"
 export const langGraph = defineProtocol({
   name: "langgraph",
   surface: {
-    reads: ["endpoint", "assistantId", "request.input", "routes.delete"],
+    reads: ["endpoint", "assistantId", "request.input", "resume", "routes.delete"],
     requires: {}
   },
   conversation: { by: "server" },
-  steps: "first",
+  steps: "all",
   client: () => import("./Client.js").then((m) => m.client),
   wire: () => import("./Wire.js").then((m) => m.make),
   faults: { routes: ["ask", "conversation", "trace", "delete", "ratings"], ask: ["opened", "id"] },

@@ -20,6 +20,7 @@ import {
   type AIMessageFields,
   type BaseMessage,
   HumanMessage,
+  ToolMessage,
   type UsageMetadata
 } from "@langchain/core/messages"
 import { fakeModel } from "@langchain/core/testing"
@@ -31,7 +32,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { z } from "zod"
-import { type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
+import { answerOf, type Scenario, type ScenarioCall, scenarioFor } from "../scenarios.js"
 import { modelCallUsage } from "./usage.js"
 
 /** One request the server received, as it arrived. */
@@ -39,6 +40,8 @@ export interface RecordedRequest {
   readonly method: string
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
+  /** The body, as text (empty for none). */
+  readonly body: string
 }
 
 /** A running LangGraph server on loopback. */
@@ -49,6 +52,8 @@ export interface LangGraphApp {
   readonly threads: () => Promise<ReadonlyArray<string>>
   /** Every request it received, in order. */
   readonly requests: ReadonlyArray<RecordedRequest>
+  /** Every tool the agent's tools ran, with its input, in order. */
+  readonly ran: ReadonlyArray<{ readonly tool: string; readonly input: unknown }>
   /** Stops the server and removes its files. */
   readonly close: () => Promise<void>
 }
@@ -107,7 +112,17 @@ const nextStep = (usage: boolean) => (messages: ReadonlyArray<BaseMessage>): Bas
   }
   // A call that fails reports no tokens, as a provider that answers an error does.
   if (scenario.fails !== undefined) return new Error(scenario.fails)
-  return aiMessage(step + 1, usage, { content: scenario.answer ?? "" })
+  return aiMessage(step + 1, usage, { content: answerOf(scenario, decisionIn(scenario, after)) })
+}
+
+/**
+ * The decision a person made on the turn's gated call, as the thread holds it: the middleware answers
+ * a rejection with an error tool message; an approved call's tool message is the tool's own result.
+ */
+const decisionIn = (scenario: Scenario, after: ReadonlyArray<BaseMessage>): "approved" | "denied" | undefined => {
+  const gated = scenario.calls.find((call) => call.needsApproval === true)?.tool
+  const result = after.find((m) => ToolMessage.isInstance(m) && m.name === gated) as ToolMessage | undefined
+  return result === undefined ? undefined : result.status === "error" ? "denied" : "approved"
 }
 
 /** More steps than any scenario takes: the fake model answers each invocation from its own queue entry. */
@@ -129,10 +144,14 @@ const scripted = (call: ScenarioCall): unknown => {
   return call.output
 }
 
+/** Where the app notes each tool it runs. */
+type Ran = Array<{ readonly tool: string; readonly input: unknown }>
+
 /** The agent's tools; `search_kb` is a retriever tool returning the documents' text and the documents. */
-const tools = () => [
+const tools = (ran: Ran) => [
   tool(
-    (_input: { query: string }, runtime: ToolRuntime): [string, Array<Document>] => {
+    (input: { query: string }, runtime: ToolRuntime): [string, Array<Document>] => {
+      ran.push({ tool: "search_kb", input })
       // The scenarios script a retriever's documents: `{pageContent, metadata: {source}}`.
       const found = scripted(callFor("search_kb", runtime.state)) as ReadonlyArray<DocumentInput>
       const documents = found.map((d) => new Document(d))
@@ -150,13 +169,17 @@ const tools = () => [
     }
   ),
   tool(
-    (_input: { orderId: string }, runtime: ToolRuntime) =>
-      JSON.stringify(scripted(callFor("lookup_order", runtime.state))),
+    (input: { orderId: string }, runtime: ToolRuntime) => {
+      ran.push({ tool: "lookup_order", input })
+      return JSON.stringify(scripted(callFor("lookup_order", runtime.state)))
+    },
     { name: "lookup_order", description: "Look up an order", schema: z.object({ orderId: z.string() }) }
   ),
   tool(
-    (_input: { orderId: string }, runtime: ToolRuntime) =>
-      JSON.stringify(scripted(callFor("issue_refund", runtime.state))),
+    (input: { orderId: string }, runtime: ToolRuntime) => {
+      ran.push({ tool: "issue_refund", input })
+      return JSON.stringify(scripted(callFor("issue_refund", runtime.state)))
+    },
     { name: "issue_refund", description: "Refund an order", schema: z.object({ orderId: z.string() }) }
   )
 ]
@@ -176,12 +199,12 @@ const approval = humanInTheLoop({ interruptOn: { issue_refund: { allowedDecision
  * The `support` graph, made afresh for each run (a graph factory, as `langgraph.json` allows), so each
  * run's fake model starts at the first of its queued steps.
  */
-const supportGraph = (usage: boolean) => () => {
+const supportGraph = (usage: boolean, ran: Ran) => () => {
   let model = fakeModel()
   for (let i = 0; i < maxSteps; i++) model = model.respond(nextStep(usage))
   return createAgent({
     model,
-    tools: tools(),
+    tools: tools(ran),
     name: "support",
     middleware: [approval]
   })
@@ -189,13 +212,14 @@ const supportGraph = (usage: boolean) => () => {
 
 /**
  * The `interrupts` graph: one node that calls LangGraph's `interrupt` with the value its question names,
- * as a graph of an app's own interrupts for a person's review.
+ * as a graph of an app's own interrupts for a person's review; resumed, it answers with what it was
+ * resumed with.
  */
 const interruptsGraph = (values: Readonly<Record<string, unknown>>) => () =>
   new StateGraph(MessagesAnnotation)
     .addNode("review", (state) => {
-      interrupt(values[state.messages.at(-1)?.text ?? ""] ?? null)
-      return {}
+      const resumed: unknown = interrupt(values[state.messages.at(-1)?.text ?? ""] ?? null)
+      return { messages: [new AIMessage(`resumed with ${JSON.stringify(resumed)}`)] }
     })
     .addEdge(START, "review")
     .addEdge("review", END)
@@ -226,7 +250,8 @@ const frontApp = (requests: Array<RecordedRequest>, auth: LangGraphAppOptions["a
   const app = new Hono()
   app.use(async (c, next) => {
     if (c.req.header(inspecting) === undefined) {
-      requests.push({ method: c.req.method, url: c.req.url, headers: Object.fromEntries(c.req.raw.headers) })
+      const body = await c.req.raw.clone().text()
+      requests.push({ method: c.req.method, url: c.req.url, headers: Object.fromEntries(c.req.raw.headers), body })
     }
     if (auth !== undefined && c.req.header(auth.header) !== auth.value) return c.text("Unauthorized", 401)
     await next()
@@ -245,9 +270,10 @@ export const startLangGraphApp = async (options: LangGraphAppOptions = {}): Prom
   const key = `${process.pid}-${++starts}`
   const dir = await mkdtemp(join(tmpdir(), "turn-eval-langgraph-"))
   const requests: Array<RecordedRequest> = []
+  const ran: Ran = []
   const handoffs = (globalThis.turnEvalLangGraphApps ??= new Map())
   handoffs.set(key, {
-    support: supportGraph(options.usage === true),
+    support: supportGraph(options.usage === true, ran),
     interrupts: interruptsGraph(options.interrupts ?? {}),
     app: frontApp(requests, options.auth)
   })
@@ -277,6 +303,7 @@ export const startLangGraphApp = async (options: LangGraphAppOptions = {}): Prom
   return {
     url,
     requests,
+    ran,
     threads: async () => {
       const response = await fetch(`${url}/threads/search`, {
         method: "POST",
