@@ -295,7 +295,7 @@ describe("the stand-in over langgraph", () => {
       const wire: LangGraphWire = {
         question: q.question,
         runId,
-        run: runValues(turn, q.question, runId),
+        run: runValues(turn, messages),
         state: { values: { messages } }
       }
       expect(turnOf(readLangGraphTurn(wire, { ...context("thread"), surface: q.surface })).trace.usage, q.id).toEqual(

@@ -150,7 +150,7 @@ describe("a conversation case, live over this product's protocol", () => {
   )
 })
 
-const carried: ReadonlyArray<ProtocolName> = ["turn-eval", "ai-sdk"]
+const carried: ReadonlyArray<ProtocolName> = ["turn-eval", "ai-sdk", "langgraph"]
 
 describe.each(carried)("a conversation case, live over %s", (protocol) => {
   live("approves the proposal, grades what ran after, answers the follow-up, and deletes the conversation once", () =>
@@ -162,8 +162,8 @@ describe.each(carried)("a conversation case, live over %s", (protocol) => {
         { step: 3, kind: "ask", failed: [] }
       ])
       expect(s.stats()).toMatchObject({ created: 1, deleted: 1 })
-      // One request a step: the ask, the decision, the follow-up.
-      expect(s.stats().requests.ask).toBe(3)
+      // One request a step: the ask, the decision, the follow-up (and on LangGraph the thread's opening).
+      expect(s.stats().requests.ask).toBe(protocol === "langgraph" ? 4 : 3)
       expect(s.conversations()).toEqual([])
       expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })
       expect(new Set(result.turns!.map((t) => t.turnId)).size).toBe(3)
@@ -230,7 +230,7 @@ describe.each(carried)("a conversation case, live over %s", (protocol) => {
         expect(result.error).toBe("turn 2 (approve): nothing to approve: turn 1 answered")
         expect(result.passed).toBe(false)
         expect(s.stats()).toMatchObject({ created: 1, deleted: 1 })
-        expect(s.stats().requests.ask).toBe(1)
+        expect(s.stats().requests.ask).toBe(protocol === "langgraph" ? 2 : 1)
         expect(s.conversations()).toEqual([])
       })
   )

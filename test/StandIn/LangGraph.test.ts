@@ -177,7 +177,7 @@ describe("the stand-in as LangGraph Server", () => {
     }))
 
   it("answers a turn that failed as the server does a graph that threw: __error__ with its message serialised twice", () => {
-    expect(runValues(failedTurn, "Which repo is search-api in?", "run-1")).toEqual({
+    expect(runValues(failedTurn, threadMessages(failedTurn, "Which repo is search-api in?", "run-1"))).toEqual({
       __error__: { error: "Error", message: "{\"error\":\"Error\",\"message\":\"the model provider is overloaded\"}" }
     })
     // The thread keeps what ran before the failure, and no answer.

@@ -18,9 +18,11 @@
  * values `{"__error__": …}`, as the server reports a graph that threw.
  */
 import { createHash, randomUUID } from "node:crypto"
+import { canonical } from "../../Graders/Json.js"
 import { isRecord } from "../../Schema/Decode.js"
 import type { Route } from "../../Schema/Protocol.js"
-import type { Usage } from "../../Schema/Trace.js"
+import type { ToolExecution, Usage } from "../../Schema/Trace.js"
+import type { Decision } from "../../StandIn/Assistant.js"
 import type { AssistantTurn } from "../../StandIn/Assistant.js"
 import {
   deletesAnyway,
@@ -33,7 +35,7 @@ import {
   type WireRequest,
   type WireResponse
 } from "../../StandIn/Http.js"
-import type { StoredConversation } from "../../StandIn/Server.js"
+import type { StoredConversation, StoredExchange } from "../../StandIn/Server.js"
 import type { Store } from "../../StandIn/Store.js"
 import {
   type Handler,
@@ -96,43 +98,103 @@ const aiMessage = (
   type: "ai"
 })
 
+/** A message id derived from a run's, so that every read gives the same. */
+const idIn = (runId: string) => (what: string) => uuid5(`${runId}/${what}`)
+
+/** A tool call's id, as a provider makes one up. */
+const callIdOf = (id: (what: string) => string, what: string) => `call_${id(what).replace(/-/g, "").slice(0, 24)}`
+
+/** The tool message an execution leaves: its output as JSON text, or its error (`status: "error"`). */
+const toolMessage = (id: string, callId: string, execution: ToolExecution): LangChainMessage => {
+  const failed = typeof execution.error === "string" && execution.error !== ""
+  return {
+    status: failed ? "error" : "success",
+    content: failed
+      ? execution.error
+      : typeof execution.output === "string"
+      ? execution.output
+      : JSON.stringify(execution.output ?? null),
+    tool_call_id: callId,
+    name: execution.tool,
+    ...kwargs,
+    id,
+    type: "tool"
+  }
+}
+
+/** The calls of the gated tools a turn's last AI message makes, waiting for approval. */
+const gatedCalls = (turn: AssistantTurn, runId: string) => {
+  const id = idIn(runId)
+  return pendingActions(turn).map((a, i) => ({ name: a.tool, args: a.input, id: callIdOf(id, `gated-${i + 1}`) }))
+}
+
+/** A turn's executions and answer as messages after its question: an AI message and a tool message per execution. */
+const turnMessages = (turn: AssistantTurn, runId: string, from = 0): ReadonlyArray<LangChainMessage> => {
+  const id = idIn(runId)
+  const calls = turn.toolExecutions.flatMap((execution, at): ReadonlyArray<LangChainMessage> => {
+    const i = from + at
+    const callId = callIdOf(id, `call-${i + 1}`)
+    return [
+      aiMessage(`run-${id(`ai-${i + 1}`)}`, "", [{ name: execution.tool, args: execution.input ?? {}, id: callId }]),
+      toolMessage(id(`tool-${i + 1}`), callId, execution)
+    ]
+  })
+  return turn.outcome === "error"
+    ? calls
+    : [...calls, aiMessage(`run-${id("answer")}`, turn.answer, gatedCalls(turn, runId))]
+}
+
 /** A stand-in turn as a thread's messages; ids are derived from the run's, so every read gives the same. */
 export const threadMessages = (
   turn: AssistantTurn,
   question: string,
   runId: string
 ): ReadonlyArray<LangChainMessage> => {
-  const id = (what: string) => uuid5(`${runId}/${what}`)
-  const calls = turn.toolExecutions.flatMap((execution, i): ReadonlyArray<LangChainMessage> => {
-    const callId = `call_${id(`call-${i + 1}`).replace(/-/g, "").slice(0, 24)}`
-    const failed = typeof execution.error === "string" && execution.error !== ""
-    return [
-      aiMessage(`run-${id(`ai-${i + 1}`)}`, "", [{ name: execution.tool, args: execution.input ?? {}, id: callId }]),
-      {
-        status: failed ? "error" : "success",
-        content: failed
-          ? execution.error
-          : typeof execution.output === "string"
-          ? execution.output
-          : JSON.stringify(execution.output ?? null),
-        tool_call_id: callId,
-        name: execution.tool,
-        ...kwargs,
-        id: id(`tool-${i + 1}`),
-        type: "tool"
-      }
-    ]
+  const human: LangChainMessage = { content: question, ...kwargs, id: idIn(runId)("human"), type: "human" }
+  return withUsage([human, ...turnMessages(turn, runId)], turn.usage)
+}
+
+/**
+ * The messages a run that resumes a proposal's interrupt adds, as `humanInTheLoopMiddleware` and the
+ * agent's tool node write them: each waiting call's tool message when the decided turn ran it with the
+ * proposed input (under the call's own id), the middleware's rejection (`status: "error"`, the reason
+ * as its content) for a denied call that did not run; then what else ran, and the answer.
+ */
+export const resumedMessages = (
+  turn: AssistantTurn,
+  before: { readonly turn: AssistantTurn; readonly turnId: string },
+  decision: Decision,
+  runId: string
+): ReadonlyArray<LangChainMessage> => {
+  const id = idIn(runId)
+  const left = [...turn.toolExecutions]
+  const answered = gatedCalls(before.turn, before.turnId).flatMap((call, i): ReadonlyArray<LangChainMessage> => {
+    const at = left.findIndex((e) => e.tool === call.name && canonical(e.input ?? {}) === canonical(call.args ?? {}))
+    if (at === -1) {
+      if (decision.approved) return []
+      const reason = decision.reason === ""
+        ? `User rejected the tool call for \`${call.name}\` with id ${call.id}`
+        : decision.reason
+      return [toolMessage(id(`rejected-${i + 1}`), call.id, { tool: call.name, error: reason })]
+    }
+    const [execution] = left.splice(at, 1)
+    return [toolMessage(id(`resumed-${i + 1}`), call.id, execution!)]
   })
-  const human: LangChainMessage = { content: question, ...kwargs, id: id("human"), type: "human" }
-  const gated = pendingActions(turn).map((a, i) => ({
-    name: a.tool,
-    args: a.input,
-    id: `call_${id(`gated-${i + 1}`).replace(/-/g, "").slice(0, 24)}`
-  }))
-  const messages = turn.outcome === "error"
-    ? [human, ...calls]
-    : [human, ...calls, aiMessage(`run-${id("answer")}`, turn.answer, gated)]
-  return withUsage(messages, turn.usage)
+  return withUsage([...answered, ...turnMessages({ ...turn, toolExecutions: left }, runId)], turn.usage)
+}
+
+/** Every message of a thread: each exchange's, oldest first, then its current turn's. */
+export const conversationMessages = (store: Store, thread: StoredConversation): ReadonlyArray<LangChainMessage> => {
+  const exchanges: ReadonlyArray<StoredExchange> = [
+    ...(thread.earlier ?? []),
+    { turnId: thread.turnId, said: thread.question, decision: thread.decision, turn: store.turnOf(thread) }
+  ]
+  return exchanges.flatMap((exchange, i) => {
+    const before = exchanges[i - 1]
+    return exchange.decision === undefined || before === undefined
+      ? threadMessages(exchange.turn, exchange.said, exchange.turnId)
+      : resumedMessages(exchange.turn, before, exchange.decision, exchange.turnId)
+  })
 }
 
 /** The messages with the turn's usage as the `usage_metadata` of the last AI message, as LangChain's chat models report it. */
@@ -150,14 +212,14 @@ const withUsage = (
   return messages.map((m, i) => i === last ? { ...m, usage_metadata: metadata } : m)
 }
 
-/** What `runs/wait` answers for a turn: the final values, the interrupt alone, or the error. */
-export const runValues = (turn: AssistantTurn, question: string, runId: string): unknown => {
+/** What `runs/wait` answers for a turn: the final values (the thread's messages), the interrupt alone, or the error. */
+export const runValues = (turn: AssistantTurn, messages: ReadonlyArray<LangChainMessage>): unknown => {
   if (turn.outcome === "error") {
     // The server serialises the worker's already-serialised error once more: its message is JSON text.
     return { __error__: { error: "Error", message: JSON.stringify({ error: "Error", message: turn.answer }) } }
   }
   const interrupts = interruptOf(turn)
-  return interrupts.length > 0 ? { __interrupt__: interrupts } : { messages: threadMessages(turn, question, runId) }
+  return interrupts.length > 0 ? { __interrupt__: interrupts } : { messages }
 }
 
 /** A thread's status for the turn it holds. */
@@ -276,7 +338,7 @@ const threadBody = (
     metadata: { ...at?.metadata, graph_id: at?.assistantId, assistant_id: uuid5(at?.assistantId ?? "") },
     status: statusOf(turn),
     config: { configurable: {} },
-    values: { messages: threadMessages(turn, thread.question, thread.turnId) },
+    values: { messages: conversationMessages(store, thread) },
     interrupts: turn.outcome === "error" ? { [taskId]: [] } : interrupts.length > 0 ? { [taskId]: interrupts } : {}
   }
 }
@@ -319,7 +381,7 @@ const stateBody = (store: Store, times: ReadonlyMap<string, ThreadTimes>, thread
     ? [task(approvalNode, null, interrupts)]
     : []
   return {
-    values: { messages: threadMessages(turn, thread.question, thread.turnId) },
+    values: { messages: conversationMessages(store, thread) },
     next: tasks.map((t) => t.name),
     tasks,
     metadata: {
@@ -441,8 +503,23 @@ export const runQuestionOf = (input: unknown): string | undefined => {
     : undefined
 }
 
-const usage =
-  "expected a JSON body {\"assistant_id\", \"input\": {\"messages\": [{\"role\": \"user\", \"content\": QUESTION}]}}"
+const usage = "expected a JSON body {\"assistant_id\", \"input\": {\"messages\": [{\"role\": \"user\", " +
+  "\"content\": QUESTION}]}}, or {\"assistant_id\", \"command\": {\"resume\": {\"decisions\": [...]}}}"
+
+/**
+ * The decision a run's `command.resume` carries, as `humanInTheLoopMiddleware` takes one: a decision
+ * per action, `{"type": "approve"}` or `{"type": "reject", "message"?}`; the thread's proposal is
+ * approved when every action is. Anything else is none.
+ */
+export const resumedDecision = (command: unknown): Decision | undefined => {
+  const resume = isRecord(command) ? command["resume"] : undefined
+  const decisions = isRecord(resume) ? resume["decisions"] : undefined
+  if (!Array.isArray(decisions) || decisions.length === 0 || !decisions.every(isRecord)) return undefined
+  const rejected = decisions.find((d) => d["type"] === "reject")
+  if (rejected === undefined) return decisions.every((d) => d["type"] === "approve") ? { approved: true } : undefined
+  const message = rejected["message"]
+  return { approved: false, reason: typeof message === "string" ? message : "" }
+}
 
 const runWait = async (
   store: Store,
@@ -456,8 +533,13 @@ const runWait = async (
   const threadId = decodeURIComponent(rawThreadId)
   const body = await readJson(request)
   const assistantId = isRecord(body) ? body["assistant_id"] : undefined
-  const question = isRecord(body) ? runQuestionOf(body["input"]) : undefined
-  if (typeof assistantId !== "string" || question === undefined || question.trim() === "") {
+  const command = isRecord(body) ? body["command"] : undefined
+  const decision = command === undefined ? undefined : resumedDecision(command)
+  const question = isRecord(body) && command === undefined ? runQuestionOf(body["input"]) : undefined
+  if (
+    typeof assistantId !== "string" ||
+    (command === undefined ? question === undefined || question.trim() === "" : decision === undefined)
+  ) {
     return sendJson(response, 400, { error: usage })
   }
   const thread = store.conversation(account, threadId)
@@ -465,12 +547,19 @@ const runWait = async (
   const surface = assistants.get(assistantId) ??
     [...assistants.values()].find((s) => uuid5(assistantOf(s)) === assistantId)
   if (surface === undefined) return sendText(response, 404, `Assistant "${assistantId}" not found`)
-  const fault = store.faultFor("ask", question, (f) => f.kind !== "id")
+  const fault = store.faultFor("ask", question ?? thread.question, (f) => f.kind !== "id")
   if (fault !== undefined && fault.kind !== "reset" && fault.kind !== "huge" && fault.kind !== "opened") {
     return injure(response, "ask", fault, request.url, {})
   }
-  const runId = randomUUID()
-  const ran = store.ask(thread, surface.name, question, runId)
+  // A question on a thread that holds a turn is a follow-up, answered in view of the thread so far; a
+  // resume is the decision on the proposal the thread's interrupt holds.
+  const ran = decision !== undefined
+    ? store.decide(thread, decision)
+    : thread.turnId === ""
+    ? store.ask(thread, surface.name, question!, randomUUID())
+    : store.followUp(thread, question!)
+  if (ran === undefined) return sendText(response, 409, `Thread ${threadId} has no interrupt to resume`)
+  const runId = ran.turnId
   const at = times.get(thread.id)
   if (at !== undefined) {
     at.updatedAt = new Date().toISOString()
@@ -480,7 +569,7 @@ const runWait = async (
   if (fault?.kind === "opened") {
     return sendJson(response, fault.status, { error: `injected HTTP ${fault.status}`, thread_id: thread.id }, headers)
   }
-  const values = runValues(store.turnOf(ran), question, runId)
+  const values = runValues(store.turnOf(ran), conversationMessages(store, ran))
   if (fault !== undefined) {
     for (const [name, value] of Object.entries(headers)) response.setHeader(name, value)
     return injure(response, "ask", fault, request.url, values)
