@@ -9,11 +9,11 @@ import { defineProtocol } from "../Protocol.js"
 export const agUi = defineProtocol({
   name: "ag-ui",
   surface: {
-    reads: ["endpoint", "request.body", "routes.delete"],
+    reads: ["endpoint", "request.body", "resume", "routes.delete"],
     requires: { endpoint: true }
   },
   conversation: { by: "suite", what: "thread id" },
-  steps: "first",
+  steps: "all",
   client: () => import("./Client.js").then((m) => m.client),
   wire: () => import("./Wire.js").then((m) => m.make),
   faults: { routes: ["ask", "ratings"], ask: ["reused-id", "no-result"] },

@@ -11,11 +11,23 @@ import { Effect, Either, ParseResult, Schema } from "effect"
 import { identifiersIn, matchCitations, proposalOfResult } from "../../Evidence/Derive.js"
 import { failure } from "../../Runner/Transport.js"
 import { isRecord, problemsOf } from "../../Schema/Decode.js"
+import { TurnError } from "../../Schema/Errors.js"
 import { quoted } from "../../Schema/Shown.js"
+import type { Surface } from "../../Schema/Surface.js"
 import { errored, type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
-import { type AskingIn, type AskTurn, type ProtocolClient, type Read, type ReadContext } from "../Protocol.js"
+import {
+  type AskingIn,
+  type AskTurn,
+  type Converse,
+  type NextStep,
+  type Ongoing,
+  type ProtocolClient,
+  type Read,
+  type ReadContext
+} from "../Protocol.js"
 import { fillTemplate, toolErrorText } from "../Reading.js"
 import { askForEvents } from "../Stream.js"
+import { type AgUiMessage, interruptsOf, threadAfter } from "./Messages.js"
 
 // ---------------------------------------------------------------------------------------------------
 // The request
@@ -78,6 +90,7 @@ const Outcome = Schema.Union(
 )
 
 const AssistantMessage = Schema.Struct({
+  id: optional(Schema.String),
   role: Schema.Literal("assistant"),
   content: optional(Schema.String),
   toolCalls: optional(
@@ -85,6 +98,7 @@ const AssistantMessage = Schema.Struct({
   )
 })
 const ToolMessage = Schema.Struct({
+  id: optional(Schema.String),
   role: Schema.Literal("tool"),
   toolCallId: Id,
   content: Content,
@@ -171,6 +185,11 @@ interface Call {
   readonly tool: string
   args: string
   readonly startedAt: number | undefined
+  /**
+   * Whether an earlier run of the thread made it (the call an interrupt held): this run's execution only
+   * when this run carries its result.
+   */
+  readonly earlier?: true
 }
 
 interface Result {
@@ -196,6 +215,8 @@ type Ending =
 
 /** What a run's events have said so far. */
 interface Run {
+  /** The ids of the messages the run was sent: a snapshot's copies of them are not this run's. */
+  readonly known: ReadonlySet<string>
   runId: string | undefined
   readonly calls: Map<string, Call>
   readonly results: Map<string, Result>
@@ -238,8 +259,12 @@ const startCall = (run: Run, id: string, tool: string, at: number | undefined): 
 const namedAgain = (id: string, known: Call, tool: string, again: boolean): string =>
   `tool call ${quoted(id)} was ${again ? "started again" : "renamed"} (${quoted(known.tool)}, then ${quoted(tool)})`
 
-/** The messages a snapshot holds of this turn: those after its last user message. */
-const thisTurn = (messages: ReadonlyArray<SnapshotMessage>): ReadonlyArray<SnapshotMessage> => {
+/**
+ * The messages a snapshot holds of this turn: those the run was not sent (a snapshot carries the whole
+ * thread), else — a run sent no history — those after its last user message.
+ */
+const thisTurn = (run: Run, messages: ReadonlyArray<SnapshotMessage>): ReadonlyArray<SnapshotMessage> => {
+  if (run.known.size > 0) return messages.filter((m) => !("id" in m) || m.id === undefined || !run.known.has(m.id))
   let lastUser = messages.length - 1
   while (lastUser >= 0 && messages[lastUser]!.role !== "user") lastUser--
   return messages.slice(lastUser + 1)
@@ -251,7 +276,7 @@ const thisTurn = (messages: ReadonlyArray<SnapshotMessage>): ReadonlyArray<Snaps
  */
 const readSnapshot = (run: Run, messages: ReadonlyArray<SnapshotMessage>, index: number): string | undefined => {
   const answers: Array<string> = []
-  for (const message of thisTurn(messages)) {
+  for (const message of thisTurn(run, messages)) {
     if (isAssistant(message)) {
       if (message.content !== undefined && message.content !== "") answers.push(message.content)
       for (const call of message.toolCalls ?? []) {
@@ -398,18 +423,35 @@ const proposalOfWaits = (waits: ReadonlyArray<readonly [string, Call]>): Proposa
   }
 }
 
+/** Whether a denied call's result is the denial: errored in the snapshot, or holding the person's reason. */
+const isDenial = (result: Result, error: string | null | undefined, reason: string | undefined): boolean =>
+  typeof error === "string" ||
+  (reason !== undefined && reason.trim() !== "" &&
+    (typeof result.content === "string" ? result.content : JSON.stringify(result.content)).includes(reason))
+
 /**
  * The run's tool executions — each call that got a result, and each the wire shows started and never
  * resolved (an attempt: `unresolved`) unless it is one the run left waiting — in the order the calls
  * started, the items their results surface (a result the snapshot marks as errored surfaces nothing),
  * and the last call with a result.
  */
-const executionsOf = (run: Run, identifierFields: ReadonlyArray<string>, waiting: ReadonlySet<string>) => {
+const executionsOf = (
+  run: Run,
+  identifierFields: ReadonlyArray<string>,
+  waiting: ReadonlySet<string>,
+  denied: ReadonlySet<string>,
+  reason: string | undefined
+) => {
   const executions: Array<ToolExecution> = []
   const surfaced = new Set<string>()
   let last: { readonly callId: string; readonly execution: ToolExecution } | undefined
   for (const [callId, call] of run.calls) {
     const result = run.results.get(callId)
+    // An earlier call this run says nothing of is an earlier run's. A denied call's result is the
+    // denial's when the snapshot marks it errored or it carries the person's reason (as a
+    // human-in-the-loop middleware answers a rejection); any other result is a run although denied.
+    if (call.earlier === true && result === undefined) continue
+    if (result !== undefined && denied.has(callId) && isDenial(result, run.errors.get(callId), reason)) continue
     if (result === undefined) {
       if (!waiting.has(callId)) {
         executions.push({
@@ -439,6 +481,18 @@ const executionsOf = (run: Run, identifierFields: ReadonlyArray<string>, waiting
 }
 
 /**
+ * The thread a run continues: the messages it was sent (their calls are earlier runs' calls, joined to
+ * a result this run carries; a snapshot's copies of them are not this run's), and the calls a person
+ * denied before the run.
+ */
+export interface Thread {
+  readonly sent: ReadonlyArray<AgUiMessage>
+  readonly denied: ReadonlyArray<string>
+  /** The reason the person gave for the denial. */
+  readonly reason?: string | undefined
+}
+
+/**
  * The turn a run's events tell, in order (the JSON of each SSE `data:` frame), by the surface's rules:
  * the answer is the assistant's text messages, each its deltas joined, the messages separated by a blank
  * line (a `MESSAGES_SNAPSHOT`'s assistant messages when none streamed); a tool execution is each call
@@ -453,9 +507,11 @@ export const readAgUiEvents = (
   wire: ReadonlyArray<unknown>,
   context: ReadContext,
   runId?: string,
-  frontendTools: ReadonlyArray<string> = []
+  frontendTools: ReadonlyArray<string> = [],
+  thread: Thread = { sent: [], denied: [] }
 ): Read => {
   const run: Run = {
+    known: new Set(thread.sent.map((m) => m.id)),
     runId: undefined,
     calls: new Map(),
     results: new Map(),
@@ -464,6 +520,20 @@ export const readAgUiEvents = (
     snapshotAnswer: undefined,
     open: undefined,
     ending: undefined
+  }
+  for (const message of thread.sent) {
+    const toolCalls = message["toolCalls"]
+    if (message.role !== "assistant" || !Array.isArray(toolCalls)) continue
+    for (const call of toolCalls) {
+      if (!isRecord(call) || typeof call["id"] !== "string" || !isRecord(call["function"])) continue
+      const { arguments: args, name } = call["function"]
+      run.calls.set(call["id"], {
+        tool: typeof name === "string" ? name : "",
+        args: typeof args === "string" ? args : "",
+        startedAt: undefined,
+        earlier: true
+      })
+    }
   }
   for (const [index, value] of wire.entries()) {
     const decoded = decodeEvent(value, index)
@@ -503,7 +573,13 @@ export const readAgUiEvents = (
     )
     : []
   const waiting = new Set([...interrupted, ...clientSide.map(([id]) => id)])
-  const { executions, surfaced, last } = executionsOf(run, context.evidence.identifierFields, waiting)
+  const { executions, surfaced, last } = executionsOf(
+    run,
+    context.evidence.identifierFields,
+    waiting,
+    new Set(thread.denied),
+    thread.reason
+  )
   const streamed = [...run.texts.values()].filter((m) => m.role === "assistant" && m.text !== "").map((m) => m.text)
   const answer = streamed.length > 0 ? streamed.join("\n\n") : run.snapshotAnswer ?? ""
   // A gated call left to the client is the proposal's, beside the interrupts when they make it: else it would be
@@ -540,23 +616,114 @@ export const readAgUiEvents = (
 // ---------------------------------------------------------------------------------------------------
 // The live protocol
 
+/** A turn read from a run's events, or the ask's failure with the reason. */
+const turnOrFail = (read: Read) =>
+  Either.match(read, { onLeft: (why) => Effect.fail(failure("ask", why)), onRight: Effect.succeed })
+
 /** A turn on an AG-UI agent: a run in the run's thread, its events read to the run's end. */
 export const agUiTurn: AskTurn<AskingIn> = (asking) =>
   Effect.gen(function*() {
     const ids: AgUiIds = { threadId: asking.conversationId, runId: asking.newId(), messageId: asking.newId() }
     const body = agUiRunInput(asking.question, ids, asking.surface.request?.body)
     const events = yield* askForEvents(asking, body)
-    return yield* Either.match(
-      readAgUiEvents(events.frames, { ...asking.context, conversationId: ids.threadId }, ids.runId, toolsOf(body)),
-      {
-        onLeft: (why) => Effect.fail(failure("ask", why)),
-        onRight: Effect.succeed
-      }
+    return yield* turnOrFail(
+      readAgUiEvents(events.frames, { ...asking.context, conversationId: ids.threadId }, ids.runId, toolsOf(body))
     )
+  })
+
+/**
+ * What a decision answers an interrupt with (`ResumeEntry.payload`): the surface's `resume` template
+ * (`{reason}` and `{proposalId}` filled in), else `{"approved": true}` or `{"approved": false, "reason"}`.
+ */
+export const agUiResumePayload = (surface: Surface, decision: Extract<NextStep, { readonly kind: "decide" }>) => {
+  const reason = decision.reason ?? ""
+  const template = decision.approved ? surface.resume?.approve : surface.resume?.deny
+  if (template !== undefined) return fillTemplate(template, { reason, proposalId: decision.proposal.id })
+  return decision.approved ? { approved: true } : { approved: false, reason }
+}
+
+/**
+ * A conversation with an AG-UI agent is one thread, the suite keeping its messages as a client does
+ * (Messages.ts): each later step is a new run on the same `threadId` sent the whole history. A follow-up
+ * adds its user message; a decision adds `resume`, an entry per interrupt the run before ended on,
+ * `{"interruptId", "status": "resolved", "payload"}` (`agUiResumePayload`) — `"cancelled"` is for an
+ * interrupt left unanswered, never a denial. A run's turn is what it added to the thread: a call an
+ * earlier run made is joined to the result this run carries, and a denied call's result is the denial's.
+ * A surface with a `request.body` template posts its template for each follow-up (the app keeps the
+ * thread's history) and cannot carry a decision.
+ */
+export const agUiConverse: Converse<AskingIn> = (asking) =>
+  Effect.gen(function*() {
+    const template = asking.surface.request?.body
+    const threadId = asking.conversationId
+    const context = { ...asking.context, conversationId: threadId }
+    let messages: Array<AgUiMessage> = []
+    let waiting: ReturnType<typeof interruptsOf> = []
+    /** One run on the thread: `body` posted, its turn read, the thread's messages and interrupts kept. */
+    const runWith = (body: unknown, runId: string, denied: ReadonlyArray<string> = [], reason?: string) =>
+      Effect.gen(function*() {
+        const sent = isRecord(body) && Array.isArray(body["messages"]) ? body["messages"] as Array<AgUiMessage> : []
+        const events = yield* askForEvents(asking, body)
+        const turn = yield* turnOrFail(
+          readAgUiEvents(events.frames, context, runId, toolsOf(body), { sent, denied, reason })
+        )
+        messages = threadAfter(sent, events.frames)
+        waiting = interruptsOf(events.frames)
+        return turn
+      })
+    const ask = (question: string) => {
+      const ids: AgUiIds = { threadId, runId: asking.newId(), messageId: asking.newId() }
+      if (template !== undefined) return runWith(agUiRunInput(question, ids, template), ids.runId, [])
+      const input = agUiRunInput(question, ids) as Record<string, unknown>
+      return runWith(
+        { ...input, messages: [...messages, { id: ids.messageId, role: "user", content: question }] },
+        ids.runId,
+        []
+      )
+    }
+    const first = yield* ask(asking.question)
+    const conversation: Ongoing = {
+      next: (step) => {
+        if (step.kind === "ask") return ask(step.question)
+        if (template !== undefined) {
+          return Effect.fail(
+            new TurnError({
+              reason: "cannot-take-step",
+              detail: "the surface's request.body template carries a question, not a decision: a decision " +
+                "sends the thread's messages and its resume entries (leave request.body out)"
+            })
+          )
+        }
+        if (waiting.length === 0) {
+          return Effect.fail(
+            new TurnError({
+              reason: "cannot-take-step",
+              detail: "the run before ended on no interrupt: an AG-UI decision answers the interrupts a run's " +
+                "RUN_FINISHED outcome names (a call left to the client is answered by running it)"
+            })
+          )
+        }
+        const runId = asking.newId()
+        const payload = agUiResumePayload(asking.surface, step)
+        const input = agUiRunInput("", { threadId, runId, messageId: "" }) as Record<string, unknown>
+        return runWith(
+          {
+            ...input,
+            messages,
+            resume: waiting.map((i) => ({ interruptId: i.id, status: "resolved", payload }))
+          },
+          runId,
+          step.approved ? [] : waiting.flatMap((i) => i.toolCallId ?? []),
+          step.reason
+        )
+      }
+    }
+    return [first, conversation] as const
   })
 
 /** The client a live run asks this protocol's surfaces through. */
 export const client: ProtocolClient<{ readonly by: "suite"; readonly what: string }> = {
   turn: agUiTurn,
+  converse: agUiConverse,
   deleteRoute: (surface) => surface.routes?.delete ?? null
 }

@@ -30,7 +30,7 @@ import { RunAgentInputSchema } from "@ag-ui/core/schemas"
 import { EventEncoder } from "@ag-ui/encoder"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
-import { type Scenario, scenarioFor } from "../scenarios.js"
+import { answerOf, type Scenario, scenarioFor } from "../scenarios.js"
 import { modelCallUsage } from "./usage.js"
 
 /** A request the app got: its body parsed when it is JSON, else the text. */
@@ -59,6 +59,8 @@ export interface AgUiAppOptions {
 export interface AgUiApp {
   readonly url: string
   readonly requests: ReadonlyArray<AgUiRequest>
+  /** Every tool the agent ran, with its input, in order. */
+  readonly ran: ReadonlyArray<{ readonly tool: string; readonly input: unknown }>
   readonly close: () => Promise<void>
 }
 
@@ -94,16 +96,30 @@ const model = (messages: ReadonlyArray<Message>): Step => {
   const call = scenario.calls[results]
   if (call !== undefined) return { kind: "call", tool: call.tool, input: call.input }
   if (scenario.fails !== undefined) throw new Error(scenario.fails)
-  return { kind: "text", text: scenario.answer ?? "" }
+  return { kind: "text", text: answerOf(scenario, decisionIn(scenario, messages.slice(lastUser + 1))) }
 }
 
+/** The decision a person made on the gated call, as the thread holds it: its tool message, an error when denied. */
+const decisionIn = (scenario: Scenario, since: ReadonlyArray<Message>): "approved" | "denied" | undefined => {
+  const gated = scenario.calls.find((call) => call.needsApproval === true)?.tool
+  const callIds = since.flatMap((m) =>
+    m.role === "assistant" ? (m.toolCalls ?? []).filter((c) => c.function.name === gated).map((c) => c.id) : []
+  )
+  const result = since.find((m): m is ToolMessage => m.role === "tool" && callIds.includes(m.toolCallId))
+  return result === undefined ? undefined : result.error === undefined ? "approved" : "denied"
+}
+
+/** Where the app notes each tool it runs. */
+type Ran = Array<{ readonly tool: string; readonly input: unknown }>
+
 /** The scenario's tools as functions: each returns what the scenario says for its input, or throws its error. */
-const toolsOf = (scenario: Scenario | undefined): Readonly<Record<string, Tool>> => {
+const toolsOf = (scenario: Scenario | undefined, ran: Ran): Readonly<Record<string, Tool>> => {
   const scripted = (tool: string, input: unknown) =>
     scenario?.calls.find((c) => c.tool === tool && JSON.stringify(c.input) === JSON.stringify(input))
   const tool = (name: string): Tool => ({
     needsApproval: (input) => scripted(name, input)?.needsApproval === true,
     execute: async (input) => {
+      ran.push({ tool: name, input })
       const call = scripted(name, input)
       if (call === undefined) throw new Error(`${name}: nothing found for ${JSON.stringify(input)}`)
       if (call.error !== undefined) throw new Error(call.error)
@@ -123,9 +139,9 @@ const halves = (text: string): readonly [string, string] => {
 const words = (text: string): ReadonlyArray<string> => text.match(/\S+\s*|\s+/g) ?? []
 
 /** The events of one run, as the agent produces them. */
-async function* runAgent(input: RunAgentInput, options: AgUiAppOptions): AsyncGenerator<Event> {
+async function* runAgent(input: RunAgentInput, options: AgUiAppOptions, ran: Ran): AsyncGenerator<Event> {
   const { threadId, runId } = input
-  const tools = toolsOf(scenarioOf(input.messages))
+  const tools = toolsOf(scenarioOf(input.messages), ran)
   const messages: Array<Message> = [...input.messages]
   // What each model call reported, and what the run's end says of them.
   const calls: Array<TokenUsage> = []
@@ -145,6 +161,7 @@ async function* runAgent(input: RunAgentInput, options: AgUiAppOptions): AsyncGe
     yield { type: EventType.RUN_FINISHED, threadId, runId, outcome, ...usage() }
   }
   yield { type: EventType.RUN_STARTED, threadId, runId }
+  yield* resumed(input, tools, messages)
   for (let n = 1;; n++) {
     const stepName = `step-${n}`
     const messageId = `${runId}-message-${n}`
@@ -240,6 +257,45 @@ async function* runAgent(input: RunAgentInput, options: AgUiAppOptions): AsyncGe
   }
 }
 
+/**
+ * A run that resumes: each resume entry answers the interrupt of a call the thread left waiting. The
+ * call runs when the entry is resolved with `{"approved": true}`; otherwise it is answered as a
+ * human-in-the-loop middleware answers a rejection, a tool message whose `error` is the reason.
+ */
+async function* resumed(input: RunAgentInput, tools: Readonly<Record<string, Tool>>, messages: Array<Message>) {
+  const answered = new Set(messages.flatMap((m) => m.role === "tool" ? [m.toolCallId] : []))
+  const waiting = messages.flatMap((m) => m.role === "assistant" ? m.toolCalls ?? [] : [])
+    .filter((call) => !answered.has(call.id))
+  for (const entry of input.resume ?? []) {
+    const call = waiting.find((c) => `${c.id}-approval` === entry.interruptId)
+    if (call === undefined) continue
+    const payload: unknown = entry.payload
+    const approved = entry.status === "resolved" && typeof payload === "object" && payload !== null &&
+      (payload as { approved?: unknown }).approved === true
+    let content: string
+    let error: string | undefined
+    if (approved) {
+      try {
+        content = JSON.stringify(await tools[call.function.name]!.execute(JSON.parse(call.function.arguments)))
+      } catch (thrown) {
+        error = thrown instanceof Error ? thrown.message : String(thrown)
+        content = error
+      }
+    } else {
+      const reason = typeof payload === "object" && payload !== null
+        ? (payload as { reason?: unknown }).reason
+        : undefined
+      error = typeof reason === "string" && reason !== "" ? reason : `${call.function.name} was not approved`
+      content = error
+    }
+    const resultId = `${input.runId}-resumed-${call.id}`
+    messages.push(
+      { id: resultId, role: "tool", toolCallId: call.id, content, ...(error === undefined ? {} : { error }) }
+    )
+    yield { type: EventType.TOOL_CALL_RESULT, messageId: resultId, toolCallId: call.id, content, role: "tool" } as Event
+  }
+}
+
 const readBody = async (request: IncomingMessage): Promise<string> => {
   const chunks: Array<Buffer> = []
   for await (const chunk of request) chunks.push(chunk as Buffer)
@@ -257,6 +313,7 @@ const parsed = (text: string): unknown => {
 /** Starts the app on 127.0.0.1 at a free port. */
 export const startAgUiApp = async (options: AgUiAppOptions = {}): Promise<AgUiApp> => {
   const requests: Array<AgUiRequest> = []
+  const ran: Ran = []
   const server = createServer((request, response) => {
     void (async () => {
       const text = await readBody(request)
@@ -279,7 +336,7 @@ export const startAgUiApp = async (options: AgUiAppOptions = {}): Promise<AgUiAp
         request.headers.accept === undefined ? undefined : { accept: request.headers.accept }
       )
       response.writeHead(200, { "content-type": encoder.getContentType(), "cache-control": "no-cache" })
-      for await (const event of runAgent(input.data as RunAgentInput, options)) {
+      for await (const event of runAgent(input.data as RunAgentInput, options, ran)) {
         const stamped = options.clock === undefined ? event : { ...event, timestamp: options.clock() }
         response.write(encoder.encodeBinary(stamped))
       }
@@ -293,6 +350,7 @@ export const startAgUiApp = async (options: AgUiAppOptions = {}): Promise<AgUiAp
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    ran,
     close: () =>
       new Promise<void>((resolve, reject) => server.close((error) => error === undefined ? resolve() : reject(error)))
   }
