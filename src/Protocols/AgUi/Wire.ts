@@ -10,8 +10,10 @@
  * usage as the run's end's `usage`, one `TokenUsage`. AG-UI has no error flag on a tool result: a
  * failed execution's result is its error text after `Error: `.
  */
+import { canonical } from "../../Graders/Json.js"
 import { isRecord } from "../../Schema/Decode.js"
-import type { AssistantTurn } from "../../StandIn/Assistant.js"
+import type { AssistantTurn, Decision } from "../../StandIn/Assistant.js"
+import { decideWithFlaws, respondWithFlaws } from "../../StandIn/Flaws.js"
 import {
   injure,
   notJson,
@@ -161,9 +163,106 @@ export const runInputOf = (
 const usage =
   "expected a RunAgentInput {\"threadId\", \"runId\", \"messages\": [{\"id\", \"role\": \"user\", \"content\": QUESTION}], …}"
 
+/** The user messages' texts of a run input's history, in order. */
+const userTexts = (body: unknown): ReadonlyArray<string> =>
+  isRecord(body) && Array.isArray(body["messages"])
+    ? body["messages"].flatMap((m) =>
+      isRecord(m) && m["role"] === "user" && typeof m["content"] === "string" ? [m["content"]] : []
+    )
+    : []
+
+/** The tool calls of a history that no tool message answers, in order: `{id, tool}`. */
+const unansweredCalls = (body: unknown): ReadonlyArray<{ readonly id: string; readonly tool: string }> => {
+  const messages = isRecord(body) && Array.isArray(body["messages"]) ? body["messages"].filter(isRecord) : []
+  const answered = new Set(messages.flatMap((m) => m["role"] === "tool" ? [m["toolCallId"]] : []))
+  return messages.flatMap((m) => m["role"] === "assistant" && Array.isArray(m["toolCalls"]) ? m["toolCalls"] : [])
+    .flatMap((call) => {
+      if (!isRecord(call) || typeof call["id"] !== "string" || answered.has(call["id"])) return []
+      const fn = call["function"]
+      return [{ id: call["id"], tool: isRecord(fn) && typeof fn["name"] === "string" ? fn["name"] : "" }]
+    })
+}
+
+/** The decision a run's `resume` carries: its first resolved entry's payload, `{"approved", "reason"?}`. */
+export const resumeDecision = (
+  body: unknown
+): { readonly ids: ReadonlyArray<string>; readonly decision: Decision } | undefined => {
+  const resume = isRecord(body) ? body["resume"] : undefined
+  if (!Array.isArray(resume) || resume.length === 0) return undefined
+  const entries = resume.filter(isRecord)
+  const resolved = entries.find((e) => e["status"] === "resolved")
+  const payload = resolved?.["payload"]
+  const approved = isRecord(payload) && payload["approved"] === true
+  const reason = isRecord(payload) && typeof payload["reason"] === "string" ? payload["reason"] : ""
+  return {
+    ids: entries.flatMap((e) => typeof e["interruptId"] === "string" ? [e["interruptId"]] : []),
+    decision: approved ? { approved: true } : { approved: false, reason }
+  }
+}
+
+/**
+ * The events of a run that resumes a proposal's interrupts: each waiting call's result under its own id
+ * when the decided turn ran it with the proposed input (nothing for a call it did not run), then what
+ * else ran as calls of their own, and the answer.
+ */
+export const resumedEvents = (
+  turn: AssistantTurn,
+  waiting: ReadonlyArray<{ readonly id: string; readonly tool: string; readonly input: unknown }>,
+  threadId: string,
+  runId: string
+): ReadonlyArray<AgUiEvent> => {
+  const left = [...turn.toolExecutions]
+  const answered = waiting.flatMap((call, i): ReadonlyArray<AgUiEvent> => {
+    const at = left.findIndex((e) => e.tool === call.tool && canonical(e.input ?? {}) === canonical(call.input ?? {}))
+    if (at === -1) return []
+    const [execution] = left.splice(at, 1)
+    return [{
+      type: "TOOL_CALL_RESULT",
+      messageId: `${runId}-resumed-${i + 1}`,
+      toolCallId: call.id,
+      content: resultContent(execution!),
+      role: "tool"
+    }]
+  })
+  const [started, ...rest] = agUiEvents({ ...turn, toolExecutions: left }, threadId, runId)
+  return [started!, ...answered, ...rest]
+}
+
+/**
+ * A run that answers the interrupts the thread's last turn ended on: the proposal that turn left (the
+ * stand-in is stateless, as an AG-UI agent is: it answers the history's question again to know it),
+ * decided as the resume entry says, its waiting calls taken from the history in order.
+ */
+const handleResume = (
+  store: Store,
+  response: WireResponse,
+  body: unknown,
+  input: { readonly threadId: string; readonly runId: string; readonly question: string },
+  surface: ServedSurface,
+  resumed: { readonly ids: ReadonlyArray<string>; readonly decision: Decision }
+) => {
+  const asked = userTexts(body)
+  const before = respondWithFlaws(surface.name, input.question, asked.slice(0, -1))
+  const pending = pendingActions(before)
+  if (pending.length === 0 || resumed.ids.some((id) => !pending.some((a) => a.approvalId === id))) {
+    return sendJson(response, 409, { error: "the resume answers no interrupt of this thread" })
+  }
+  const calls = unansweredCalls(body)
+  const waiting = pending.flatMap((action, i) => {
+    const call = calls[i]
+    return call === undefined ? [] : [{ id: call.id, tool: action.tool, input: action.input }]
+  })
+  const decided = decideWithFlaws(before.proposal!, resumed.decision, store.options.miscarriage)
+  const events = resumedEvents(decided, waiting, input.threadId, input.runId)
+  return writeStream(response, agUiHeaders, events.map(sseFrame))
+}
+
 const handleRun = async (store: Store, request: WireRequest, response: WireResponse, surface: ServedSurface) => {
-  const input = runInputOf(await readJson(request))
+  const body = await readJson(request)
+  const input = runInputOf(body)
   if (input === undefined || input.question.trim() === "") return sendJson(response, 400, { error: usage })
+  const resumed = resumeDecision(body)
+  if (resumed !== undefined) return handleResume(store, response, body, input, surface, resumed)
   const fault = store.faultFor("ask", input.question)
   if (fault?.kind === "wrong-shape") return writeStream(response, agUiHeaders, [sseFrame(wrongShape)])
   if (fault?.kind === "not-json") return notJson(response)
@@ -173,7 +272,11 @@ const handleRun = async (store: Store, request: WireRequest, response: WireRespo
   ) {
     return injure(response, "ask", fault, request.url, {})
   }
-  const turn = store.answer(surface.name, input.question, store.nextAsk(input.question))
+  // A question after earlier ones in the history is a follow-up, answered in view of them.
+  const earlier = userTexts(body).slice(0, -1)
+  const turn = earlier.length > 0
+    ? respondWithFlaws(surface.name, input.question, earlier)
+    : store.answer(surface.name, input.question, store.nextAsk(input.question))
   const [started, ...rest] = agUiEvents(turn, input.threadId, input.runId)
   const events = fault?.kind === "reused-id"
     ? [started!, ...reusedIdEvents(input.runId), ...rest]
