@@ -5,7 +5,7 @@ import { noFloorYet } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import type { CommandError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
-import { caseSuggestions, catalogSuggestions } from "../Schema/Validate.js"
+import { catalogSuggestions } from "../Schema/Validate.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { showRate } from "../Scorecard/Scorecard.js"
 import type { ValidateArgs } from "./Options.js"
@@ -23,9 +23,6 @@ export const validateHandler = (args: ValidateArgs): Effect.Effect<void, Command
     )
     for (const suggestion of catalogSuggestions(set.catalog)) {
       yield* Console.log(`${inert(set.surfacesFile)}: ${suggestion.path}: suggestion: ${suggestion.message}`)
-    }
-    for (const note of caseSuggestions(set.cases, set.catalog)) {
-      yield* Console.log(`${inert(set.casesFile)}: ${note.path}: note: ${note.message}`)
     }
     yield* Console.log(
       Option.match(baseline, {

@@ -8,18 +8,12 @@ import { defaultProtocol, protocols } from "./Registry.js"
 
 const nameCell = (name: string): string => name === defaultProtocol ? `\`${name}\` (the default)` : `\`${name}\``
 
-/** What a protocol carries of a conversation case live. */
-const stepsCell = (steps: "all" | "first"): string =>
-  steps === "all" ? "every step: follow-ups and decisions" : "the first step only"
-
-/** The table of protocols: what the app serves, its conversation, what deletes it, the steps it carries. */
+/** The table of protocols: what the app serves, how its conversation comes to be, what deletes it. */
 export const protocolsTable = (): string =>
   [
-    "| protocol | what the app serves | conversation | deleted by | a conversation case's steps, live |",
-    "|---|---|---|---|---|",
-    ...protocols.map((p) =>
-      `| ${nameCell(p.name)} | ${p.doc.serves} | ${p.doc.conversation} | ${p.doc.deletedBy} | ${stepsCell(p.steps)} |`
-    )
+    "| protocol | what the app serves | conversation | deleted by |",
+    "|---|---|---|---|",
+    ...protocols.map((p) => `| ${nameCell(p.name)} | ${p.doc.serves} | ${p.doc.conversation} | ${p.doc.deletedBy} |`)
   ].join("\n")
 
 /** The table of where each protocol reads a turn's `usage`. */

@@ -197,10 +197,9 @@ export interface ProtocolClient<C extends Naming = Naming> {
   readonly turn: AskTurn<AskingOf<C>>
   /**
    * Asks the first question of a conversation case and gives the conversation, to take its later steps
-   * in (follow-ups, decisions); a protocol without it takes only a conversation's first step. Each step
-   * runs in a fiber of its own, with the case's timeout, as a turn does.
+   * in (follow-ups, decisions). Each step runs in a fiber of its own, with the case's timeout, as a turn does.
    */
-  readonly converse?: Converse<AskingOf<C>>
+  readonly converse: Converse<AskingOf<C>>
   /**
    * The delete route template of a surface's conversations, or null when there is nothing to delete;
    * `routes` are the surface's own over the catalog's, over the defaults.
@@ -242,11 +241,6 @@ export interface ProtocolDefinition<N extends string = string, C extends Naming 
   readonly name: N
   readonly surface: SurfaceFields
   readonly conversation: C
-  /**
-   * Which steps of a conversation case it carries live: `all` (its client has `converse`), or `first`
-   * only, the later ones failing; `validate` says so of a conversation case on such a surface.
-   */
-  readonly steps: "all" | "first"
   readonly client: () => Promise<ProtocolClient<C>>
   /** Makes the wire the stand-in serves the protocol's surfaces over. */
   readonly wire: () => Promise<MakeWire>

@@ -633,16 +633,14 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
           if (!("ask" in step)) return cannot("a conversation starts with an ask")
           const question = step.ask
           return started.take((asking) =>
-            client.converse === undefined
-              ? (client.turn as AskTurn)({ ...asking, question })
-              : Effect.map((client.converse as Converse)({ ...asking, question }), ([turn, opened]) => {
-                conversation = opened
-                return turn
-              })
+            Effect.map((client.converse as Converse)({ ...asking, question }), ([turn, opened]) => {
+              conversation = opened
+              return turn
+            })
           )
         }
         if (conversation === undefined || previous === undefined) {
-          return cannot(`the ${quoted(protocol.definition.name)} protocol takes only a conversation's first step`)
+          return cannot("the conversation's first step was not taken")
         }
         const from = previous
         const proposal = from.trace.proposal

@@ -6,7 +6,7 @@ import { evidenceUnderOtel } from "../Evidence/Rules.js"
 import { kindNamed } from "../Graders/Kinds.js"
 import type { SurfaceField } from "../Protocols/Protocol.js"
 import { defaultProtocol, protocolNamed, protocolNames, protocols } from "../Protocols/Registry.js"
-import { type Case, type CasesFile, isConversation, type Step, stepKind, stepsOf } from "./Case.js"
+import { type CasesFile, isConversation, type Step, stepKind, stepsOf } from "./Case.js"
 import { isRecord, jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
 import { otelCatalogProblems } from "./Otel.js"
@@ -173,23 +173,6 @@ export const catalogSuggestions = (catalog: Catalog): ReadonlyArray<Problem> =>
       message: `move ${
         moved.join(", ")
       } to the surface's "evidence" block: they serve live protocols and traces alike (read from "otel" until then)`
-    }]
-  })
-
-/**
- * Notes on a valid golden set: a conversation case on a surface whose protocol carries only a
- * conversation's first step live (its recorded turns grade every step).
- */
-export const caseSuggestions = (cases: ReadonlyArray<Case>, catalog: Catalog): ReadonlyArray<Problem> =>
-  cases.flatMap((c, i) => {
-    if (!isConversation(c) || c.turns.length < 2) return []
-    const name = catalog.surfaces[c.surface]?.protocol ?? defaultProtocol
-    const protocol = protocolNamed(name)
-    return protocol === undefined || protocol.steps === "all" ? [] : [{
-      path: `$.cases[${i}].turns`,
-      message: `surface ${quoted(c.surface)} speaks ${
-        quoted(name)
-      }, which carries only a conversation's first step live: its later steps fail a live run (recorded turns grade them all)`
     }]
   })
 

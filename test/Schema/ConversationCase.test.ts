@@ -9,7 +9,7 @@ import { Runner } from "../../src/Runner/Runner.js"
 import { SurfaceClient } from "../../src/Runner/SurfaceClient.js"
 import { CasesFile, type ConversationCase, fastCasesFile } from "../../src/Schema/Case.js"
 import { decodeValue } from "../../src/Schema/Decode.js"
-import { caseProblems, caseSuggestions } from "../../src/Schema/Validate.js"
+import { caseProblems } from "../../src/Schema/Validate.js"
 import { failingFacts, showFact } from "../../src/Scorecard/Attempts.js"
 import { caseSetFingerprint } from "../../src/Scorecard/CaseSet.js"
 import { agentSurface, callWith, trace } from "../support/turns.js"
@@ -236,27 +236,5 @@ describe("a conversation from a table, as the typed API takes one", () => {
       ["ask", undefined, "turn_1"],
       ["approve", "nothing to approve: turn 1 answered", undefined]
     ])
-  })
-})
-
-describe("validate's note on a conversation a protocol carries only the first step of", () => {
-  const cases = Schema.decodeUnknownSync(CasesFile)({
-    version: 1,
-    cases: [conversation, { ...conversation, id: "ops.one-step", turns: conversation.turns.slice(0, 1) }]
-  }).cases
-  const on = (protocol: string | undefined) => ({
-    surfaces: { "ops-agent": { ...agentSurface, ...(protocol === undefined ? {} : { protocol }) } }
-  })
-
-  it("names the case and its surface's protocol, and only of a case of several steps", () => {
-    expect(caseSuggestions(cases, on("ag-ui"))).toEqual([{
-      path: "$.cases[0].turns",
-      message: "surface \"ops-agent\" speaks \"ag-ui\", which carries only a conversation's first step live: " +
-        "its later steps fail a live run (recorded turns grade them all)"
-    }])
-    expect(caseSuggestions(cases, on(undefined))).toEqual([])
-    expect(caseSuggestions(cases, on("turn-eval"))).toEqual([])
-    expect(caseSuggestions(cases, on("ai-sdk"))).toEqual([])
-    expect(caseSuggestions(cases, on("langgraph"))).toEqual([])
   })
 })

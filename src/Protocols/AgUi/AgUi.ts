@@ -13,7 +13,6 @@ export const agUi = defineProtocol({
     requires: { endpoint: true }
   },
   conversation: { by: "suite", what: "thread id" },
-  steps: "all",
   client: () => import("./Client.js").then((m) => m.client),
   wire: () => import("./Wire.js").then((m) => m.make),
   faults: { routes: ["ask", "ratings"], ask: ["reused-id", "no-result"] },

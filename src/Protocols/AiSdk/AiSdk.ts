@@ -16,7 +16,6 @@ export const aiSdk = defineProtocol({
     }
   },
   conversation: { by: "suite", what: "chat id" },
-  steps: "all",
   client: () => import("./Client.js").then((m) => m.client),
   wire: () => import("./Wire.js").then((m) => m.make),
   faults: { routes: ["ask", "delete", "ratings"], ask: ["opened", "reused-id", "no-result"] },

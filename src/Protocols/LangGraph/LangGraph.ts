@@ -13,7 +13,6 @@ export const langGraph = defineProtocol({
     requires: {}
   },
   conversation: { by: "server" },
-  steps: "all",
   client: () => import("./Client.js").then((m) => m.client),
   wire: () => import("./Wire.js").then((m) => m.make),
   faults: { routes: ["ask", "conversation", "trace", "delete", "ratings"], ask: ["opened", "id"] },

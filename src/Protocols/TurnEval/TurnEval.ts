@@ -12,7 +12,6 @@ export const turnEval = defineProtocol({
     requires: { endpoint: true }
   },
   conversation: { by: "server" },
-  steps: "all",
   client: () => import("./Client.js").then((m) => m.client),
   wire: () => import("./Wire.js").then((m) => m.make),
   faults: { routes: ["ask", "conversation", "trace", "delete", "ratings"], ask: ["opened", "id"] },
