@@ -1,21 +1,22 @@
 /**
  * `eval import --otel FILE… --out DIR`: read OpenTelemetry traces, link their turns to the golden set's
- * cases and write each linked turn as a recorded turn (`DIR/<case id>.json`), to grade with
+ * cases and write each linked turn as a recorded turn (`DIR/<case id>.json`; a conversation case's
+ * turns in order, one a step), to grade with
  * `eval run --fixtures DIR`. Turns it could not link, and cases whose linked turn cannot be used, are
  * listed with the reason.
  */
 import { FileSystem, Path } from "@effect/platform"
-import { Console, Effect, Either } from "effect"
+import { Console, Effect, Either, Option } from "effect"
 import { writeAtomically } from "../Files.js"
 import { describeUnlinked, loadOtelLinks } from "../Otel/Source.js"
 import { turnIdOf } from "../Otel/Turn.js"
 import { programName } from "../ProgramName.js"
 import { loadGoldenSet } from "../Runner/GoldenSet.js"
 import { encodeRecording, fixturePath } from "../Runner/SurfaceClient.js"
-import { isConversation } from "../Schema/Case.js"
+import { isConversation, stepAction } from "../Schema/Case.js"
 import { UsageError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
-import type { RecordedTurn } from "../Schema/Trace.js"
+import type { RecordedConversation, RecordedTurn } from "../Schema/Trace.js"
 import { plural } from "../Words.js"
 import type { ImportArgs } from "./Options.js"
 
@@ -45,13 +46,24 @@ export const importHandler = (args: ImportArgs) =>
         refused.push(`  ${turnIdOf(linked.read)}  case ${testCase.id}: ${inert(linked.turn.left)}`)
         continue
       }
+      let recorded: RecordedTurn | RecordedConversation
       if (isConversation(testCase)) {
-        refused.push(
-          `  ${turnIdOf(linked.read)}  case ${testCase.id}: a conversation case; import records one-question cases only`
-        )
-        continue
-      }
-      const recorded: RecordedTurn = { caseId: testCase.id, question: testCase.question, ...linked.turn.right }
+        // A conversation is recorded whole or not at all: a recording missing a step would grade as a failure.
+        const steps = linked.steps ?? []
+        const missing = steps.findIndex((step) => Either.isLeft(step.turn))
+        if (missing >= 0 || steps.length !== testCase.turns.length) {
+          const why = missing >= 0 ? Either.getLeft(steps[missing]!.turn).pipe(Option.getOrElse(() => "")) : ""
+          refused.push(`  ${turnIdOf(linked.read)}  case ${testCase.id}: ${inert(why)}`)
+          continue
+        }
+        recorded = {
+          caseId: testCase.id,
+          turns: testCase.turns.map((step, i) => ({
+            ...stepAction(step),
+            ...Either.getOrThrow(steps[i]!.turn)
+          }))
+        }
+      } else recorded = { caseId: testCase.id, question: testCase.question, ...linked.turn.right }
       const file = fixturePath(path, args.out, testCase.id)
       // A recording is replaced, as a re-import should, but never without saying so.
       const replaced = yield* fs.exists(file).pipe(Effect.orElseSucceed(() => false))

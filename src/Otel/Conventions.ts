@@ -54,6 +54,8 @@ export interface ReadTurn {
   readonly agentName: string | undefined
   /** The case id the telemetry carries, and the attribute it came from. */
   readonly caseId: { readonly value: string; readonly attribute: string } | undefined
+  /** The conversation the run is a turn of, and the attribute it came from (`conversationIdOn`). */
+  readonly conversationId?: { readonly value: string; readonly attribute: string } | undefined
   readonly question: string
   /** The answer; undefined when the span tree records none (a failed turn, or one that ended on a tool). */
   readonly answer: string | undefined
@@ -350,6 +352,28 @@ const caseIdOn = (span: Span): ReadTurn["caseId"] => {
     : undefined
 }
 
+/** The attributes a conversation's id is read from, in order. */
+export const conversationAttributes: ReadonlyArray<string> = [
+  "gen_ai.conversation.id",
+  "session.id",
+  "ai.telemetry.metadata.conversationId",
+  "ai.settings.context.conversationId"
+]
+
+/**
+ * The conversation id on a span: the GenAI conventions' `gen_ai.conversation.id`, OpenInference's
+ * `session.id` (which its LangChain instrumentation sets from a run's `session_id`, `thread_id` or
+ * `conversation_id` metadata), or the AI SDK's `ai.telemetry.metadata.conversationId` (6) or
+ * `ai.settings.context.conversationId` (7, runtime context).
+ */
+const conversationIdOn = (span: Span): ReadTurn["conversationId"] => {
+  for (const attribute of conversationAttributes) {
+    const value = text(span, attribute)
+    if (value !== undefined && value.trim() !== "") return { value, attribute }
+  }
+  return undefined
+}
+
 /**
  * A LangChain tool result as OpenInference records it — `{"output": ToolMessage}`, the message
  * serialised with its content as text — unwrapped to the content (parsed when it is JSON) and the call id.
@@ -469,8 +493,10 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
       )
       .flatMap(retrievedBy)
     let caseId: ReadTurn["caseId"]
-    for (let at: Span | undefined = span; at !== undefined && caseId === undefined;) {
-      caseId = caseIdOn(at)
+    let conversationId: ReadTurn["conversationId"]
+    for (let at: Span | undefined = span; at !== undefined && (caseId === undefined || conversationId === undefined);) {
+      caseId ??= caseIdOn(at)
+      conversationId ??= conversationIdOn(at)
       at = at.parentSpanId === undefined ? undefined : trace.byId.get(at.parentSpanId)
     }
     if (problems.length > before || root.question === undefined) return []
@@ -483,6 +509,7 @@ export const readTurnsOf = (trace: Trace, problems: Array<Problem>): ReadonlyArr
       start: span.start,
       agentName: root.agentName,
       caseId,
+      ...(conversationId === undefined ? {} : { conversationId }),
       question: root.question,
       answer: root.answer,
       answerAttribute: root.answerAttribute,

@@ -58,6 +58,8 @@ export interface ScriptedTurn {
   readonly surface: string
   readonly question: string
   readonly caseId?: string
+  /** The conversation the turn is in, as the app tells its telemetry (see `runAiSdk`). */
+  readonly conversationId?: string
   readonly calls: ReadonlyArray<ScriptedCall>
   /** The final answer; none when the turn ends on its last tool (a proposal left for approval). */
   readonly answer?: string
@@ -99,10 +101,15 @@ const capture = (): Capture => {
   registerTelemetry(
     new OpenTelemetry({
       agentSpanName: "functionId",
-      // The case id, from the call's runtime context, on the agent's root span.
+      // The case id and the conversation, from the call's runtime context, on the agent's root span.
       enrichSpan: ({ runtimeContext, spanType }) => {
         const caseId = runtimeContext?.["caseId"]
-        return spanType === "operation" && typeof caseId === "string" ? { "eval.case_id": caseId } : undefined
+        const conversationId = runtimeContext?.["conversationId"]
+        if (spanType !== "operation") return undefined
+        return {
+          ...(typeof caseId === "string" ? { "eval.case_id": caseId } : {}),
+          ...(typeof conversationId === "string" ? { "gen_ai.conversation.id": conversationId } : {})
+        }
       }
     })
   )
@@ -208,7 +215,13 @@ const runLangChain = async (turn: ScriptedTurn, replacing: ReadonlyArray<Structu
   const agent = createAgent({ model, tools, name: turn.surface })
   await agent.invoke(
     { messages: [{ role: "user", content: turn.question }] },
-    turn.caseId === undefined ? {} : { metadata: { "eval.case_id": turn.caseId } }
+    {
+      metadata: {
+        ...(turn.caseId === undefined ? {} : { "eval.case_id": turn.caseId }),
+        // OpenInference's LangChain instrumentation writes a run's session_id metadata as session.id.
+        ...(turn.conversationId === undefined ? {} : { session_id: turn.conversationId })
+      }
+    }
   )
 }
 
@@ -567,7 +580,10 @@ const runAiSdk = async (r: AiSdkRun): Promise<AiSdkResult> => {
       experimental_telemetry: {
         isEnabled: true,
         functionId: r.turn.surface,
-        ...(r.turn.caseId === undefined ? {} : { metadata: { caseId: r.turn.caseId } })
+        metadata: {
+          ...(r.turn.caseId === undefined ? {} : { caseId: r.turn.caseId }),
+          ...(r.turn.conversationId === undefined ? {} : { conversationId: r.turn.conversationId })
+        }
       }
     }
     if (!r.stream) {
@@ -594,10 +610,13 @@ const runAiSdk = async (r: AiSdkRun): Promise<AiSdkResult> => {
     ...(r.toolApproval === undefined ? {} : { toolApproval: r.toolApproval }),
     stopWhen: last === undefined ? stepCountIs(5) : [hasToolCall(last), stepCountIs(5)],
     ...(r.abort === true ? { abortSignal: controller.signal } : {}),
-    runtimeContext: r.turn.caseId === undefined ? {} : { caseId: r.turn.caseId },
+    runtimeContext: {
+      ...(r.turn.caseId === undefined ? {} : { caseId: r.turn.caseId }),
+      ...(r.turn.conversationId === undefined ? {} : { conversationId: r.turn.conversationId })
+    },
     telemetry: {
       functionId: r.turn.surface,
-      includeRuntimeContext: { caseId: true },
+      includeRuntimeContext: { caseId: true, conversationId: true },
       ...(r.producer === "ai-sdk-7 (LegacyOpenTelemetry)" ? { integrations: [new LegacyOpenTelemetry()] } : {})
     }
   }
@@ -662,9 +681,18 @@ export interface ApprovalTraces {
 export const traceApprovalTurn = async (
   producer: AiSdkProducer,
   decision: ApprovalDecision,
-  options: { readonly config?: ApprovalConfig; readonly stream?: boolean; readonly changeFails?: string } = {}
+  options: {
+    readonly config?: ApprovalConfig
+    readonly stream?: boolean
+    readonly changeFails?: string
+    /** The conversation both calls are in, as the app tells its telemetry. */
+    readonly conversationId?: string
+  } = {}
 ): Promise<ApprovalTraces> => {
-  const scripted = approvalTurn()
+  const scripted = {
+    ...approvalTurn(),
+    ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId })
+  }
   const [read, change] = scripted.calls
   // A change that fails throws `changeFails` once it is approved and runs.
   const turn = options.changeFails === undefined
