@@ -143,21 +143,6 @@ describe("a conversation of follow-ups from LangChain traces (OpenInference's se
   it("takes each run of the session in order, and import records them to replay the same", async () => {
     const first = await traceTurn("langchain (OpenInference)", { ...refundTurn(), conversationId: "session-7" })
     const second = await traceTurn("langchain (OpenInference)", annualTurn("session-7"))
-    write("follow-up.json", {
-      version: 1,
-      cases: [{
-        id: "otel.refund-follow-up",
-        surface: "docs",
-        guards: "A follow-up on refunds citing a page it did not retrieve",
-        turns: [
-          { ask: refundTurn().question, expect: [{ kind: "cites", path: "docs/billing/refunds.md" }] },
-          {
-            ask: "And for annual plans?",
-            expect: [{ kind: "cites-only-surfaced" }, { kind: "answer-includes", text: "30 days" }]
-          }
-        ]
-      }]
-    })
     const traces = [write("session-1.json", first), write("session-2.json", second)]
     const graded = run("follow-up.json", traces, "follow-up-results.json")
     expect(graded.stderr).not.toContain("linked to no case")
