@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, type Scope } from "effect"
+import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import type { LiveConfig } from "../../src/Runner/LiveClient.js"
 import type { ConversationCase } from "../../src/Schema/Case.js"
 import type { CaseResult } from "../../src/Schema/Result.js"
 import type { Miscarriage } from "../../src/StandIn/Flaws.js"
 import type { StandInOptions } from "../../src/StandIn/Server.js"
-import type { ProtocolName } from "../../src/Protocols/Registry.js"
 import { liveClient, runLive, standInProcess } from "../support/live.js"
 import { protocolSet } from "../support/protocols.js"
 
@@ -153,22 +153,25 @@ describe("a conversation case, live over this product's protocol", () => {
 const carried: ReadonlyArray<ProtocolName> = ["turn-eval", "ai-sdk", "langgraph", "ag-ui"]
 
 describe.each(carried)("a conversation case, live over %s", (protocol) => {
-  live("approves the proposal, grades what ran after, answers the follow-up, and deletes the conversation once", () =>
-    Effect.gen(function*() {
-      const { left, result, s } = yield* runOne(approved, undefined, {}, {}, protocol)
-      expect(steps(result)).toEqual([
-        { step: 1, kind: "ask", failed: [] },
-        { step: 2, kind: "approve", failed: [] },
-        { step: 3, kind: "ask", failed: [] }
-      ])
-      // One conversation, deleted once (an AG-UI agent keeps no thread: there is nothing to delete).
-      expect(s.stats()).toMatchObject(protocol === "ag-ui" ? { created: 0, deleted: 0 } : { created: 1, deleted: 1 })
-      // One request a step: the ask, the decision, the follow-up (and on LangGraph the thread's opening).
-      expect(s.stats().requests.ask).toBe(protocol === "langgraph" ? 4 : 3)
-      expect(s.conversations()).toEqual([])
-      expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })
-      expect(new Set(result.turns!.map((t) => t.turnId)).size).toBe(3)
-    }))
+  live(
+    "approves the proposal, grades what ran after, answers the follow-up, and deletes the conversation once",
+    () =>
+      Effect.gen(function*() {
+        const { left, result, s } = yield* runOne(approved, undefined, {}, {}, protocol)
+        expect(steps(result)).toEqual([
+          { step: 1, kind: "ask", failed: [] },
+          { step: 2, kind: "approve", failed: [] },
+          { step: 3, kind: "ask", failed: [] }
+        ])
+        // One conversation, deleted once (an AG-UI agent keeps no thread: there is nothing to delete).
+        expect(s.stats()).toMatchObject(protocol === "ag-ui" ? { created: 0, deleted: 0 } : { created: 1, deleted: 1 })
+        // One request a step: the ask, the decision, the follow-up (and on LangGraph the thread's opening).
+        expect(s.stats().requests.ask).toBe(protocol === "langgraph" ? 4 : 3)
+        expect(s.conversations()).toEqual([])
+        expect(left).toEqual({ kept: [], undeleted: [], unknown: [] })
+        expect(new Set(result.turns!.map((t) => t.turnId)).size).toBe(3)
+      })
+  )
 
   live("after a denial nothing gated runs", () =>
     Effect.gen(function*() {
@@ -257,5 +260,4 @@ describe.each(carried)("a conversation case, live over %s", (protocol) => {
         ])
       })
   )
-
 })
