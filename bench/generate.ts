@@ -70,6 +70,25 @@ export const goldenSet = (dir: string, count: number): string => {
   return join(dir, "cases.json")
 }
 
+/** The committed conversation cases: the measure of what a conversation's steps cost. */
+const committedConversations = (JSON.parse(readFileSync("cases/golden-cases.json", "utf8")) as {
+  cases: Array<{ id: string; turns?: ReadonlyArray<unknown> }>
+}).cases.filter((c) => c.turns !== undefined)
+
+/**
+ * A golden set of `count` conversation cases in `dir`/cases.json (the committed ones, copied under new
+ * ids): the file, and how many steps its cases take in all.
+ */
+export const conversationSet = (dir: string, count: number): { readonly file: string; readonly steps: number } => {
+  const cases = Array.from({ length: count }, (_, i) => {
+    const c = committedConversations[i % committedConversations.length]!
+    return { ...c, id: `${c.id}.${Math.floor(i / committedConversations.length)}` }
+  })
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, "cases.json"), JSON.stringify({ version: 1, cases }))
+  return { file: join(dir, "cases.json"), steps: cases.reduce((n, c) => n + (c.turns?.length ?? 0), 0) }
+}
+
 /** A golden set of `count` cases in `dir`/cases.json, and a recording for each in `dir`/fixtures. */
 export const goldenSetWithRecordings = (
   dir: string,

@@ -17,7 +17,7 @@ import { RecordedTurn } from "../src/Schema/Trace.js"
 import type { StandIn } from "../src/StandIn/Server.js"
 import { launchBrowser, viewport } from "../test/support/browser.js"
 import { goldenSet as committed, withStandIn } from "../test/support/live.js"
-import { archive, goldenSet, goldenSetWithRecordings } from "./generate.js"
+import { archive, conversationSet, goldenSet, goldenSetWithRecordings } from "./generate.js"
 import {
   belowNoise,
   bin,
@@ -202,6 +202,53 @@ const liveOverhead = async () => {
     figure: `${startUp.ms.toFixed(0)} ms spawn to exit; the first ask after ${startUp.firstAskMs.toFixed(0)} ms`,
     target: "report (the ideal's start-up)",
     met: undefined
+  })
+}
+
+/**
+ * What a conversation's later steps cost: 48 conversation cases (the committed ones, copied) against as
+ * many one-question cases as they take steps, both at 100 ms an ask (a follow-up and a decision are
+ * asks of the stand-in too) and concurrency 4, the ratio taken pair by pair. A step that costs only its
+ * own requests makes it 1.
+ */
+const conversationCost = async () => {
+  const conversations = conversationSet(join(work, "conversations"), 48)
+  const single = goldenSet(join(work, "single"), conversations.steps)
+  const ratios: Array<number> = []
+  const walls = { conversations: [] as Array<number>, single: [] as Array<number> }
+  let perStep = ""
+  for (let sample = 0; sample < liveSamples; sample++) {
+    for (const [what, file] of [["conversations", conversations.file], ["single", single]] as const) {
+      log(
+        `live, ${what === "single" ? `${conversations.steps} one-question cases` : "48 conversation cases"}, sample ${
+          sample + 1
+        } of ${liveSamples} …`
+      )
+      await withStandIn({ latency: { ask: 100 }, maxConversations: 64 }, async (standIn) => {
+        const run = await measure([bin, "run", "--base-url", standIn.url, "--cases", file, "--concurrency", "4"], {
+          env: { EVAL_COOKIE: Redacted.value(standIn.cookie()) }
+        })
+        if (run.code !== 0) throw new Error(`live run of ${what} failed: ${run.stderr}`)
+        walls[what].push(run.wallMs)
+        if (what === "conversations") {
+          const { ask, conversation, delete: deleted, trace } = standIn.stats().requests
+          const steps = conversations.steps
+          perStep = `${ask} asks and decisions, ${conversation} conversation and ${trace} trace reads for ${steps} ` +
+            `steps, ${deleted} deletes for 48 cases`
+        }
+      })
+    }
+    ratios.push(walls.conversations.at(-1)! / walls.single.at(-1)!)
+  }
+  const ratio = median(ratios)
+  rows.push({
+    benchmark: `2. live: 48 conversation cases (${conversations.steps} steps) against as many one-question ` +
+      "cases, 100 ms ask, concurrency 4",
+    figure: `${(median(walls.conversations) / 1000).toFixed(2)} s against ${
+      (median(walls.single) / 1000).toFixed(2)
+    } s: ${ratio.toFixed(2)}× (pairwise median); ${perStep}`,
+    target: "≤ 1.1×: a step costs only its own requests",
+    met: ratio <= 1.1
   })
 }
 
@@ -503,6 +550,7 @@ const main = async () => {
   mkdirSync(work, { recursive: true })
   await startUp()
   if (wanted("live")) await liveOverhead()
+  if (wanted("live")) await conversationCost()
   if (wanted("journal")) await journalCost()
   if (wanted("offline")) await offline()
   if (wanted("audit")) await audit()
