@@ -63,11 +63,11 @@ export const stoppedWords = ({ bail, notRun, of }: Stop): string =>
 export const noFloorText = (why: NoFloor): string => {
   switch (why._tag) {
     case "Filtered":
-      return `the floor is not applied to ${flagWords.filteredRun} (${why.cases} of ${why.of} cases)`
+      return `the floor is not applied to ${flagWords.filteredRun} (${why.cases} of ${plural(why.of, "case")})`
     case "Shard":
       return `shard ${why.index}/${why.count} (${
-        why.of === undefined ? why.cases : `${why.cases} of ${why.of}`
-      } cases): ${programName} merge applies the floor to the whole`
+        why.of === undefined ? plural(why.cases, "case") : `${why.cases} of ${plural(why.of, "case")}`
+      }): ${programName} merge applies the floor to the whole`
     case "NoBaseline":
       return noFloorYet
     case "OtherRepeat":

@@ -17,6 +17,7 @@ import { type CommandError, UsageError } from "../Schema/Errors.js"
 import { faultProblem, parseFault } from "../StandIn/Faults.js"
 import { recallsFromMemory, respondWithFlaws } from "../StandIn/Flaws.js"
 import { servedProtocols, stableFraction, type StandIn, start } from "../StandIn/Server.js"
+import { plural } from "../Words.js"
 import type { DemoArgs, StandInArgs } from "./Options.js"
 import { checkRun } from "./Run.js"
 
@@ -132,7 +133,10 @@ export const standInHandler = (args: StandInArgs): Effect.Effect<void, CommandEr
           }),
           ...(args.seedRatings
             ? [
-              `${standIn.ratings().length} turns are rated thumbs-down: ${programName} candidates --base-url ${standIn.url}`
+              `${
+                plural(standIn.ratings().length, "turn is", "turns are")
+              } rated thumbs-down: ${programName} candidates ` +
+              `--base-url ${standIn.url}`
             ]
             : []),
           "Ctrl-C stops it."
@@ -199,9 +203,10 @@ export const demoHandler = (args: DemoArgs): Effect.Effect<void, CommandError, F
         Effect.ensuring(Effect.suspend(() => {
           const stats = standIn.stats()
           return Console.log(
-            `\nstand-in: ${stats.requests.ask} questions, ${stats.requests.conversation} conversation reads, ` +
-              `${stats.requests.trace} trace reads, ${stats.created} conversations opened, ${stats.deleted} deleted, ` +
-              `${standIn.conversations().length} left`
+            `\nstand-in: ${plural(stats.requests.ask, "ask")} (questions and decisions), ${
+              plural(stats.requests.conversation, "conversation read")
+            }, ${plural(stats.requests.trace, "trace read")}, ${plural(stats.created, "conversation")} opened, ` +
+              `${stats.deleted} deleted, ${standIn.conversations().length} left`
           )
         }))
       )

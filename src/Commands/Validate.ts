@@ -8,6 +8,7 @@ import { inert } from "../Schema/Inert.js"
 import { catalogSuggestions } from "../Schema/Validate.js"
 import { readBaseline } from "../Scorecard/BaselineStore.js"
 import { showRate } from "../Scorecard/Scorecard.js"
+import { plural } from "../Words.js"
 import type { ValidateArgs } from "./Options.js"
 
 /** Checks the catalog, the golden set against it, and the baseline when there is one. */
@@ -17,7 +18,7 @@ export const validateHandler = (args: ValidateArgs): Effect.Effect<void, Command
     const baseline = yield* readBaseline(args.baseline)
     const surfaces = [...new Set(set.cases.map((c) => c.surface))]
     yield* Console.log(
-      `${set.casesFile}: ${set.cases.length} cases over ${surfaces.length} surfaces (${
+      `${set.casesFile}: ${plural(set.cases.length, "case")} over ${plural(surfaces.length, "surface")} (${
         surfaces.join(", ")
       }), valid against ${set.surfacesFile}`
     )

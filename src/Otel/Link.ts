@@ -17,6 +17,7 @@ import { inert } from "../Schema/Inert.js"
 import { type ResolvedOtelRules, resolveOtelRules } from "../Schema/Otel.js"
 import type { Catalog } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
+import { plural } from "../Words.js"
 import type { ReadTurn } from "./Conventions.js"
 import { toTurn, turnIdOf } from "./Turn.js"
 
@@ -204,7 +205,7 @@ const conversationOf = (
   for (const read of turns.slice(testCase.turns.length)) {
     unlinked.push({
       turn: read,
-      reason: `case ${testCase.id} has ${testCase.turns.length} steps; its conversation has more turns`
+      reason: `case ${testCase.id} has ${plural(testCase.turns.length, "step")}; its conversation has more turns`
     })
   }
   if (first.question !== opening) {

@@ -7,6 +7,7 @@
  * default cases file there); runs of another set are neither held to it nor move it.
  */
 import { Schema } from "effect"
+import { plural } from "../Words.js"
 
 /** A rate from 0 to 1, as a floor is. */
 const Rate = Schema.Number.pipe(
@@ -32,7 +33,10 @@ export const FloorChange = Schema.Struct({
 }).pipe(
   Schema.filter((change) =>
     change.passed <= change.total ||
-    { path: ["passed"], message: `expected at most the run's total of ${change.total} cases, got ${change.passed}` }
+    {
+      path: ["passed"],
+      message: `expected at most the run's total of ${plural(change.total, "case")}, got ${change.passed}`
+    }
   )
 )
 /** One move of the floor. */

@@ -3,6 +3,7 @@
  * ratchet may set. Pure.
  */
 import type { Attempt, CaseResult, RunResult, ShardInfo } from "../Schema/Result.js"
+import { plural } from "../Words.js"
 import { attemptsOf } from "./Attempts.js"
 
 const floorScale = 10_000
@@ -68,10 +69,16 @@ export const resultInconsistencies = (result: RunResult): ReadonlyArray<{ path: 
   const problems: Array<{ path: string; message: string }> = []
   const passedCount = result.cases.filter((c) => c.passed).length
   if (result.total !== result.cases.length) {
-    problems.push({ path: "$.total", message: `says ${result.total}, but the file holds ${result.cases.length} cases` })
+    problems.push({
+      path: "$.total",
+      message: `says ${result.total}, but the file holds ${plural(result.cases.length, "case")}`
+    })
   }
   if (result.passedCount !== passedCount) {
-    problems.push({ path: "$.passedCount", message: `says ${result.passedCount}, but ${passedCount} cases passed` })
+    problems.push({
+      path: "$.passedCount",
+      message: `says ${result.passedCount}, but ${plural(passedCount, "case")} passed`
+    })
   }
   const rate = result.cases.length === 0 ? 0 : passedCount / result.cases.length
   if (Math.abs(result.passRate - rate) > 1e-9) {
@@ -82,7 +89,7 @@ export const resultInconsistencies = (result: RunResult): ReadonlyArray<{ path: 
     if (c.attempts !== undefined && c.attempts.length !== k) {
       problems.push({
         path: `$.cases[${i}].attempts`,
-        message: `holds ${c.attempts.length} attempts, but the run repeated each case ${k} times`
+        message: `holds ${plural(c.attempts.length, "attempt")}, but the run repeated each case ${k} times`
       })
     } else if (c.attempts === undefined && k > 1) {
       problems.push({ path: `$.cases[${i}]`, message: `has no attempts, but the run repeated each case ${k} times` })

@@ -32,8 +32,8 @@ describe("readResults", () => {
       const refused = yield* Effect.either(readResults(file))
       expect(Either.isLeft(refused) && refused.left.message).toBe(
         [
-          `${file}: $.total: says 2, but the file holds 1 cases`,
-          `${file}: $.passedCount: says 0, but 1 cases passed`
+          `${file}: $.total: says 2, but the file holds 1 case`,
+          `${file}: $.passedCount: says 0, but 1 case passed`
         ].join("\n")
       )
     }).pipe(Effect.provide(NodeContext.layer)))

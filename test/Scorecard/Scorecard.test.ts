@@ -102,7 +102,7 @@ describe("resultInconsistencies under --repeat", () => {
       cases: [{ ...run.cases[0]!, attempts: [attempt(true)] }, { ...run.cases[1]!, passed: true }]
     }
     expect(resultInconsistencies(edited)).toEqual([
-      { path: "$.cases[0].attempts", message: "holds 1 attempts, but the run repeated each case 2 times" },
+      { path: "$.cases[0].attempts", message: "holds 1 attempt, but the run repeated each case 2 times" },
       { path: "$.cases[1].passed", message: "says passed, but the case has a failing expectation or an error" }
     ])
   })

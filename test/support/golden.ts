@@ -95,8 +95,8 @@ export const validated = `cases/golden-cases.json: ${caseCount} cases over ${sur
 export const turnCount = goldenCases.reduce((n, c) => n + stepsOf(c).length, 0)
 
 /**
- * What the stand-in says it served for one live run of the golden set, every conversation deleted: a
- * question (a decision counts as one) and a read of each route per turn, a conversation per case.
+ * What the stand-in says it served for one live run of the golden set, every conversation deleted: an
+ * ask (a question or a decision) and a read of each route per turn, a conversation per case.
  */
-export const standInServed = `${turnCount} questions, ${turnCount} conversation reads, ${turnCount} trace reads, ` +
-  `${caseCount} conversations opened, ${caseCount} deleted, 0 left`
+export const standInServed = `${turnCount} asks (questions and decisions), ${turnCount} conversation reads, ` +
+  `${turnCount} trace reads, ${caseCount} conversations opened, ${caseCount} deleted, 0 left`

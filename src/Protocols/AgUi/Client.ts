@@ -15,6 +15,7 @@ import { TurnError } from "../../Schema/Errors.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Surface } from "../../Schema/Surface.js"
 import { errored, type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
+import { plural } from "../../Words.js"
 import {
   type AskingIn,
   type AskTurn,
@@ -547,7 +548,7 @@ export const readAgUiEvents = (
   }
   const ending = run.ending
   if (ending === undefined) {
-    return Either.left(`the stream broke off: ${wire.length} events and no RUN_FINISHED or RUN_ERROR`)
+    return Either.left(`the stream broke off: ${plural(wire.length, "event")} and no RUN_FINISHED or RUN_ERROR`)
   }
   if (ending.kind === "finished" && ending.outcome?.type === "cancelled") {
     return Either.left(`the run was cancelled: RUN_FINISHED (event ${ending.index}) has the outcome "cancelled"`)

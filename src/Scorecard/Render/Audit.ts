@@ -15,11 +15,11 @@ export const violationLine = (violation: Violation): string =>
 export const auditSummary = (plan: AuditPlan, tally: AuditTally): string => {
   const parts = [
     `${plural(tally.violations, "violation")} in ${plural(tally.violatingTurns, "turn")}`,
-    ...(tally.otherSurfaces > 0 ? [`${tally.otherSurfaces} turns of other surfaces skipped`] : []),
-    ...(plan.shard !== undefined ? [`${tally.otherShards} turns in other shards`] : []),
-    ...(tally.unreadable > 0 ? [`${tally.unreadable} unreadable lines`] : [])
+    ...(tally.otherSurfaces > 0 ? [`${plural(tally.otherSurfaces, "turn")} of other surfaces skipped`] : []),
+    ...(plan.shard !== undefined ? [`${plural(tally.otherShards, "turn")} in other shards`] : []),
+    ...(tally.unreadable > 0 ? [plural(tally.unreadable, "unreadable line")] : [])
   ]
-  return `audited ${tally.turns} turns of ${inert(plan.surfaceName)} against ${
+  return `audited ${plural(tally.turns, "turn")} of ${inert(plan.surfaceName)} against ${
     plural(plan.expectations.length, "expectation")
   }: ${parts.join(" · ")}`
 }

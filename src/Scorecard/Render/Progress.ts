@@ -2,6 +2,7 @@
  * The live progress line of a long run on a terminal: cases done of the total, passing so far, time
  * elapsed and an estimate of the time left. Pure; the CLI decides when to draw it.
  */
+import { plural } from "../../Words.js"
 
 /** Where a run is. */
 export interface Progress {
@@ -23,5 +24,5 @@ export const showElapsed = (ms: number): string => {
 /** The line: `12/40 cases · 11 passing · 8s elapsed · ~19s left` (no estimate before the first case ends). */
 export const renderProgress = (p: Progress): string => {
   const left = p.done === 0 ? "estimating" : `~${showElapsed((p.elapsedMs / p.done) * (p.total - p.done))} left`
-  return `${p.done}/${p.total} cases · ${p.passing} passing · ${showElapsed(p.elapsedMs)} elapsed · ${left}`
+  return `${p.done}/${plural(p.total, "case")} · ${p.passing} passing · ${showElapsed(p.elapsedMs)} elapsed · ${left}`
 }
