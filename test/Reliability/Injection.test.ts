@@ -408,7 +408,7 @@ describe("eval audit, a hostile archive", () => {
     expectQuiet(run, "audit")
     const out = linesOf(run.stdout.trimEnd())
     expect(out.filter((line) => line.startsWith("✗ "))).toHaveLength(3)
-    expect(out.filter((line) => !line.startsWith("✗ "))).toEqual([expect.stringMatching(/^audited 1 turns of docs /)])
+    expect(out.filter((line) => !line.startsWith("✗ "))).toEqual([expect.stringMatching(/^audited 1 turn of docs /)])
     const err = linesOf(run.stderr.trimEnd())
     expect(err.filter((line) => line.startsWith("archive.jsonl:"))).toHaveLength(2)
     expect(err.filter((line) => !line.startsWith("archive.jsonl:"))).toEqual([
