@@ -8,6 +8,7 @@
 import { Command, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
+import { commandLineProblem } from "./Commands/Flags.js"
 import {
   auditOptions,
   candidatesOptions,
@@ -236,7 +237,11 @@ const plainConsole = (console: Console.Console): Console.Console => ({
 export const main = (
   argv: ReadonlyArray<string>
 ): Effect.Effect<number, never, FileSystem.FileSystem | Path.Path | Terminal.Terminal> =>
-  cliFor(argv).pipe(
+  Effect.suspend(() => {
+    // A misspelt flag or a value of the wrong type is refused in one line that names it, before parsing.
+    const problem = commandLineProblem(argv.slice(2))
+    return problem === undefined ? cliFor(argv) : Effect.fail(new UsageError({ message: problem }))
+  }).pipe(
     Effect.as(0),
     Effect.catchAllCause(finish),
     (program) =>

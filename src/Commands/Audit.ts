@@ -18,6 +18,7 @@ import { inert } from "../Schema/Inert.js"
 import { caseProblems } from "../Schema/Validate.js"
 import { auditSummary, violationLine } from "../Scorecard/Render/Audit.js"
 import { plural } from "../Words.js"
+import { didYouMean } from "../Words.js"
 import type { AuditArgs } from "./Options.js"
 
 /**
@@ -79,7 +80,7 @@ export const auditHandler = (args: AuditArgs) =>
       return yield* new UsageError({
         message: `--surface ${args.surface}: ${args.surfaces} has no such surface; it has ${
           Object.keys(catalog.surfaces).join(", ")
-        }`
+        }${didYouMean(args.surface, Object.keys(catalog.surfaces))}`
       })
     }
     if (args.expect.length === 0 && args.expectJson.length === 0) {

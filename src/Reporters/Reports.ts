@@ -10,6 +10,7 @@ import { resolve } from "node:path"
 import type { BadInput } from "../Schema/Errors.js"
 import { UsageError } from "../Schema/Errors.js"
 import type { RunResult } from "../Schema/Result.js"
+import { didYouMean } from "../Words.js"
 import type { ReportContext, RunSite } from "./Reporter.js"
 import {
   defaultReporter,
@@ -52,7 +53,7 @@ export const parseReporters = (
         return yield* new UsageError({
           message: `--reporter ${JSON.stringify(spec)}: expected NAME, NAME=FILE or NAME:OPTION=FILE, NAME one of ${
             reporterNames.join(", ")
-          }`
+          }${didYouMean(name, reporterNames)}`
         })
       }
       const known = Object.keys(reporter.options)

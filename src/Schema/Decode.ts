@@ -3,6 +3,7 @@
  * file is the caller's business. What a problem quotes from the file is made inert (`Inert.ts`).
  */
 import { Either, ParseResult, Schema } from "effect"
+import { nearest } from "../Words.js"
 import { BadInput, type Problem } from "./Errors.js"
 import { inert } from "./Inert.js"
 import { describeJsonError } from "./JsonSyntax.js"
@@ -44,6 +45,15 @@ export const jsonPath = (segments: ReadonlyArray<PropertyKey>): string =>
 
 const clip = (text: string, limit = maxMessage): string => text.length > limit ? `${text.slice(0, limit)}…` : text
 
+/** For a string where one of several names was expected (`"a" | "b"`), the nearest of them, suggested. */
+const nearestLiteral = (expected: string, actual: string): string => {
+  const names = /^"[^"]*"(?: \| "[^"]*")+$/.test(expected) ? [...expected.matchAll(/"([^"]*)"/g)].map((m) => m[1]!) : []
+  const given = /^"(.*)"$/s.exec(actual)?.[1]
+  if (names.length === 0 || given === undefined) return ""
+  const near = nearest(given, names)
+  return near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`
+}
+
 const reword = (issue: ParseResult.ArrayFormatterIssue): string => {
   switch (issue._tag) {
     case "Missing":
@@ -56,7 +66,7 @@ const reword = (issue: ParseResult.ArrayFormatterIssue): string => {
       const found = /^Expected (.*), actual (.*)$/s.exec(issue.message)
       return found === null
         ? clip(issue.message)
-        : `expected ${clip(found[1]!, 4 * maxMessage)}, got ${clip(found[2]!)}`
+        : `expected ${clip(found[1]!, 4 * maxMessage)}, got ${clip(found[2]!)}${nearestLiteral(found[1]!, found[2]!)}`
     }
   }
 }

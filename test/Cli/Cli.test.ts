@@ -280,6 +280,51 @@ describe("eval --help", () => {
   })
 })
 
+describe("a command line with a misspelt name", () => {
+  it("refuses it in one line naming the nearest flag, command or name, and exits 2", () => {
+    const lines: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+      [
+        ["run", "--chekc"],
+        "unknown flag --chekc for turn-eval run (did you mean --check?): turn-eval run --help lists its flags"
+      ],
+      [
+        ["run", "--concurrency", "abc"],
+        "--concurrency takes a whole number, got \"abc\": turn-eval run --help lists its flags"
+      ],
+      [["valdate"], "unknown command \"valdate\" (did you mean validate?): turn-eval --help lists the commands"],
+      [
+        ["run", "--fixtures", "cases/fixtures", "--reporter", "prety"],
+        "--reporter \"prety\": expected NAME, NAME=FILE or NAME:OPTION=FILE, NAME one of pretty, json, junit, github, " +
+        "markdown, html (did you mean pretty?)"
+      ]
+    ]
+    for (const [args, line] of lines) {
+      const run = evalCli(args)
+      expect([run.code, run.stdout, run.stderr], args.join(" ")).toEqual([2, "", `error: ${line}\n`])
+    }
+  })
+
+  it("in a golden set, names the nearest kind or surface", () => {
+    const dir = scratchProject()
+    const cases = {
+      version: 1,
+      cases: [
+        { id: "a.kind", surface: "docs", question: "Q?", guards: "g", expect: [{ kind: "cites-only-surfacd" }] },
+        { id: "a.surface", surface: "dcs", question: "Q?", guards: "g", expect: [{ kind: "no-citations" }] }
+      ]
+    }
+    writeFileSync(join(dir, "cases/golden-cases.json"), JSON.stringify(cases))
+    const kind = evalCli(["validate"], { cwd: dir })
+    expect(kind.code).toBe(2)
+    expect(kind.stderr).toContain("got \"cites-only-surfacd\" (did you mean \"cites-only-surfaced\"?)")
+    writeFileSync(join(dir, "cases/golden-cases.json"), JSON.stringify({ ...cases, cases: [cases.cases[1]] }))
+    const surface = evalCli(["validate"], { cwd: dir })
+    expect(surface.stderr).toContain(
+      "unknown surface \"dcs\"; the catalog has docs, ops-agent (did you mean \"docs\"?)"
+    )
+  })
+})
+
 describe("the program's name, as the user invoked it", () => {
   const usage = (help: string) => /^USAGE\n\n\$ (.*)$/m.exec(help)?.[1]
 
