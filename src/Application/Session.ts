@@ -56,7 +56,7 @@ const sessionCookie = (flag: Option.Option<Redacted.Redacted<string>>) =>
         }: the session cookie may hold no control character and no character beyond U+00FF`
       })
     }
-    return cookie.value
+    return { cookie: cookie.value, source: Option.isSome(fromFlag) ? "--cookie" : "EVAL_COOKIE" }
   })
 
 /** Header names a session header may not take: the transport sets them, or they would reframe the request. */
@@ -103,7 +103,7 @@ const sessionHeader = Effect.gen(function*() {
       message: "EVAL_AUTH_HEADER: the header's value may hold no control character and no character beyond U+00FF"
     })
   }
-  return { header, value: Redacted.make(match[2]!) } satisfies Auth
+  return { header, value: Redacted.make(match[2]!), source: "EVAL_AUTH_HEADER" } satisfies Auth
 })
 
 /**
@@ -118,7 +118,10 @@ export const sessionAuth = (flag: Option.Option<Redacted.Redacted<string>>) =>
     )
     const hasCookie = Option.exists(flag, (c) => Redacted.value(c) !== "") ||
       Option.exists(envCookie, (c) => Redacted.value(c) !== "")
-    if (header === undefined) return cookieAuth(yield* sessionCookie(flag))
+    if (header === undefined) {
+      const { cookie, source } = yield* sessionCookie(flag)
+      return cookieAuth(cookie, source)
+    }
     if (hasCookie) {
       return yield* new UsageError({
         message: `both a session cookie (${

@@ -14,6 +14,8 @@ export interface Auth {
   /** The header's name, lower case (`cookie`, `authorization`, `x-api-key`). */
   readonly header: string
   readonly value: Redacted.Redacted<string>
+  /** Where the session came from (`EVAL_COOKIE`, `--cookie`, `EVAL_AUTH_HEADER`), for a refusal to name. */
+  readonly source?: string | undefined
 }
 
 /** Whether a request's URL is at `origin` (`https://app.test`, no trailing slash). */
@@ -84,17 +86,39 @@ export const sameOriginRedirects =
     return HttpClient.transform(client, (effect, request) => Effect.flatMap(effect, (r) => follow(request, r, 0)))
   }
 
-/** A 401 stops the run, its body read away: the session is not signed in, and no case can pass. */
-export const rejectedSessionStops = (discard: Discard) => <E, R>(client: HttpClient.HttpClient.With<E, R>) =>
-  HttpClient.transformResponse(client, (effect): Effect.Effect<
-    HttpClientResponse.HttpClientResponse,
-    E | RunStopped,
-    R
-  > =>
-    Effect.flatMap(effect, (response) =>
-      response.status === 401
-        ? Effect.zipRight(discard(response), Effect.fail(new RunStopped({ reason: "session-rejected" })))
-        : Effect.succeed(response)))
+/** The request a refusal names: its method and path (never its query, which may carry ids). */
+const requestLine = (request: HttpClientRequest.HttpClientRequest): string => {
+  try {
+    return `${request.method} ${new URL(request.url).pathname}`
+  } catch {
+    return request.method
+  }
+}
+
+/**
+ * A 401 stops the run, its body read away: the session is not signed in, and no case can pass. The
+ * refusal names where the session came from (`source`) and the request the app refused.
+ */
+export const rejectedSessionStops =
+  (discard: Discard, source?: string) => <E, R>(client: HttpClient.HttpClient.With<E, R>) =>
+    HttpClient.transformResponse(client, (effect): Effect.Effect<
+      HttpClientResponse.HttpClientResponse,
+      E | RunStopped,
+      R
+    > =>
+      Effect.flatMap(effect, (response) =>
+        response.status === 401
+          ? Effect.zipRight(
+            discard(response),
+            Effect.fail(
+              new RunStopped({
+                reason: "session-rejected",
+                request: requestLine(response.request),
+                ...(source === undefined ? {} : { source })
+              })
+            )
+          )
+          : Effect.succeed(response)))
 
 /** What a retry is decided on: an answer's status and headers, or a request that got no answer. */
 export interface Retried {

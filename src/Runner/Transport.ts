@@ -45,7 +45,11 @@ export { type Auth, retryAfter } from "./HttpPolicy.js"
 export type RouteName = Route | "thread" | "state" | "decide"
 
 /** A session cookie as the run's auth. */
-export const cookieAuth = (cookie: Redacted.Redacted<string>): Auth => ({ header: "cookie", value: cookie })
+export const cookieAuth = (cookie: Redacted.Redacted<string>, source?: string): Auth => ({
+  header: "cookie",
+  value: cookie,
+  ...(source === undefined ? {} : { source })
+})
 
 /**
  * What identifies the session in the journal: the cookie itself (as runs always have), or the header
@@ -363,7 +367,7 @@ export const makeTransport = (config: TransportConfig) =>
     const http = client.pipe(
       sessionForOrigin(origin, config.auth),
       sameOriginRedirects({ origin, max: maxRedirects, discard }),
-      rejectedSessionStops(discard)
+      rejectedSessionStops(discard, config.auth.source)
     )
 
     /**

@@ -220,6 +220,18 @@ export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
 /** A failure's fields, to build it again with one more. */
 const fieldsOf = ({ _tag, ...fields }: TurnError): ConstructorParameters<typeof TurnError>[0] => fields
 
+/** What a refused session's message says: whence it came, what refused it, and how to get a fresh one. */
+const sessionRejected = (source: string | undefined, request: string | undefined): string => {
+  const fresh = source === "--cookie"
+    ? "pass a fresh --cookie"
+    : source === "EVAL_AUTH_HEADER"
+    ? "export a fresh EVAL_AUTH_HEADER"
+    : "export a fresh cookie"
+  return `the app refused the session${source === undefined ? "" : ` from ${source}`} (401${
+    request === undefined ? "" : ` on ${request}`
+  }): sign in again and ${fresh}`
+}
+
 /**
  * A live run that had to stop at once: the app rejected the session (a 401), or the first asks could
  * not reach the app at all (connection refused, host not found, TLS), rather than failing case after
@@ -231,11 +243,15 @@ export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
   url: Schema.optionalWith(Schema.String, { exact: true }),
   why: Schema.optionalWith(Schema.String, { exact: true }),
   /** For `unreachable`: a TLS handshake was answered in plain HTTP, so the app runs, but on http. */
-  plainHttp: Schema.optionalWith(Schema.Boolean, { exact: true })
+  plainHttp: Schema.optionalWith(Schema.Boolean, { exact: true }),
+  /** For `session-rejected`: where the session came from (`EVAL_COOKIE`, `--cookie`, `EVAL_AUTH_HEADER`). */
+  source: Schema.optionalWith(Schema.String, { exact: true }),
+  /** For `session-rejected`: the request the app refused, its method and path. */
+  request: Schema.optionalWith(Schema.String, { exact: true })
 }) {
   override get message(): string {
     return this.reason === "session-rejected"
-      ? "session rejected: sign in again"
+      ? sessionRejected(this.source, this.request)
       : `cannot reach the app at ${this.url ?? "its URL"}: ${this.why ?? "no connection"} — ${
         this.plainHttp === true ? "the app speaks http, not https?" : "is the dev server running?"
       }`

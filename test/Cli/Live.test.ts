@@ -279,7 +279,9 @@ describe("eval run --base-url", () => {
     withStandIn({}, async (s) => {
       const run = await evalCliAsync(["run", "--base-url", s.url], { env: { EVAL_COOKIE: "standin_session=expired" } })
       expect(run.code).toBe(2)
-      expect(run.stderr.trim()).toBe("error: session rejected: sign in again")
+      expect(run.stderr.trim()).toMatch(
+        /^error: the app refused the session from EVAL_COOKIE \(401 on POST \/api\/ai\/(docs|agent)\/ask\): sign in again and export a fresh cookie$/
+      )
       expect(run.stdout).toBe("")
       expect(s.stats().requests.ask).toBeLessThanOrEqual(4)
       expect(s.stats().created).toBe(0)

@@ -42,6 +42,10 @@ const seeded = (s: StandIn, surface: string) => s.conversations().find((c) => c.
 
 const json = { answerModes: { docs: "json" as const } }
 
+/** What a run whose EVAL_COOKIE the app refused on `request` says. */
+const refusedOn = (request: string) =>
+  `error: the app refused the session from EVAL_COOKIE (401 on ${request}): sign in again and export a fresh cookie`
+
 describe("eval candidates", () => {
   it("lists the account's thumbs-down turns with their comments, inert", () =>
     withStandIn({ ...json, seedRatings: true }, async (s) => {
@@ -84,7 +88,7 @@ describe("eval candidates", () => {
       const rejected = await evalCliAsync(["candidates", "--base-url", s.url], {
         env: { EVAL_COOKIE: "standin_session=expired" }
       })
-      expect([rejected.code, rejected.stderr.trim()]).toEqual([2, "error: session rejected: sign in again"])
+      expect([rejected.code, rejected.stderr.trim()]).toEqual([2, refusedOn("GET /api/ai/ratings")])
       const missing = await evalCliAsync(["candidates", "--base-url", s.url])
       expect(missing.code).toBe(2)
       expect(missing.stderr).toContain("needs the session: set EVAL_COOKIE")
@@ -322,7 +326,7 @@ describe("eval propose", () => {
       const rejected = await evalCliAsync(["propose", "--turn", seeded(s, "docs"), "--base-url", s.url], {
         env: { EVAL_COOKIE: "standin_session=expired" }
       })
-      expect([rejected.code, rejected.stderr.trim()]).toEqual([2, "error: session rejected: sign in again"])
+      expect([rejected.code, rejected.stderr.trim()]).toEqual([2, refusedOn("GET /api/ai/ratings")])
       const blank = await evalCliAsync(["propose", "--turn", " ", "--base-url", s.url], { env: env(s) })
       expect([blank.code, blank.stderr.trim()]).toEqual([
         2,

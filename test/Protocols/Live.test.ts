@@ -197,7 +197,10 @@ describe("a live run works the same on every protocol", () => {
       try {
         const rejected = await runProtocol("ai-sdk", chat.url, { EVAL_AUTH_HEADER: "x-api-key: k-wrong-0000" })
         expect(rejected.run.code).toBe(2)
-        expect(rejected.run.stderr.endsWith("error: session rejected: sign in again\n")).toBe(true)
+        expect(rejected.run.stderr.endsWith(
+          "error: the app refused the session from EVAL_AUTH_HEADER (401 on POST /api/chat): sign in again and " +
+            "export a fresh EVAL_AUTH_HEADER\n"
+        )).toBe(true)
         expect(rejected.run.stdout + rejected.run.stderr).not.toContain("k-wrong-0000")
         // The chat whose ask was answered 401 was never opened: it is neither deleted nor reported. The asks
         // still in flight when the run stopped may have opened theirs: those are tried, and reported.

@@ -28,7 +28,13 @@ describe("the errors a command ends with", () => {
   })
 
   it("say why a run stopped in the words a user acts on", () => {
-    expect(new RunStopped({ reason: "session-rejected" }).message).toBe("session rejected: sign in again")
+    expect(new RunStopped({ reason: "session-rejected" }).message).toBe(
+      "the app refused the session (401): sign in again and export a fresh cookie"
+    )
+    expect(new RunStopped({ reason: "session-rejected", source: "--cookie", request: "GET /api/ai/ratings" }).message)
+      .toBe(
+        "the app refused the session from --cookie (401 on GET /api/ai/ratings): sign in again and pass a fresh --cookie"
+      )
     expect(
       new RunStopped({ reason: "unreachable", url: "http://127.0.0.1:1/api/ai/docs/ask", why: "connection refused" })
         .message
