@@ -32,7 +32,13 @@ export interface EventStream {
  * `[DONE]` (a reader may take that as the turn's end). An app that cannot be reached at all before any
  * answer stops the run.
  */
-export const askForEvents = (asking: Asking, body: unknown, accept = "text/event-stream") =>
+export const askForEvents = (
+  asking: Asking,
+  body: unknown,
+  accept = "text/event-stream",
+  /** What an answer of this content type (not an event stream) most likely means, in the protocol's words. */
+  notAStream?: (contentType: string) => string | undefined
+) =>
   Effect.gen(function*() {
     const { surface, transport } = asking
     const endpoint = surface.endpoint ?? ""
@@ -42,13 +48,14 @@ export const askForEvents = (asking: Asking, body: unknown, accept = "text/event
     const contentType = response.headers["content-type"] ?? ""
     if (!isEventStream(response)) {
       yield* transport.discard(response)
+      const why = notAStream?.(contentType)
       return yield* isWebPage(contentType)
         ? webPage("ask", response.status, transport.urlOf(endpoint).href)
         : failure(
           "ask",
           `expected an event stream (text/event-stream), got ${
             contentType === "" ? "no content type" : JSON.stringify(contentType)
-          }`
+          }${why === undefined ? "" : `: ${why}`}`
         )
     }
     const frames: Array<unknown> = []

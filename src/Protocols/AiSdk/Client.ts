@@ -442,6 +442,20 @@ export const readAiSdkStream = (
 // ---------------------------------------------------------------------------------------------------
 // The live protocol
 
+/**
+ * What a chat route's answer that is no event stream most likely is: plain text is the AI SDK's text
+ * stream (`toTextStreamResponse()`), which carries the answer's text alone.
+ */
+const notAUiMessageStream = (contentType: string): string | undefined =>
+  /^text\/plain\b/i.test(contentType)
+    ? "the route answers the AI SDK's text stream (toTextStreamResponse()), which carries no tool calls or " +
+      "sources; answer with toUIMessageStreamResponse()"
+    : undefined
+
+/** Asks for a chat route's UI message stream. */
+const askForChunks = (asking: AskingIn, body: unknown) =>
+  askForEvents(asking, body, "text/event-stream", notAUiMessageStream)
+
 /** A turn read from a stream, or the ask's failure with the reason. */
 const turnOrFail = (read: Read) =>
   Either.match(read, { onLeft: (why) => Effect.fail(failure("ask", why)), onRight: Effect.succeed })
@@ -454,7 +468,7 @@ export const aiSdkTurn: AskTurn<AskingIn> = (asking) =>
   Effect.gen(function*() {
     const ids: AiSdkIds = { conversationId: asking.conversationId, messageId: asking.newId() }
     const body = aiSdkRequestBody(asking.question, ids, asking.surface.request?.body)
-    const stream = yield* askForEvents(asking, body)
+    const stream = yield* askForChunks(asking, body)
     const context = { ...asking.context, conversationId: ids.conversationId }
     return yield* turnOrFail(readAiSdkStream(stream.frames, context, stream.done))
   })
@@ -503,7 +517,7 @@ export const aiSdkConverse: Converse<AskingIn> = (asking) =>
     /** Posts `body`, reads its stream as the chat's next turn, and keeps the message it rebuilds. */
     const exchange = (body: unknown, continued: UIMessage | undefined) =>
       Effect.gen(function*() {
-        const stream = yield* askForEvents(asking, body)
+        const stream = yield* askForChunks(asking, body)
         const count = chat.turnIds.size + 1
         const turn = yield* turnOrFail(readAiSdkStream(stream.frames, context, stream.done, continued, count))
         const message = rebuildMessage(stream.frames, continued, asking.newId())

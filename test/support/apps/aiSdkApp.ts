@@ -63,6 +63,8 @@ export interface AiSdkAppOptions {
    * the app's own metadata, in a shape it chooses.
    */
   readonly usageMetadata?: boolean
+  /** Answer with the AI SDK's plain text stream (`toTextStreamResponse()`), as a route that streams text only does. */
+  readonly textStream?: boolean
 }
 
 /** A request the app got. */
@@ -339,6 +341,7 @@ const answer = async (
     stopWhen: stepCountIs6(maxSteps(scenario)),
     onError: quiet
   })
+  if (options.textStream === true) return result.toTextStreamResponse()
   return result.toUIMessageStreamResponse({ ...(errorMessages ? { onError: messageOf } : {}), ...metadata })
 }
 
