@@ -8,6 +8,7 @@
 import { Command, ValidationError } from "@effect/cli"
 import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
+import { describedAs } from "./Commands/Descriptions.js"
 import { commandLineProblem } from "./Commands/Flags.js"
 import {
   auditOptions,
@@ -62,96 +63,59 @@ const initHandler = lazy(() => import("./Commands/Init.js"), (m) => m.initHandle
 // Commands
 
 const runCommand = Command.make("run", runOptions, runHandler).pipe(
-  Command.withDescription(
-    `Grade every case's turn and print the scorecard. Example: ${programName} run --fixtures cases/fixtures --check, or live: EVAL_COOKIE='session=…' ${programName} run --base-url http://127.0.0.1:5173 --check`
-  )
+  Command.withDescription(describedAs("run"))
 )
 
 const validateCommand = Command.make("validate", validateOptions, validateHandler).pipe(
-  Command.withDescription(
-    `Check the catalog, the golden set against it, and the baseline. Example: ${programName} validate`
-  )
+  Command.withDescription(describedAs("validate"))
 )
 
 const ratchetCommand = Command.make("ratchet", ratchetOptions, ratchetHandler).pipe(
-  Command.withDescription(
-    `Raise the floor to the pass rate a full run achieved; never lower it. Example: ${programName} ratchet --from results.json`
-  )
+  Command.withDescription(describedAs("ratchet"))
 )
 
 const mergeCommand = Command.make("merge", mergeOptions, mergeHandler).pipe(
-  Command.withDescription(
-    `Join the results of a sharded run into the results of the whole golden set, then hold the floor; refuses ` +
-      `overlapping or missing shards. Example: ${programName} merge shard-*.json --check --reporter junit=report.xml`
-  )
+  Command.withDescription(describedAs("merge"))
 )
 
 const reportCommand = Command.make("report", reportOptions, reportHandler).pipe(
-  Command.withDescription(
-    `Write any report of a results file written earlier, running nothing: the same reporters as run (--reporter, ` +
-      `repeatable), the changes since an earlier run (--compare) and the floor's history from the baseline. Example: ` +
-      `${programName} report results.json --reporter junit=reports/eval.xml --reporter markdown=reports/summary.md`
-  )
+  Command.withDescription(describedAs("report"))
 )
 
 const diffCommand = Command.make("diff", diffOptions, diffHandler).pipe(
-  Command.withDescription(
-    `Show what changed between two runs: regressions with their facts, fixes, new and removed cases, the pass-rate ` +
-      `change. Example: ${programName} diff main.json branch.json --check`
-  )
+  Command.withDescription(describedAs("diff"))
 )
 
 const standInCommand = Command.make("standin", standInOptions, standInHandler).pipe(
-  Command.withDescription(
-    `Serve the stand-in assistant (the catalog's surfaces, over the surface protocol) on loopback until stopped. ` +
-      `Example: ${programName} standin --port 8787 --fault trace:503@0.2`
-  )
+  Command.withDescription(describedAs("standin"))
 )
 
 const auditCommand = Command.make("audit", auditOptions, auditHandler).pipe(
-  Command.withDescription(
-    `Grade every turn of JSON-lines exports against invariants, streaming; exit 1 on a violation. Example: ` +
-      `${programName} audit --surface docs --expect cites-only-surfaced --expect never-calls=deploy --traces turns.jsonl`
-  )
+  Command.withDescription(describedAs("audit"))
 )
 
 const importCommand = Command.make("import", importOptions, importHandler).pipe(
-  Command.withDescription(
-    `Read OpenTelemetry traces (GenAI conventions, the AI SDK, OpenInference), link their turns to cases and write ` +
-      `them as recorded turns; list the turns it could not link. Example: ${programName} import --otel traces.json --out cases/imported`
-  )
+  Command.withDescription(describedAs("import"))
 )
 
 const candidatesCommand = Command.make("candidates", candidatesOptions, candidatesHandler).pipe(
-  Command.withDescription(
-    `List the turns users rated thumbs-down in the app (turn, conversation, comment), to draft cases from. Example: EVAL_COOKIE='session=…' ${programName} candidates --base-url http://127.0.0.1:5173`
-  )
+  Command.withDescription(describedAs("candidates"))
 )
 
 const proposeCommand = Command.make("propose", proposeOptions, proposeHandler).pipe(
-  Command.withDescription(
-    `Draft a case from a thumbs-down turn: the facts it broke and held, marked as drafted; --append adds it to the golden set with the turn recorded. Example: ${programName} propose --turn turn_8f2 --base-url http://127.0.0.1:5173 --append`
-  )
+  Command.withDescription(describedAs("propose"))
 )
 
 const cleanupCommand = Command.make("cleanup", cleanupOptions, cleanupHandler).pipe(
-  Command.withDescription(
-    `Delete the conversations earlier live runs left in the app (killed, quit at once, or whose delete failed), as recorded in the journal of this base URL and session, and list each id; exit 1 if any could not be deleted; --forget drops what could not be from the journal. Example: EVAL_COOKIE='session=…' ${programName} cleanup --base-url http://127.0.0.1:5173`
-  )
+  Command.withDescription(describedAs("cleanup"))
 )
 
 const demoCommand = Command.make("demo", demoOptions, demoHandler).pipe(
-  Command.withDescription(
-    `Start the stand-in on an ephemeral port and run the golden set live against it with --check; a folder with no ` +
-      `golden set gets the package's own. Example: ${programName} demo`
-  )
+  Command.withDescription(describedAs("demo"))
 )
 
 const initCommand = Command.make("init", {}, initHandler).pipe(
-  Command.withDescription(
-    `Write a starter golden set, catalog, baseline, two recorded turns (one failing) and a GitHub Actions workflow ` +
-      `into this folder, never overwriting a file, and print the next commands. Example: ${programName} init`
-  )
+  Command.withDescription(describedAs("init"))
 )
 
 /** The command tree under a root of this name: the name its usage lines and completions show. */
@@ -238,8 +202,9 @@ export const main = (
   argv: ReadonlyArray<string>
 ): Effect.Effect<number, never, FileSystem.FileSystem | Path.Path | Terminal.Terminal> =>
   Effect.suspend(() => {
+    const args = argv.slice(2)
     // A misspelt flag or a value of the wrong type is refused in one line that names it, before parsing.
-    const problem = commandLineProblem(argv.slice(2))
+    const problem = commandLineProblem(args)
     return problem === undefined ? cliFor(argv) : Effect.fail(new UsageError({ message: problem }))
   }).pipe(
     Effect.as(0),
