@@ -10,6 +10,7 @@ import type { FileSystem, Path, Terminal } from "@effect/platform"
 import { Cause, Console, Effect, Option } from "effect"
 import { describedAs } from "./Commands/Descriptions.js"
 import { commandLineProblem } from "./Commands/Flags.js"
+import { helpFor } from "./Commands/Help.js"
 import {
   auditOptions,
   candidatesOptions,
@@ -203,6 +204,9 @@ export const main = (
 ): Effect.Effect<number, never, FileSystem.FileSystem | Path.Path | Terminal.Terminal> =>
   Effect.suspend(() => {
     const args = argv.slice(2)
+    // --help is this product's own: each flag on a line of its own words, grouped.
+    const help = args.includes("--completions") || args.includes("--wizard") ? undefined : helpFor(args, version)
+    if (help !== undefined) return Console.log(help)
     // A misspelt flag or a value of the wrong type is refused in one line that names it, before parsing.
     const problem = commandLineProblem(args)
     return problem === undefined ? cliFor(argv) : Effect.fail(new UsageError({ message: problem }))

@@ -126,6 +126,32 @@ const flagsIn = (
 export const flagsOf = (options: Readonly<Record<string, unknown>>): ReadonlyArray<Flag> =>
   Object.values(options).flatMap((option) => flagsIn(option))
 
+/** A positional argument of a command: its name (`OLD.json`), whether it repeats, and what it is. */
+export interface Positional {
+  readonly name: string
+  readonly repeatable: boolean
+  readonly description: string
+}
+
+/** The positional arguments a definition (@effect/cli's `Args`) stands for. */
+const positionalsIn = (arg: unknown, repeatable = false): ReadonlyArray<Positional> => {
+  if (!isNode(arg)) return []
+  if (arg["_tag"] === "Single" && typeof arg["fullName"] !== "string") {
+    const pseudo = arg["pseudoName"]
+    const name = isNode(pseudo) && typeof pseudo["value"] === "string" ? pseudo["value"] : String(arg["name"])
+    return [{ name, repeatable, description: textOf(arg["description"]) }]
+  }
+  if (arg["_tag"] === "Variadic" && isNode(arg["args"])) return positionalsIn(arg["args"], true)
+  if (arg["_tag"] === "Map" || arg["_tag"] === "WithDefault") {
+    return positionalsIn(arg["args"] ?? arg["options"], repeatable)
+  }
+  return []
+}
+
+/** A command's positional arguments, in order. */
+export const positionalsOf = (options: Readonly<Record<string, unknown>>): ReadonlyArray<Positional> =>
+  Object.values(options).flatMap((option) => positionalsIn(option))
+
 const commandNames = commandOptions.map(([name]) => name)
 
 /** Whether a value is one an integer flag takes. */

@@ -270,12 +270,18 @@ describe("bad input", () => {
 })
 
 describe("eval --help", () => {
-  it("lists every command with an example, without terminal styling when not on a terminal", () => {
+  it("lists every command with what it does, and each command's help its examples, without terminal styling", () => {
     const run = evalCli(["--help"], { env: { NO_COLOR: "" } })
     expect(run.code).toBe(0)
     expect(run.stdout).not.toContain("\u001b")
     for (const command of ["run", "validate", "ratchet", "merge", "report", "diff", "audit", "standin", "demo"]) {
-      expect(run.stdout).toMatch(new RegExp(`- ${command} .*Example: turn-eval ${command}`))
+      expect(run.stdout).toMatch(new RegExp(`^ {2}${command} +\\S`, "m"))
+      const own = evalCli([command, "--help"], { env: { NO_COLOR: "" } })
+      expect([own.code, own.stderr]).toEqual([0, ""])
+      expect(own.stdout).toMatch(new RegExp(`^Usage: turn-eval ${command} `))
+      expect(own.stdout).toMatch(
+        new RegExp(`\nExamples\n(.*\n)* {2}(EVAL_COOKIE='session=…' )?turn-eval ${command}\\b`)
+      )
     }
   })
 })
@@ -326,7 +332,7 @@ describe("a command line with a misspelt name", () => {
 })
 
 describe("the program's name, as the user invoked it", () => {
-  const usage = (help: string) => /^USAGE\n\n\$ (.*)$/m.exec(help)?.[1]
+  const usage = (help: string) => /^Usage: (.*) <command> \[options\]$/m.exec(help)?.[1]
 
   it("is turn-eval for the bin run directly, in the usage line, every example and every hint", () => {
     const help = evalCli(["--help"])
@@ -345,7 +351,9 @@ describe("the program's name, as the user invoked it", () => {
     const help = shell("npm run -s eval -- --help")
     expect(help.code).toBe(0)
     expect(usage(help.stdout)).toBe("npm run eval --")
-    expect(help.stdout).toContain("Example: npm run eval -- run --fixtures cases/fixtures --check")
+    expect(shell("npm run -s eval -- run --help").stdout).toContain(
+      "  npm run eval -- run --fixtures cases/fixtures --check"
+    )
     const noFloor = shell("npm run -s eval -- run --fixtures cases/fixtures --check --baseline none.json")
     expect([noFloor.code, noFloor.stderr.trim()]).toEqual([
       2,
@@ -356,7 +364,8 @@ describe("the program's name, as the user invoked it", () => {
   it("is npx turn-eval when npx started it", () => {
     const help = evalCli(["--help"], { env: { npm_command: "exec", npm_lifecycle_event: "npx" } })
     expect(usage(help.stdout)).toBe("npx turn-eval")
-    expect(help.stdout).toContain("Example: npx turn-eval validate")
+    const validate = evalCli(["validate", "--help"], { env: { npm_command: "exec", npm_lifecycle_event: "npx" } })
+    expect(validate.stdout).toContain("  npx turn-eval validate")
   })
 
   it("registers bash completion for turn-eval, never for the eval builtin, however it was invoked", () => {

@@ -47,7 +47,7 @@ describe("npm run eval in a checkout", () => {
     const before = builtAt()
     const run = await npmRunEval(["--help"])
     expect(run.code).toBe(0)
-    expect(run.stdout).toMatch(/^\$ npm run eval --$/m)
+    expect(run.stdout).toMatch(/^Usage: npm run eval -- <command> \[options\]$/m)
     expect(builtAt()).toBe(before)
   })
 

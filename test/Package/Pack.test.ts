@@ -40,7 +40,8 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
 const npx = (args: ReadonlyArray<string>) => run("npx", ["--no", "--", "turn-eval", ...args], consumer)
 
 /** The command names a `--help` lists. */
-const commandsIn = (help: string): ReadonlyArray<string> => [...help.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!)
+const commandsIn = (help: string): ReadonlyArray<string> =>
+  [...(help.split("\nCommands\n")[1] ?? "").matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1]!)
 
 /**
  * What a user needs and nothing else: the build, its declarations, the docs (and the screenshot they show), the licence, the manifest,
@@ -298,8 +299,9 @@ describe("the packed tarball", { timeout: 300_000 }, () => {
 
     it("names itself npx turn-eval in its help", async () => {
       const help = await npxAnywhere(["--help"], emptyFolder())
-      expect(help.stdout).toMatch(/^\$ npx turn-eval$/m)
-      expect(help.stdout).toContain("Example: npx turn-eval run --fixtures cases/fixtures --check")
+      expect(help.stdout).toMatch(/^Usage: npx turn-eval <command> \[options\]$/m)
+      const run = await npxAnywhere(["run", "--help"], emptyFolder())
+      expect(run.stdout).toContain("  npx turn-eval run --fixtures cases/fixtures --check")
     })
   })
 })
