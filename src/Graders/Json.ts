@@ -107,5 +107,8 @@ export const canonical = (value: Json): string => write(value, true, Infinity)
 /** A value as a fact shows it: compact JSON in its own key order, clipped to 200 characters. */
 export const shownJson = (value: Json): string => write(value, false, 200)
 
+/** A value as compact JSON in its own key order, clipped to `limit` characters (a `…` then ends it). */
+export const clippedJson = (value: Json, limit: number): string => write(value, false, limit)
+
 /** A value as a fact shows it in canonical form: compact JSON with keys sorted, clipped to 200 characters. */
 export const shownCanonical = (value: Json): string => write(value, true, 200)

@@ -1,12 +1,12 @@
 /**
- * A graded turn as a results file keeps it, clipped by the limits facts have, so that a huge or
- * hostile turn cannot swamp the file or a page drawn from it: every string of the trace (tool names,
- * errors, paths, quotes, the outcome, the proposal's fields) to 200 characters; each tool's input and
- * output kept as it is when its JSON fits in 200 characters, else as that JSON clipped (a string
- * ending in `…`); the first 20 tool executions and citations, the rest counted in `omitted`. The
- * answer, what a person reads first, is kept to 4,000 characters. Pure.
+ * A graded turn as a results file keeps it, clipped so that a huge or hostile turn cannot swamp the
+ * file or a page drawn from it: every string of the trace (tool names, errors, paths, quotes, the
+ * outcome, the proposal's fields) to 200 characters, as facts are; each tool's input and output kept
+ * whole when its JSON fits in 8,000 characters (a retrieval's results, say), else as that JSON
+ * clipped (a string ending in `…`); the first 20 tool executions and citations, the rest counted in
+ * `omitted`. The answer, what a person reads first, is kept to 4,000 characters. Pure.
  */
-import { shownJson } from "../Graders/Json.js"
+import { clippedJson, shownJson } from "../Graders/Json.js"
 import type { KeptTurn } from "../Schema/Result.js"
 import { clipped, maxListed, shown } from "../Schema/Shown.js"
 import type { Citation, Proposal, ToolExecution, Turn } from "../Schema/Trace.js"
@@ -14,8 +14,18 @@ import type { Citation, Proposal, ToolExecution, Turn } from "../Schema/Trace.js
 /** The most characters of an answer a results file keeps. */
 export const maxKeptAnswer = 4_000
 
-/** A JSON value kept whole when it shows in full, else as the clipped JSON text. */
+/** The most characters of JSON a results file keeps of a tool's input or output. */
+export const maxKeptValue = 8_000
+
+/** A tool's input or output kept whole when its JSON fits in `maxKeptValue`, else as that JSON clipped. */
 const keptValue = (value: unknown): unknown => {
+  if (typeof value === "string") return clipped(value, maxKeptValue)
+  const json = clippedJson(value, maxKeptValue)
+  return json.endsWith("…") ? json : value
+}
+
+/** A proposal's action, kept as facts show values: whole when its JSON fits in 200 characters. */
+const keptAction = (value: unknown): unknown => {
   if (typeof value === "string") return shown(value)
   const json = shownJson(value)
   return json.endsWith("…") ? json : value
@@ -40,7 +50,7 @@ const keptProposal = (p: Proposal): Proposal => ({
   id: shown(p.id),
   ...(p.summary === undefined ? {} : { summary: shown(p.summary) }),
   ...(p.status === undefined ? {} : { status: shown(p.status) }),
-  ...(p.actions === undefined ? {} : { actions: p.actions.slice(0, maxListed).map(keptValue) })
+  ...(p.actions === undefined ? {} : { actions: p.actions.slice(0, maxListed).map(keptAction) })
 })
 
 /** A turn as a results file keeps it. */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { KeptTurn } from "../../src/Schema/Result.js"
-import { keptTurn, maxKeptAnswer } from "../../src/Scorecard/Kept.js"
+import { keptTurn, maxKeptAnswer, maxKeptValue } from "../../src/Scorecard/Kept.js"
 import { cite, turn } from "../support/turns.js"
 
 describe("keptTurn", () => {
@@ -44,11 +44,24 @@ describe("keptTurn", () => {
     expect(kept.omitted).toEqual({ toolExecutions: 5, citations: 10 })
     const [first] = kept.trace.toolExecutions
     expect(first!.tool).toBe(`${"x".repeat(200)}…`)
-    expect(first!.input).toBe(`{"query":"${"x".repeat(190)}…`)
-    expect(first!.output).toBe(`${"x".repeat(200)}…`)
+    // A tool's input and output are kept to 8,000 characters of JSON, a whole retrieval's worth.
+    expect(first!.input).toBe(`{"query":"${"x".repeat(maxKeptValue - 10)}…`)
+    expect(first!.output).toBe(`${"x".repeat(maxKeptValue)}…`)
     expect(first!.error).toBe(`${"x".repeat(200)}…`)
     expect(kept.trace.proposal!.actions).toHaveLength(20)
-    expect(JSON.stringify(kept).length).toBeLessThan(60_000)
+    expect(JSON.stringify(kept).length).toBeLessThan(20 * 2 * maxKeptValue + 60_000)
     expect(Schema.is(KeptTurn)(kept)).toBe(true)
+  })
+
+  it("keeps a retrieval's whole output, past the 200 characters a fact shows", () => {
+    const results = Array.from({ length: 12 }, (_, i) => ({
+      path: `docs/page-${i}.md`,
+      title: `Page ${i}`,
+      snippet: "a paragraph of the page, as a search returns it ".repeat(4)
+    }))
+    const t = turn({ toolExecutions: [{ tool: "search_docs", input: { query: "refunds" }, output: { results } }] })
+    const [kept] = keptTurn(t).trace.toolExecutions
+    expect(JSON.stringify(kept!.output).length).toBeGreaterThan(2_000)
+    expect(kept!.output).toEqual({ results })
   })
 })
