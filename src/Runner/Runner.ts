@@ -6,14 +6,28 @@
  * of those in flight close.
  */
 import { Cause, Clock, Deferred, Effect, Exit, Fiber, Option } from "effect"
+import { resolveEvidence } from "../Evidence/Rules.js"
 import { grade, gradeAll } from "../Graders/index.js"
 import { type Case, type ConversationCase, isConversation, type Step, stepKind } from "../Schema/Case.js"
 import { type RunStopped, TurnError } from "../Schema/Errors.js"
 import { type CaseResult, stepName, type StepResult } from "../Schema/Result.js"
 import type { Catalog, Surface } from "../Schema/Surface.js"
 import type { Turn } from "../Schema/Trace.js"
-import { keptTurn } from "../Scorecard/Kept.js"
+import { keptTurn, surfacedItems } from "../Scorecard/Kept.js"
 import { SurfaceClient } from "./SurfaceClient.js"
+
+/** The identifier fields of each surface's evidence rules, resolved once a surface. */
+const identifierFieldsOf = new WeakMap<Surface, ReadonlyArray<string>>()
+
+/** Everything a turn surfaced, by its surface's evidence rules. */
+const surfacedOf = (turn: Turn, surface: Surface): ReadonlyArray<string> => {
+  let fields = identifierFieldsOf.get(surface)
+  if (fields === undefined) {
+    fields = resolveEvidence(surface).identifierFields
+    identifierFieldsOf.set(surface, fields)
+  }
+  return surfacedItems(turn.trace, fields)
+}
 
 /** How a run goes. */
 export interface RunOptions {
@@ -143,7 +157,9 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         const other = otherSurface(testCase, turn)
         return other === undefined ? grade(testCase, turn, surface) : erroredCase(testCase, other)
       }
-      const graded = keep ? (turn: Turn): CaseResult => ({ ...verdict(turn), turn: keptTurn(turn) }) : verdict
+      const graded = keep
+        ? (turn: Turn): CaseResult => ({ ...verdict(turn), turn: keptTurn(turn, surfacedOf(turn, surface)) })
+        : verdict
       return caught(testCase, client.withTurn(testCase, surface, (turn): Ran => ({ result: graded(turn) })))
     }
 
@@ -219,7 +235,7 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
                 turnId: turn.trace.turnId,
                 expectations: gradeAll(step.expect, turn, surface, context, head.step),
                 durationMs,
-                ...(keep ? { turn: keptTurn(turn) } : {})
+                ...(keep ? { turn: keptTurn(turn, surfacedOf(turn, surface)) } : {})
               })
               previous = turn
             }

@@ -15,10 +15,16 @@ import { TurnTrace } from "./Trace.js"
 export const KeptTurn = Schema.Struct({
   answer: Schema.String,
   trace: TurnTrace,
+  /**
+   * Everything the turn surfaced, by the surface's evidence rules: the identifiers its tools' outputs
+   * hold, then the paths its citations matched; absent in results written before it was kept.
+   */
+  surfaced: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
   omitted: Schema.optionalWith(
     Schema.Struct({
       toolExecutions: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
-      citations: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
+      citations: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
+      surfaced: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true })
     }),
     { exact: true }
   )

@@ -6,10 +6,11 @@
  * clipped (a string ending in `…`); the first 20 tool executions and citations, the rest counted in
  * `omitted`. The answer, what a person reads first, is kept to 4,000 characters. Pure.
  */
+import { identifiersIn } from "../Evidence/Derive.js"
 import { clippedJson, shownJson } from "../Graders/Json.js"
 import type { KeptTurn } from "../Schema/Result.js"
 import { clipped, maxListed, shown } from "../Schema/Shown.js"
-import type { Citation, Proposal, ToolExecution, Turn } from "../Schema/Trace.js"
+import { type Citation, errored, type Proposal, surfaced, type ToolExecution, type Turn } from "../Schema/Trace.js"
 
 /** The most characters of an answer a results file keeps. */
 export const maxKeptAnswer = 4_000
@@ -53,10 +54,24 @@ const keptProposal = (p: Proposal): Proposal => ({
   ...(p.actions === undefined ? {} : { actions: p.actions.slice(0, maxListed).map(keptAction) })
 })
 
-/** A turn as a results file keeps it. */
-export const keptTurn = ({ answer, trace }: Turn): KeptTurn => {
+/**
+ * Everything a turn surfaced, by the surface's identifier fields: the identifiers in the outputs of
+ * the tools that did not error, then the paths its citations matched, each once.
+ */
+export const surfacedItems = (trace: Turn["trace"], identifierFields: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const found = new Set<string>()
+  for (const e of trace.toolExecutions) {
+    if (!errored(e) && e.output !== undefined) identifiersIn(e.output, identifierFields, found)
+  }
+  for (const c of trace.citations) if (surfaced(c)) found.add(c.path)
+  return [...found]
+}
+
+/** A turn as a results file keeps it, with everything it surfaced when that is given. */
+export const keptTurn = ({ answer, trace }: Turn, items?: ReadonlyArray<string>): KeptTurn => {
   const executions = trace.toolExecutions.length - maxListed
   const citations = trace.citations.length - maxListed
+  const more = (items?.length ?? 0) - maxListed
   return {
     answer: clipped(answer, maxKeptAnswer),
     trace: {
@@ -70,9 +85,14 @@ export const keptTurn = ({ answer, trace }: Turn): KeptTurn => {
         ? {}
         : { usage: { inputTokens: trace.usage.inputTokens, outputTokens: trace.usage.outputTokens } })
     },
-    ...(executions > 0 || citations > 0
+    ...(items === undefined ? {} : { surfaced: items.slice(0, maxListed).map(shown) }),
+    ...(executions > 0 || citations > 0 || more > 0
       ? {
-        omitted: { ...(executions > 0 ? { toolExecutions: executions } : {}), ...(citations > 0 ? { citations } : {}) }
+        omitted: {
+          ...(executions > 0 ? { toolExecutions: executions } : {}),
+          ...(citations > 0 ? { citations } : {}),
+          ...(more > 0 ? { surfaced: more } : {})
+        }
       }
       : {})
   }

@@ -67,7 +67,8 @@ describe("Runner.runCases", () => {
   it.effect("keeps each graded turn, clipped, when asked, and none otherwise", () =>
     Effect.gen(function*() {
       const kept = yield* runCases([docsCase("ok-1"), docsCase("bad-1")], { keepTurns: true })
-      expect(kept.results.map((r) => r.turn)).toEqual([keptTurn(good), keptTurn(recalled)])
+      // Each with everything it surfaced: the citation that matched, and none for the one that did not.
+      expect(kept.results.map((r) => r.turn)).toEqual([keptTurn(good, ["/docs/a"]), keptTurn(recalled, [])])
       const plain = yield* runCases([docsCase("ok-1")], {})
       expect("turn" in plain.results[0]!).toBe(false)
     }))

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
 import { KeptTurn } from "../../src/Schema/Result.js"
-import { keptTurn, maxKeptAnswer, maxKeptValue } from "../../src/Scorecard/Kept.js"
+import { keptTurn, maxKeptAnswer, maxKeptValue, surfacedItems } from "../../src/Scorecard/Kept.js"
 import { cite, turn } from "../support/turns.js"
 
 describe("keptTurn", () => {
@@ -63,5 +63,25 @@ describe("keptTurn", () => {
     const [kept] = keptTurn(t).trace.toolExecutions
     expect(JSON.stringify(kept!.output).length).toBeGreaterThan(2_000)
     expect(kept!.output).toEqual({ results })
+  })
+
+  it("keeps everything the turn surfaced, by the identifier fields: its tools' items, then its matched citations", () => {
+    const t = turn({
+      toolExecutions: [
+        { tool: "search_docs", output: { results: [{ path: "/docs/a" }, { path: "/docs/b" }] } },
+        { tool: "catalog", error: "timeout", output: { path: "/docs/errored" } }
+      ],
+      citations: [cite("/docs/a"), cite("/docs/c"), cite("/docs/old", "unsurfaced")]
+    })
+    const items = surfacedItems(t.trace, ["path"])
+    // The tools' items first (the errored call's none), then the matched citations the tools did not hold.
+    expect([...items].slice(0, 2).sort()).toEqual(["/docs/a", "/docs/b"])
+    expect(items).toHaveLength(3)
+    expect(items[2]).toBe("/docs/c")
+    expect(keptTurn(t, items).surfaced).toEqual(items)
+    const many = Array.from({ length: 25 }, (_, i) => `/docs/${i}`)
+    expect(keptTurn(t, many).surfaced).toHaveLength(20)
+    expect(keptTurn(t, many).omitted).toEqual({ surfaced: 5 })
+    expect("surfaced" in keptTurn(t)).toBe(false)
   })
 })

@@ -68,8 +68,13 @@ interface PageTurn {
   readonly citations: ReadonlyArray<
     { readonly path: string; readonly quote?: string | undefined; readonly match: string }
   >
-  /** The paths of the citations that matched a surfaced item, each once. */
+  /**
+   * Everything the turn surfaced, when the results kept it; else (older results) the paths its
+   * citations matched, each once.
+   */
   readonly surfaced: ReadonlyArray<string>
+  /** Whether `surfaced` is everything the turn surfaced, not only what its citations matched. */
+  readonly surfacedAll: boolean
   readonly executions: ReadonlyArray<PageExecution>
   readonly proposal?: {
     readonly id: string
@@ -211,7 +216,9 @@ const pageStep = (s: StepResult): PageStep => ({
 })
 
 const turn = (t: KeptTurn): PageTurn => {
-  const surfacedPaths = [...new Set(t.trace.citations.filter(surfaced).map((c) => line(c.path)))]
+  const surfacedPaths = t.surfaced === undefined
+    ? [...new Set(t.trace.citations.filter(surfaced).map((c) => line(c.path)))]
+    : t.surfaced.map(line)
   return {
     answer: block(t.answer),
     turnId: line(t.trace.turnId),
@@ -222,6 +229,7 @@ const turn = (t: KeptTurn): PageTurn => {
       match: line(c.match)
     })),
     surfaced: surfacedPaths,
+    surfacedAll: t.surfaced !== undefined,
     executions: t.trace.toolExecutions.map((e) => ({
       tool: line(e.tool),
       ...("input" in e ? { input: value(e.input) } : {}),

@@ -318,7 +318,7 @@ const evidence = (t, level) => {
       el("div", null,
         el("p", { class: "muted" }, "Surfaced items"),
         t.surfaced.length === 0
-          ? el("p", { class: "muted" }, "none: no citation matched a surfaced item")
+          ? el("p", { class: "muted" }, t.surfacedAll ? "none: its tools surfaced nothing" : "none: no citation matched a surfaced item")
           : el("ul", { "aria-label": "surfaced items" }, t.surfaced.map((p) => el("li", null, el("code", null, p)))))));
   }
   if (t.omitted && t.omitted.citations) {
