@@ -8,6 +8,7 @@ import { FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Chunk, Effect, Either, Option, type Schema, Stream } from "effect"
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from "node:fs"
+import * as nodePath from "node:path"
 import { decodeJson, type FastDecoder, type Strictness } from "./Schema/Decode.js"
 import { BadInput } from "./Schema/Errors.js"
 
@@ -380,3 +381,13 @@ export const writeAtomically = (file: string, text: string): Effect.Effect<void,
       )
     )
   }).pipe(Effect.uninterruptible)
+
+/**
+ * A file as a report that is shared names it: relative to the working folder (the project) when it is
+ * inside it, else by its name alone, so a page never shows a path of the machine that made it.
+ */
+export const namedInProject = (file: string, cwd: string = process.cwd()): string => {
+  const absolute = nodePath.resolve(cwd, file)
+  const inside = nodePath.relative(cwd, absolute)
+  return inside === "" || inside.startsWith("..") || nodePath.isAbsolute(inside) ? nodePath.basename(absolute) : inside
+}

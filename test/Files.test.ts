@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Either, Stream } from "effect"
-import { boundedLines } from "../src/Files.js"
+import { boundedLines, namedInProject } from "../src/Files.js"
 
 const bytes = (...chunks: ReadonlyArray<string>) => Stream.fromIterable(chunks.map((c) => new TextEncoder().encode(c)))
 const lines = (max: number, ...chunks: ReadonlyArray<string>) =>
@@ -32,4 +32,13 @@ describe("boundedLines", () => {
       expect(yield* lines(3, "ab", "cd")).toEqual(Either.left("line 1 too long"))
       expect(yield* lines(3, "abc")).toEqual(Either.right(["abc"]))
     }))
+})
+
+describe("a file as a shared report names it", () => {
+  it("is relative to the project when inside it, else its name alone", () => {
+    expect(namedInProject("/work/app/reports/old.json", "/work/app")).toBe("reports/old.json")
+    expect(namedInProject("reports/old.json", "/work/app")).toBe("reports/old.json")
+    expect(namedInProject("/tmp/elsewhere/old.json", "/work/app")).toBe("old.json")
+    expect(namedInProject("../other/old.json", "/work/app")).toBe("old.json")
+  })
 })

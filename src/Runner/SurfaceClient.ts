@@ -196,15 +196,23 @@ export const encodeRecording = (recorded: RecordedTurn | RecordedConversation): 
         : `its turn cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`
   })
 
-/** Serves recorded turns from `dir`, one `<case id>.json` per case. */
-export const makeFixture = (dir: string): Effect.Effect<SurfaceClientShape, never, Path.Path> =>
+/**
+ * Serves recorded turns from `dir`, one `<case id>.json` per case; a folder inside the project is named
+ * relative to it, so that a failure (and a page that shows it) names no path of the machine.
+ */
+export const makeFixture = (given: string): Effect.Effect<SurfaceClientShape, never, Path.Path> =>
   Effect.map(
     Path.Path,
-    (path) =>
-      plainClient(
+    (path) => {
+      const inside = path.relative(process.cwd(), path.resolve(given))
+      const dir = path.isAbsolute(given) && inside !== "" && !inside.startsWith("..") && !path.isAbsolute(inside)
+        ? inside
+        : given
+      return plainClient(
         (testCase) => Effect.suspend(() => loadRecording(fixturePath(path, dir, testCase.id), testCase)),
         (testCase) => Effect.suspend(() => loadConversation(fixturePath(path, dir, testCase.id), testCase))
       )
+    }
   )
 
 /** Obtains a case's turn, from wherever the layer says. */

@@ -316,6 +316,29 @@ describe("the HTML report of other runs", () => {
     expect(await page.locator(".stats").textContent()).toContain("Durationnot recorded")
   })
 
+  it("names no path of the machine, given the files by their absolute paths", async () => {
+    writeFileSync(join(project, "older-absolute.json"), JSON.stringify(results))
+    const run = await evalCliAsync(
+      [
+        "run",
+        "--fixtures",
+        join(project, "cases/fixtures"),
+        "--compare",
+        join(project, "older-absolute.json"),
+        "--reporter",
+        "html=absolute.html"
+      ],
+      { cwd: project }
+    )
+    expect(run.code, run.stderr).toBe(0)
+    const html = readFileSync(join(project, "absolute.html"), "utf8")
+    expect(html).not.toContain(project)
+    const page = await open(join(project, "absolute.html"))
+    expect(await page.page.locator("header.verdict .note").textContent()).toMatch(
+      /^Compared with older-absolute\.json:/
+    )
+  })
+
   it("marks, with --compare, the regressions and the fixes with the older run's facts", async () => {
     // An older run in which one of today's failures passed and two of today's passes failed.
     const regressed = failing()[0]!
