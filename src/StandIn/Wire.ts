@@ -4,9 +4,11 @@
  * protocol, so a new protocol cannot be left out. A wire routes the requests that are its own and
  * says, for the start-up lines, what it serves.
  */
+import { canonical } from "../Graders/Json.js"
 import type { ProtocolName } from "../Protocols/Registry.js"
 import { isRecord } from "../Schema/Decode.js"
 import type { Routes, Surface } from "../Schema/Surface.js"
+import type { ToolExecution } from "../Schema/Trace.js"
 import type { AssistantTurn } from "./Assistant.js"
 import type { Target, WireRequest, WireResponse } from "./Http.js"
 import type { Store } from "./Store.js"
@@ -78,4 +80,24 @@ export const pendingActions = (turn: AssistantTurn): ReadonlyArray<PendingAction
       ? [{ tool: action["tool"], input: action["input"] ?? {} }]
       : []
   ).map((action, i) => ({ ...action, approvalId: i === 0 ? proposal.id : `${proposal.id}-${i + 1}` }))
+}
+
+/**
+ * A decided turn's executions set against the calls a decision answered, as every wire lays a
+ * decision's answer out: each call with the execution that ran it with the proposed input (canonical
+ * JSON equal), taken once, or none; and the executions left, which ran as calls of their own.
+ */
+export const answeredBy = <C extends { readonly tool: string; readonly input?: unknown }>(
+  turn: AssistantTurn,
+  calls: ReadonlyArray<C>
+): {
+  readonly answered: ReadonlyArray<readonly [C, ToolExecution | undefined]>
+  readonly left: ReadonlyArray<ToolExecution>
+} => {
+  const left = [...turn.toolExecutions]
+  const answered = calls.map((call) => {
+    const at = left.findIndex((e) => e.tool === call.tool && canonical(e.input ?? {}) === canonical(call.input ?? {}))
+    return [call, at === -1 ? undefined : left.splice(at, 1)[0]] as const
+  })
+  return { answered, left }
 }

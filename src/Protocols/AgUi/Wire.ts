@@ -10,7 +10,6 @@
  * usage as the run's end's `usage`, one `TokenUsage`. AG-UI has no error flag on a tool result: a
  * failed execution's result is its error text after `Error: `.
  */
-import { canonical } from "../../Graders/Json.js"
 import { isRecord } from "../../Schema/Decode.js"
 import type { AssistantTurn, Decision } from "../../StandIn/Assistant.js"
 import { decideWithFlaws, respondWithFlaws } from "../../StandIn/Flaws.js"
@@ -28,6 +27,7 @@ import {
 } from "../../StandIn/Http.js"
 import type { Store } from "../../StandIn/Store.js"
 import {
+  answeredBy,
   deltas,
   type Handler,
   type Incoming,
@@ -211,21 +211,18 @@ export const resumedEvents = (
   threadId: string,
   runId: string
 ): ReadonlyArray<AgUiEvent> => {
-  const left = [...turn.toolExecutions]
-  const answered = waiting.flatMap((call, i): ReadonlyArray<AgUiEvent> => {
-    const at = left.findIndex((e) => e.tool === call.tool && canonical(e.input ?? {}) === canonical(call.input ?? {}))
-    if (at === -1) return []
-    const [execution] = left.splice(at, 1)
-    return [{
+  const { answered, left } = answeredBy(turn, waiting)
+  const results = answered.flatMap(([call, execution], i): ReadonlyArray<AgUiEvent> =>
+    execution === undefined ? [] : [{
       type: "TOOL_CALL_RESULT",
       messageId: `${runId}-resumed-${i + 1}`,
       toolCallId: call.id,
-      content: resultContent(execution!),
+      content: resultContent(execution),
       role: "tool"
     }]
-  })
+  )
   const [started, ...rest] = agUiEvents({ ...turn, toolExecutions: left }, threadId, runId)
-  return [started!, ...answered, ...rest]
+  return [started!, ...results, ...rest]
 }
 
 /**

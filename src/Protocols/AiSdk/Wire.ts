@@ -9,7 +9,6 @@
  * turn that ended in an error sends an `error` chunk after its steps and no `finish`, as streamText
  * does when the model fails. Chats are deleted by the surface's delete route (TurnEval.ts serves it).
  */
-import { canonical } from "../../Graders/Json.js"
 import { isRecord } from "../../Schema/Decode.js"
 import type { ToolExecution } from "../../Schema/Trace.js"
 import type { AssistantTurn } from "../../StandIn/Assistant.js"
@@ -28,6 +27,7 @@ import {
 import type { StoredConversation } from "../../StandIn/Server.js"
 import type { Store } from "../../StandIn/Store.js"
 import {
+  answeredBy,
   deltas,
   type Handler,
   type Incoming,
@@ -249,10 +249,6 @@ const continuedId = (body: unknown): string => {
   return isRecord(last) && typeof last["id"] === "string" ? last["id"] : ""
 }
 
-const sameCall = (execution: ToolExecution, call: AnsweredCall): boolean =>
-  execution.tool === call.tool &&
-  canonical(execution.input ?? {}) === canonical(call.input ?? {})
-
 /**
  * The stream that answers a decision, as streamText lays it out once the client answered its approvals:
  * the message it continues named again (`start`), each answered call's output (or error) under its own
@@ -265,17 +261,17 @@ export const decisionChunks = (
   messageId: string,
   seed: string
 ): ReadonlyArray<UIMessageChunk> => {
-  const left = [...turn.toolExecutions]
-  const answered = calls.flatMap((call): ReadonlyArray<UIMessageChunk> => {
-    const at = left.findIndex((execution) => sameCall(execution, call))
-    if (at === -1) return call.approved ? [] : [{ type: "tool-output-denied", toolCallId: call.toolCallId }]
-    const [execution] = left.splice(at, 1)
-    return typeof execution!.error === "string" && execution!.error !== ""
-      ? [{ type: "tool-output-error", toolCallId: call.toolCallId, errorText: execution!.error }]
-      : [{ type: "tool-output-available", toolCallId: call.toolCallId, output: execution!.output ?? null }]
+  const { answered, left } = answeredBy(turn, calls)
+  const results = answered.flatMap(([call, execution]): ReadonlyArray<UIMessageChunk> => {
+    if (execution === undefined) {
+      return call.approved ? [] : [{ type: "tool-output-denied", toolCallId: call.toolCallId }]
+    }
+    return typeof execution.error === "string" && execution.error !== ""
+      ? [{ type: "tool-output-error", toolCallId: call.toolCallId, errorText: execution.error }]
+      : [{ type: "tool-output-available", toolCallId: call.toolCallId, output: execution.output ?? null }]
   })
   const [, ...rest] = uiMessageChunks({ ...turn, toolExecutions: left }, seed)
-  return [{ type: "start", messageId }, ...answered, ...rest]
+  return [{ type: "start", messageId }, ...results, ...rest]
 }
 
 const handleChat = async (

@@ -18,7 +18,6 @@
  * values `{"__error__": …}`, as the server reports a graph that threw.
  */
 import { createHash, randomUUID } from "node:crypto"
-import { canonical } from "../../Graders/Json.js"
 import { isRecord } from "../../Schema/Decode.js"
 import type { Route } from "../../Schema/Protocol.js"
 import type { ToolExecution, Usage } from "../../Schema/Trace.js"
@@ -38,6 +37,7 @@ import {
 import type { StoredConversation, StoredExchange } from "../../StandIn/Server.js"
 import type { Store } from "../../StandIn/Store.js"
 import {
+  answeredBy,
   type Handler,
   type Incoming,
   type MakeWire,
@@ -167,20 +167,17 @@ export const resumedMessages = (
   runId: string
 ): ReadonlyArray<LangChainMessage> => {
   const id = idIn(runId)
-  const left = [...turn.toolExecutions]
-  const answered = gatedCalls(before.turn, before.turnId).flatMap((call, i): ReadonlyArray<LangChainMessage> => {
-    const at = left.findIndex((e) => e.tool === call.name && canonical(e.input ?? {}) === canonical(call.args ?? {}))
-    if (at === -1) {
-      if (decision.approved) return []
-      const reason = decision.reason === ""
-        ? `User rejected the tool call for \`${call.name}\` with id ${call.id}`
-        : decision.reason
-      return [toolMessage(id(`rejected-${i + 1}`), call.id, { tool: call.name, error: reason })]
-    }
-    const [execution] = left.splice(at, 1)
-    return [toolMessage(id(`resumed-${i + 1}`), call.id, execution!)]
+  const calls = gatedCalls(before.turn, before.turnId).map((call) => ({ ...call, tool: call.name, input: call.args }))
+  const { answered, left } = answeredBy(turn, calls)
+  const results = answered.flatMap(([call, execution], i): ReadonlyArray<LangChainMessage> => {
+    if (execution !== undefined) return [toolMessage(id(`resumed-${i + 1}`), call.id, execution)]
+    if (decision.approved) return []
+    const reason = decision.reason === ""
+      ? `User rejected the tool call for \`${call.name}\` with id ${call.id}`
+      : decision.reason
+    return [toolMessage(id(`rejected-${i + 1}`), call.id, { tool: call.name, error: reason })]
   })
-  return withUsage([...answered, ...turnMessages({ ...turn, toolExecutions: left }, runId)], turn.usage)
+  return withUsage([...results, ...turnMessages({ ...turn, toolExecutions: left }, runId)], turn.usage)
 }
 
 /** Every message of a thread: each exchange's, oldest first, then its current turn's. */
