@@ -1,8 +1,13 @@
 /**
- * What the protocols' readers share: a tool's error as a fact shows it, and a surface's request template
- * filled with a turn's values.
+ * What the protocols' readers share: a tool's error as a fact shows it, a surface's request template
+ * filled with a turn's values, a surface's resume template for a decision, and a read turn or the ask's
+ * failure.
  */
+import { Effect, Either } from "effect"
+import { failure } from "../Runner/Transport.js"
 import { isRecord } from "../Schema/Decode.js"
+import type { Surface } from "../Schema/Surface.js"
+import type { NextStep, Read } from "./Protocol.js"
 
 /** Where a serialised error object keeps its message, in the order they are tried. */
 const messagePaths: ReadonlyArray<ReadonlyArray<string>> = [["message"], ["cause", "message"], [
@@ -63,4 +68,22 @@ export const fillTemplate = (template: unknown, values: Readonly<Record<string, 
     )
   }
   return template
+}
+
+/** A turn read from a wire, or the ask's failure with the reason it could not be read. */
+export const turnOrFail = (read: Read) =>
+  Either.match(read, { onLeft: (why) => Effect.fail(failure("ask", why)), onRight: Effect.succeed })
+
+/**
+ * What a decision resumes a paused run with by the surface's `resume` templates (`{reason}` and
+ * `{proposalId}` filled in), or undefined when the surface gives none.
+ */
+export const resumeTemplate = (
+  surface: Surface,
+  decision: Extract<NextStep, { readonly kind: "decide" }>
+): unknown => {
+  const template = decision.approved ? surface.resume?.approve : surface.resume?.deny
+  return template === undefined
+    ? undefined
+    : fillTemplate(template, { reason: decision.reason ?? "", proposalId: decision.proposal.id })
 }

@@ -26,7 +26,7 @@ import type {
 } from "../Protocols/Protocol.js"
 import { defaultProtocol, loadClients, type LoadedProtocol, protocolNames } from "../Protocols/Registry.js"
 import type { Case, ConversationCase, QuestionCase } from "../Schema/Case.js"
-import { FailedRequest, RunStopped, TurnError } from "../Schema/Errors.js"
+import { cannotTakeStep, FailedRequest, RunStopped, TurnError } from "../Schema/Errors.js"
 import { fillRoute, idProblem, placeRoute, type Route, routeBaseOf } from "../Schema/Protocol.js"
 import { quoted } from "../Schema/Shown.js"
 import type { Routes, Surface } from "../Schema/Surface.js"
@@ -626,7 +626,7 @@ export const makeLive = (config: LiveConfig): Effect.Effect<Live, never, HttpCli
       const client = protocol.client as ProtocolClient
       let conversation: Ongoing | undefined
       let previous: Turn | undefined
-      const cannot = (detail: string) => Effect.fail(new TurnError({ reason: "cannot-take-step", detail }))
+      const cannot = (detail: string) => Effect.fail(cannotTakeStep(detail))
       const taken = (index: number): Effect.Effect<Turn, Failure> => {
         const step = testCase.turns[index]!
         if (index === 0) {

@@ -9,7 +9,7 @@ import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
 import { readTextSync, writeAtomically } from "../Files.js"
 import { type Case, type ConversationCase, type QuestionCase, type Step, stepAction, stepKind } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
-import { type RunStopped, TurnError } from "../Schema/Errors.js"
+import { cannotTakeStep, type RunStopped, TurnError } from "../Schema/Errors.js"
 import { inert } from "../Schema/Inert.js"
 import { stepName } from "../Schema/Result.js"
 import type { Surface } from "../Schema/Surface.js"
@@ -65,8 +65,7 @@ export type StepsOf = (
 ) => Effect.Effect<(index: number) => Effect.Effect<Turn, TurnError>, TurnError | RunStopped>
 
 /** A client's conversations, when it has none to offer: each fails its case with why. */
-const noConversations = (why: string): StepsOf => () =>
-  Effect.fail(new TurnError({ reason: "cannot-take-step", detail: why }))
+const noConversations = (why: string): StepsOf => () => Effect.fail(cannotTakeStep(why))
 
 /** The steps of a source that takes no conversation cases. */
 const noSteps = noConversations("this source of turns takes no conversation cases")
@@ -321,10 +320,9 @@ export class SurfaceClient extends Context.Tag("eval/SurfaceClient")<SurfaceClie
             const turn = steps[index]
             return turn === undefined
               ? Effect.fail(
-                new TurnError({
-                  reason: "cannot-take-step",
-                  detail: `no turn for ${stepName(index + 1, stepKind(testCase.turns[index]!))} of case ${testCase.id}`
-                })
+                cannotTakeStep(
+                  `no turn for ${stepName(index + 1, stepKind(testCase.turns[index]!))} of case ${testCase.id}`
+                )
               )
               : Effect.succeed(turn)
           })

@@ -220,6 +220,9 @@ export class TurnError extends Schema.TaggedError<TurnError>()("TurnError", {
 /** A failure's fields, to build it again with one more. */
 const fieldsOf = ({ _tag, ...fields }: TurnError): ConstructorParameters<typeof TurnError>[0] => fields
 
+/** A conversation's step that cannot be taken, and why; no request is made for it. */
+export const cannotTakeStep = (detail: string): TurnError => new TurnError({ reason: "cannot-take-step", detail })
+
 /** What a refused session's message says: whence it came, what refused it, and how to get a fresh one. */
 const sessionRejected = (source: string | undefined, request: string | undefined): string => {
   const fresh = source === "--cookie"

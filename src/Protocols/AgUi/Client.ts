@@ -9,9 +9,8 @@
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { identifiersIn, matchCitations, proposalOfResult } from "../../Evidence/Derive.js"
-import { failure } from "../../Runner/Transport.js"
 import { isRecord, problemsOf } from "../../Schema/Decode.js"
-import { TurnError } from "../../Schema/Errors.js"
+import { cannotTakeStep } from "../../Schema/Errors.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Surface } from "../../Schema/Surface.js"
 import { errored, type Proposal, summedUsage, type ToolExecution, type Usage } from "../../Schema/Trace.js"
@@ -26,7 +25,7 @@ import {
   type Read,
   type ReadContext
 } from "../Protocol.js"
-import { fillTemplate, toolErrorText } from "../Reading.js"
+import { fillTemplate, resumeTemplate, toolErrorText, turnOrFail } from "../Reading.js"
 import { askForEvents } from "../Stream.js"
 import { type AgUiMessage, interruptsOf, threadAfter } from "./Messages.js"
 
@@ -617,10 +616,6 @@ export const readAgUiEvents = (
 // ---------------------------------------------------------------------------------------------------
 // The live protocol
 
-/** A turn read from a run's events, or the ask's failure with the reason. */
-const turnOrFail = (read: Read) =>
-  Either.match(read, { onLeft: (why) => Effect.fail(failure("ask", why)), onRight: Effect.succeed })
-
 /** A turn on an AG-UI agent: a run in the run's thread, its events read to the run's end. */
 export const agUiTurn: AskTurn<AskingIn> = (asking) =>
   Effect.gen(function*() {
@@ -637,10 +632,9 @@ export const agUiTurn: AskTurn<AskingIn> = (asking) =>
  * (`{reason}` and `{proposalId}` filled in), else `{"approved": true}` or `{"approved": false, "reason"}`.
  */
 export const agUiResumePayload = (surface: Surface, decision: Extract<NextStep, { readonly kind: "decide" }>) => {
-  const reason = decision.reason ?? ""
-  const template = decision.approved ? surface.resume?.approve : surface.resume?.deny
-  if (template !== undefined) return fillTemplate(template, { reason, proposalId: decision.proposal.id })
-  return decision.approved ? { approved: true } : { approved: false, reason }
+  const templated = resumeTemplate(surface, decision)
+  if (templated !== undefined) return templated
+  return decision.approved ? { approved: true } : { approved: false, reason: decision.reason ?? "" }
 }
 
 /**
@@ -687,22 +681,16 @@ export const agUiConverse: Converse<AskingIn> = (asking) =>
       next: (step) => {
         if (step.kind === "ask") return ask(step.question)
         if (template !== undefined) {
-          return Effect.fail(
-            new TurnError({
-              reason: "cannot-take-step",
-              detail: "the surface's request.body template carries a question, not a decision: a decision " +
-                "sends the thread's messages and its resume entries (leave request.body out)"
-            })
-          )
+          return Effect.fail(cannotTakeStep(
+            "the surface's request.body template carries a question, not a decision: a decision " +
+              "sends the thread's messages and its resume entries (leave request.body out)"
+          ))
         }
         if (waiting.length === 0) {
-          return Effect.fail(
-            new TurnError({
-              reason: "cannot-take-step",
-              detail: "the run before ended on no interrupt: an AG-UI decision answers the interrupts a run's " +
-                "RUN_FINISHED outcome names (a call left to the client is answered by running it)"
-            })
-          )
+          return Effect.fail(cannotTakeStep(
+            "the run before ended on no interrupt: an AG-UI decision answers the interrupts a run's " +
+              "RUN_FINISHED outcome names (a call left to the client is answered by running it)"
+          ))
         }
         const runId = asking.newId()
         const payload = agUiResumePayload(asking.surface, step)

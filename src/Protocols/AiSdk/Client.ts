@@ -11,7 +11,7 @@ import { identifiersIn, matchCitations, type StatedCitation } from "../../Eviden
 import { eventsOf } from "../../Runner/EventStream.js"
 import { failure } from "../../Runner/Transport.js"
 import { isRecord, problemsOf } from "../../Schema/Decode.js"
-import { TurnError } from "../../Schema/Errors.js"
+import { cannotTakeStep } from "../../Schema/Errors.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Proposal, ToolExecution } from "../../Schema/Trace.js"
 import {
@@ -23,7 +23,7 @@ import {
   type Read,
   type ReadContext
 } from "../Protocol.js"
-import { fillTemplate, toolErrorText } from "../Reading.js"
+import { fillTemplate, toolErrorText, turnOrFail } from "../Reading.js"
 import { askForEvents } from "../Stream.js"
 import { isToolPart, rebuildMessage, toolOfPart, type UIMessage, type UIPart, userMessage } from "./Message.js"
 
@@ -456,10 +456,6 @@ const notAUiMessageStream = (contentType: string): string | undefined =>
 const askForChunks = (asking: AskingIn, body: unknown) =>
   askForEvents(asking, body, "text/event-stream", notAUiMessageStream)
 
-/** A turn read from a stream, or the ask's failure with the reason. */
-const turnOrFail = (read: Read) =>
-  Either.match(read, { onLeft: (why) => Effect.fail(failure("ask", why)), onRight: Effect.succeed })
-
 /**
  * A turn on the AI SDK's chat route: the question posted in the run's chat as `useChat` posts it, the
  * stream read to its end.
@@ -490,7 +486,7 @@ const awaitingApproval = (message: UIMessage | undefined): ReadonlyArray<UIPart>
     : message.parts.filter((part) => isToolPart(part) && part["state"] === "approval-requested")
 
 /** Why a step cannot be taken in this chat: no request is made. */
-const cannot = (detail: string) => Effect.fail(new TurnError({ reason: "cannot-take-step", detail }))
+const cannot = (detail: string) => Effect.fail(cannotTakeStep(detail))
 
 /** Why a decision cannot be posted in this chat. */
 const noApproval = (proposal: Proposal): string =>

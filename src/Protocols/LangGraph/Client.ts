@@ -20,7 +20,7 @@ import {
   webPage
 } from "../../Runner/Transport.js"
 import { isRecord } from "../../Schema/Decode.js"
-import { TurnError } from "../../Schema/Errors.js"
+import { cannotTakeStep, TurnError } from "../../Schema/Errors.js"
 import { inert } from "../../Schema/Inert.js"
 import { quoted } from "../../Schema/Shown.js"
 import type { Surface } from "../../Schema/Surface.js"
@@ -36,7 +36,7 @@ import {
   type ReadContext,
   type RunThread
 } from "../Protocol.js"
-import { fillTemplate, toolErrorText } from "../Reading.js"
+import { fillTemplate, resumeTemplate, toolErrorText } from "../Reading.js"
 
 /** One server-sent event of `POST /threads/{thread_id}/runs/stream`, its data parsed. */
 export interface LangGraphEvent {
@@ -574,11 +574,10 @@ export const resumeValue = (
   interrupt: Interrupt | undefined,
   decision: Extract<NextStep, { readonly kind: "decide" }>
 ): Either.Either<unknown, string> => {
-  const reason = decision.reason ?? ""
-  const template = decision.approved ? surface.resume?.approve : surface.resume?.deny
-  if (template !== undefined) return Either.right(fillTemplate(template, { reason, proposalId: decision.proposal.id }))
+  const templated = resumeTemplate(surface, decision)
+  if (templated !== undefined) return Either.right(templated)
   if (isHumanInTheLoop(interrupt)) {
-    const one = decision.approved ? { type: "approve" } : { type: "reject", message: reason }
+    const one = decision.approved ? { type: "approve" } : { type: "reject", message: decision.reason ?? "" }
     return Either.right({ decisions: interrupt.value.actionRequests.map(() => one) })
   }
   return Either.left(
@@ -607,7 +606,7 @@ export const langGraphConverse: Converse = (asking) =>
           else {
             const resume = resumeValue(asking.surface, left.interrupts[0], step)
             if (Either.isLeft(resume)) {
-              return yield* Effect.fail(new TurnError({ reason: "cannot-take-step", detail: resume.left }))
+              return yield* Effect.fail(cannotTakeStep(resume.left))
             }
             run = {
               question: "",
