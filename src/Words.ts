@@ -35,8 +35,12 @@ export const nearest = (word: string, candidates: ReadonlyArray<string>): string
   return best === undefined || (second !== undefined && second[1] === best[1]) ? undefined : best[0]
 }
 
-/** ` (did you mean X?)` for the candidate a misspelt word most likely meant, else nothing. */
-export const didYouMean = (word: string, candidates: ReadonlyArray<string>): string => {
+/** ` (did you mean X?)` for the candidate a misspelt word most likely meant (shown by `show`), else nothing. */
+export const didYouMean = (
+  word: string,
+  candidates: ReadonlyArray<string>,
+  show: (name: string) => string = (name) => name
+): string => {
   const near = nearest(word, candidates)
-  return near === undefined ? "" : ` (did you mean ${near}?)`
+  return near === undefined ? "" : ` (did you mean ${show(near)}?)`
 }

@@ -3,7 +3,7 @@
  * file is the caller's business. What a problem quotes from the file is made inert (`Inert.ts`).
  */
 import { Either, ParseResult, Schema } from "effect"
-import { nearest } from "../Words.js"
+import { didYouMean } from "../Words.js"
 import { BadInput, type Problem } from "./Errors.js"
 import { inert } from "./Inert.js"
 import { describeJsonError } from "./JsonSyntax.js"
@@ -49,9 +49,7 @@ const clip = (text: string, limit = maxMessage): string => text.length > limit ?
 const nearestLiteral = (expected: string, actual: string): string => {
   const names = /^"[^"]*"(?: \| "[^"]*")+$/.test(expected) ? [...expected.matchAll(/"([^"]*)"/g)].map((m) => m[1]!) : []
   const given = /^"(.*)"$/s.exec(actual)?.[1]
-  if (names.length === 0 || given === undefined) return ""
-  const near = nearest(given, names)
-  return near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`
+  return names.length === 0 || given === undefined ? "" : didYouMean(given, names, (name) => JSON.stringify(name))
 }
 
 const reword = (issue: ParseResult.ArrayFormatterIssue): string => {

@@ -6,7 +6,7 @@ import { evidenceUnderOtel } from "../Evidence/Rules.js"
 import { kindNamed } from "../Graders/Kinds.js"
 import type { SurfaceField } from "../Protocols/Protocol.js"
 import { defaultProtocol, protocolNamed, protocolNames, protocols } from "../Protocols/Registry.js"
-import { nearest } from "../Words.js"
+import { didYouMean } from "../Words.js"
 import { type CasesFile, isConversation, type Step, stepKind, stepsOf } from "./Case.js"
 import { isRecord, jsonPath } from "./Decode.js"
 import type { Problem } from "./Errors.js"
@@ -62,12 +62,6 @@ const routeProblems = (at: string, routes: Routes | undefined): ReadonlyArray<Pr
   return problems
 }
 
-/** ` (did you mean "x"?)` for the name a misspelt one most likely meant, else nothing. */
-const quotedSuggestion = (name: string, names: ReadonlyArray<string>): string => {
-  const near = nearest(name, names)
-  return near === undefined ? "" : ` (did you mean ${quoted(near)}?)`
-}
-
 /** A surface field a protocol may leave unread, and how a problem says only some protocols read it. */
 const unread: ReadonlyArray<readonly [SurfaceField, (readers: string, shown: string) => string]> = [
   ["assistantId", (readers, shown) => `only ${readers} surface has an assistant id; this one is ${shown}`],
@@ -111,7 +105,7 @@ const protocolProblems = (at: string, surface: Surface): ReadonlyArray<Problem> 
     return [{
       path: `${at}.protocol`,
       message: `expected one of ${protocolNames.map((n) => quoted(n)).join(", ")}, got ${quoted(name)}${
-        quotedSuggestion(name, protocolNames)
+        didYouMean(name, protocolNames, quoted)
       }`
     }]
   }
@@ -201,7 +195,7 @@ export const caseProblems = (file: CasesFile, catalog: Catalog): ReadonlyArray<P
       problems.push({
         path: `${at}.surface`,
         message: `unknown surface ${quoted(c.surface)}; the catalog has ${list(surfaceNames)}${
-          quotedSuggestion(c.surface, surfaceNames)
+          didYouMean(c.surface, surfaceNames, quoted)
         }`
       })
       return
