@@ -386,8 +386,11 @@ export const writeAtomically = (file: string, text: string): Effect.Effect<void,
  * A file as a report that is shared names it: relative to the working folder (the project) when it is
  * inside it, else by its name alone, so a page never shows a path of the machine that made it.
  */
-export const namedInProject = (file: string, cwd: string = process.cwd()): string => {
-  const absolute = nodePath.resolve(cwd, file)
-  const inside = nodePath.relative(cwd, absolute)
-  return inside === "" || inside.startsWith("..") || nodePath.isAbsolute(inside) ? nodePath.basename(absolute) : inside
+export const namedInProject = (file: string, cwd: string = process.cwd()): string =>
+  inProject(file, cwd) ?? nodePath.basename(nodePath.resolve(cwd, file))
+
+/** A file's path relative to the working folder (the project) when it is inside it; else undefined. */
+export const inProject = (file: string, cwd: string = process.cwd()): string | undefined => {
+  const inside = nodePath.relative(cwd, nodePath.resolve(cwd, file))
+  return inside === "" || inside.startsWith("..") || nodePath.isAbsolute(inside) ? undefined : inside
 }

@@ -6,7 +6,7 @@
  */
 import { FileSystem, type HttpClient, Path } from "@effect/platform"
 import { Console, Context, Effect, Either, Layer, type Scope } from "effect"
-import { readTextSync, writeAtomically } from "../Files.js"
+import { inProject, readTextSync, writeAtomically } from "../Files.js"
 import { type Case, type ConversationCase, type QuestionCase, type Step, stepAction, stepKind } from "../Schema/Case.js"
 import { decodeJson } from "../Schema/Decode.js"
 import { cannotTakeStep, type RunStopped, TurnError } from "../Schema/Errors.js"
@@ -203,10 +203,7 @@ export const makeFixture = (given: string): Effect.Effect<SurfaceClientShape, ne
   Effect.map(
     Path.Path,
     (path) => {
-      const inside = path.relative(process.cwd(), path.resolve(given))
-      const dir = path.isAbsolute(given) && inside !== "" && !inside.startsWith("..") && !path.isAbsolute(inside)
-        ? inside
-        : given
+      const dir = path.isAbsolute(given) ? inProject(given) ?? given : given
       return plainClient(
         (testCase) => Effect.suspend(() => loadRecording(fixturePath(path, dir, testCase.id), testCase)),
         (testCase) => Effect.suspend(() => loadConversation(fixturePath(path, dir, testCase.id), testCase))
