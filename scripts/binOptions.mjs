@@ -12,7 +12,7 @@ export const binOptions = {
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node22",
   legalComments: "none",
   logLevel: "warning",
   // @effect/cli's configuration-file parsers are never used: stubs keep them out of the bundle.

@@ -70,7 +70,7 @@ const library = build({
   packages: "external",
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node22",
   legalComments: "none",
   logLevel: "warning"
 })
