@@ -16,6 +16,13 @@ import type { Turn } from "../Schema/Trace.js"
 import { keptTurn, surfacedItems } from "../Scorecard/Kept.js"
 import { SurfaceClient } from "./SurfaceClient.js"
 
+/**
+ * How many cases start between two turns of Node's event loop. Recorded turns are read and graded
+ * synchronously, so an offline run would otherwise keep to Effect's own queue from its first case to
+ * its last, and a signal (Ctrl-C) would wait for the run's end to be heard.
+ */
+const casesBetweenTurns = 64
+
 /** The identifier fields of each surface's evidence rules, resolved once a surface. */
 const identifierFieldsOf = new WeakMap<Surface, ReadonlyArray<string>>()
 
@@ -301,10 +308,23 @@ export class Runner extends Effect.Service<Runner>()("eval/Runner", {
         // `concurrency` workers, each taking the next unit when it is done with one: `forEach` over the
         // units would keep every unit's exit until the end, memory that grows with the golden set.
         let next = 0
-        const worker: Effect.Effect<void> = Effect.suspend(() =>
+        // Every `casesBetweenTurns` cases, each worker waits for the event loop's next turn (its poll
+        // phase, where signals and I/O are heard) before it starts another: all of them, or the others
+        // would go on grading while one waits.
+        let turn: Promise<void> | undefined
+        let turnAt = 0
+        const worker: Effect.Effect<void> = Effect.suspend(() => {
           // Once the run has bailed, no further attempt starts: its case is left out of the results.
-          bailed || next >= units.length ? Effect.void : Effect.flatMap(runUnit(units[next++]!), () => worker)
-        )
+          if (bailed || next >= units.length) return Effect.void
+          if (turn === undefined && next - turnAt >= casesBetweenTurns) {
+            turnAt = next
+            turn = new Promise<void>((resolve) => setImmediate(resolve)).then(() => (turn = undefined))
+          }
+          const waiting = turn
+          return waiting === undefined
+            ? Effect.flatMap(runUnit(units[next++]!), () => worker)
+            : Effect.flatMap(Effect.promise(() => waiting), () => worker)
+        })
         const workers = Math.max(1, Math.min(options.concurrency ?? 4, units.length))
         const all = Effect.forEach(Array.from({ length: workers }), () => worker, {
           concurrency: "unbounded",

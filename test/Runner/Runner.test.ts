@@ -48,6 +48,29 @@ describe("Runner on the fixture layer", () => {
   const b = docsCase("b")
   const missing = docsCase("missing")
 
+  it.live("lets Node's event loop take a turn every few dozen cases, so a signal is heard before the run's end", () =>
+    Effect.gen(function*() {
+      const cases = Array.from({ length: 400 }, (_, i) => docsCase(`c${i}`))
+      const dir = fixtureDir(Object.fromEntries(cases.map((c) => [`${c.id}.json`, recorded(c, good)])))
+      // Once the first case is done, a callback for the event loop's next turn: which case ends first after it?
+      let turned = false
+      const turnedAt: Array<boolean> = []
+      const onCaseDone = () =>
+        Effect.sync(() => {
+          if (turnedAt.length === 0) setImmediate(() => (turned = true))
+          turnedAt.push(turned)
+        })
+      const results = yield* Effect.flatMap(
+        Runner,
+        (runner) => runner.run(catalog, cases, { concurrency: 4, onCaseDone })
+      )
+        .pipe(Effect.provide(Runner.Default.pipe(Layer.provide(fixtureLayer(dir)))))
+      expect(results.every((r) => r.passed)).toBe(true)
+      const first = turnedAt.indexOf(true)
+      expect(first).toBeGreaterThan(0)
+      expect(first).toBeLessThanOrEqual(64 + 4)
+    }))
+
   it.effect("grades recorded turns in golden-set order and fails a case with no recording, going on", () =>
     Effect.gen(function*() {
       const dir = fixtureDir({ "a.json": recorded(a, good), "b.json": recorded(b, recalled) })
