@@ -8,6 +8,7 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect, Exit, type Fiber } from "effect"
+import { flushHeldOutput } from "./HeldOutput.js"
 import { programName } from "./ProgramName.js"
 import { openConversations } from "./Runner/Journal.js"
 import { plural, them, they } from "./Words.js"
@@ -55,6 +56,8 @@ const words: Record<Stop, string> = { SIGINT: "interrupted", SIGTERM: "terminate
 
 let stoppedBy: Stop | undefined
 const stop = (signal: Stop) => {
+  // The case lines the run has produced come before the stop's own.
+  flushHeldOutput()
   if (stoppedBy !== undefined || ending) {
     const open = openConversations()
     if (open.length > 0) {

@@ -1,5 +1,6 @@
 /** What a run shows while it goes: a line per case as it finishes, or a progress line on a terminal. */
 import { Console, Effect } from "effect"
+import { holdingOutput } from "../HeldOutput.js"
 import type { Case } from "../Schema/Case.js"
 import type { CaseResult } from "../Schema/Result.js"
 import { caseLine, showCaseDuration, surfaceWidth } from "../Scorecard/Render/Pretty.js"
@@ -26,7 +27,8 @@ export const caseProgress = (cases: ReadonlyArray<Case>, silent: boolean) =>
       let drawn = false
       let last = 0
       // Streamed lines are written a few at a time (within 50 ms of their case): one write per case
-      // would cost an offline run of thousands of cases a tenth of its time.
+      // would cost an offline run of thousands of cases a tenth of its time. A signal's line flushes
+      // them first.
       let lines: Array<string> = []
       let timer: ReturnType<typeof setTimeout> | undefined
       const flush = () => {
@@ -36,6 +38,7 @@ export const caseProgress = (cases: ReadonlyArray<Case>, silent: boolean) =>
         if (lines.length > 0) console.unsafe.error(lines.join("").slice(0, -1))
         lines = []
       }
+      const held = holdingOutput(flush)
       return {
         onCaseDone: (result: CaseResult) =>
           Effect.sync(() => {
@@ -57,6 +60,7 @@ export const caseProgress = (cases: ReadonlyArray<Case>, silent: boolean) =>
           }),
         clear: Effect.sync(() => {
           flush()
+          held.release()
           if (drawn) process.stderr.write("\r\u001b[2K")
         }),
         elapsedMs: Effect.sync(() => Date.now() - started)

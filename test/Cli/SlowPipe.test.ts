@@ -6,14 +6,17 @@
  * no more than its buffer (64 KiB) at once, so each run here writes several times that.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { closeSync, constants, cpSync, mkdtempSync, openSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { Socket } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Readable } from "node:stream"
 import { goldenSetWithRecordings } from "../../bench/generate.js"
+import { defaultCasesFile, defaultSurfacesFile } from "../../src/ProjectFiles.js"
 import { bin, userEnv } from "../support/cli.js"
+import { withStandIn } from "../support/live.js"
+import { sessionEnv } from "../support/protocols.js"
 
 /** Cases enough that the scorecard (about 74 bytes a case) is several times a pipe's buffer. */
 const cases = 3_000
@@ -78,48 +81,80 @@ const shellPipe = (dir: string, name: string) => {
 }
 
 /**
- * Runs the command with a reader of its standard output (or error) that is busy elsewhere once the
- * command's first write is in the pipe: `then` acts on the child there, and the reader runs the same
- * command to completion with its output to a file (blocking, so it reads nothing meanwhile), and only
- * then reads. Gives the exit code, what arrived, the other stream's text, and what the command writes
- * whole.
+ * The scorecard on standard output, read slowly: the reader is busy elsewhere once the command's first
+ * write is in the pipe, running the same command to completion with its output to a file (blocking, so
+ * it reads nothing meanwhile), and only then reads. Gives the exit code, what arrived, standard error,
+ * and what the command writes whole.
  */
-const slowReader = async (
-  dir: string,
-  args: ReadonlyArray<string>,
-  stream: "stdout" | "stderr",
-  then: (child: ChildProcess) => void = () => {}
-) => {
-  const { reader, writeEnd } = shellPipe(dir, `${stream}-${args.join("-").replace(/\W/g, "")}`)
-  const child = spawn(process.execPath, [bin, ...args], {
-    cwd: dir,
-    env: env(),
-    stdio: stream === "stdout" ? ["ignore", writeEnd, "pipe"] : ["ignore", "ignore", writeEnd]
-  })
+const slowStdout = async (dir: string, args: ReadonlyArray<string>) => {
+  const { reader, writeEnd } = shellPipe(dir, `stdout-${args.join("-").replace(/\W/g, "")}`)
+  const child = spawn(process.execPath, [bin, ...args], { cwd: dir, env: env(), stdio: ["ignore", writeEnd, "pipe"] })
   // The child holds the write end now: the pipe ends when the child does.
   closeSync(writeEnd)
-  const other = stream === "stdout" ? readAll(child.stderr!) : Promise.resolve("")
+  const stderr = readAll(child.stderr!)
   const code = new Promise<number | null>((resolve) => child.on("close", resolve))
   await written(reader)
-  then(child)
   const whole = toFile(dir, args)
-  const text = await readAll(reader)
-  return { code: await code, text, other: await other, whole }
-}
-
-/** The scorecard on standard output, read slowly. */
-const slowStdout = async (dir: string, args: ReadonlyArray<string>) => {
-  const { code, other, text, whole } = await slowReader(dir, args, "stdout")
-  return { code, stdout: text, stderr: other, whole }
+  const stdout = await readAll(reader)
+  return { code: await code, stdout, stderr: await stderr, whole }
 }
 
 const lastLine = (text: string) => text.trimEnd().split("\n").at(-1)
 
-/** A run interrupted (SIGINT) once its first case line is in a standard error nobody reads yet. */
-const interruptedSlowStderr = async (dir: string, args: ReadonlyArray<string>) => {
-  const { code, text } = await slowReader(dir, args, "stderr", (child) => child.kill("SIGINT"))
-  return { code, stderr: text }
+/** What the last case of the interrupted run asks, and the stand-in never answers. */
+const held = "(held until the run is stopped)"
+
+/**
+ * The committed one-question cases, `count` of them under new ids as long as an id may be (so each
+ * case's line is about 150 bytes), the last asking what is `held`.
+ */
+const heldProject = (count: number): string => {
+  const dir = mkdtempSync(join(tmpdir(), "eval-slow-pipe-held-"))
+  const committed = (JSON.parse(readFileSync(defaultCasesFile, "utf8")) as {
+    cases: ReadonlyArray<{ id: string; question?: string }>
+  }).cases.filter((c) => c.question !== undefined)
+  const cases = Array.from({ length: count }, (_, i) => {
+    const c = committed[i % committed.length]!
+    return {
+      ...c,
+      id: `${c.id}.${i}.`.padEnd(128, "_"),
+      ...(i === count - 1 ? { question: `${c.question} ${held}` } : {})
+    }
+  })
+  writeFileSync(join(dir, "cases.json"), JSON.stringify({ version: 1, cases }))
+  return dir
 }
+
+/**
+ * A live run interrupted (SIGINT) while it waits on its last case, the lines of every case before it
+ * in a standard error nobody has read: one case at a time, so once the stand-in has the last case's
+ * question (which it never answers) every other case has ended and written its line. The signal so
+ * finds the pipe full and the rest of those lines still queued in the run, whatever the machine's pace.
+ */
+const interruptedSlowStderr = (count: number) =>
+  withStandIn({ faults: [{ route: "trace", kind: "hang", match: held }] }, async (standIn) => {
+    const dir = heldProject(count)
+    const { reader, writeEnd } = shellPipe(dir, "stderr-interrupted")
+    const child = spawn(process.execPath, [
+      bin,
+      "run",
+      "--base-url",
+      standIn.url,
+      "--cases",
+      "cases.json",
+      "--surfaces",
+      join(process.cwd(), defaultSurfacesFile),
+      "--concurrency",
+      "1"
+    ], { cwd: dir, env: { ...env(), ...sessionEnv(standIn, "cookie") }, stdio: ["ignore", "ignore", writeEnd] })
+    closeSync(writeEnd)
+    const code = new Promise<number | null>((resolve) => child.on("close", resolve))
+    // A run that ends first (refusing its arguments, say) is not waited for: its output says why.
+    await Promise.race([standIn.whenRequests("trace", count), code])
+    child.kill("SIGINT")
+    const stderr = await readAll(reader)
+    return { code: await code, stderr }
+  })
 
 describe("a slow reader of standard output", () => {
   const dir = project()
@@ -143,11 +178,16 @@ describe("a slow reader of standard output", () => {
     expect(run.stdout).toBe(run.whole)
   })
 
-  it("gets every line a run stopped by a signal wrote to standard error, its last the stop's (exit 130)", async () => {
-    const run = await interruptedSlowStderr(dir, runArgs("low"))
+  it("gets every line a run stopped by a signal wrote to standard error, its last the stop's (exit 130)", {
+    timeout: 120_000
+  }, async () => {
+    const cases = 600
+    const run = await interruptedSlowStderr(cases)
     expect(run.code).toBe(130)
-    // Case lines came before the stop, more than a pipe takes at once; the stop's own line ends it.
-    expect(run.stderr.split("\n").filter((l) => /^[✓✗] /.test(l)).length).toBeGreaterThan(65_536 / 80)
+    // Every case before the held one has its line, more than a pipe takes at once; the stop's own line ends it.
+    const caseLines = run.stderr.split("\n").filter((l) => /^[✓✗] /.test(l))
+    expect(caseLines).toHaveLength(cases - 1)
+    expect(Buffer.byteLength(caseLines.join("\n"))).toBeGreaterThan(65_536)
     expect(lastLine(run.stderr)).toBe("interrupted: cleaning up (send it again to quit at once)")
   })
 })
