@@ -8,6 +8,7 @@ import { spawn, spawnSync } from "node:child_process"
 import {
   chmodSync,
   closeSync,
+  copyFileSync,
   cpSync,
   ftruncateSync,
   lstatSync,
@@ -325,12 +326,15 @@ describe("writing files", () => {
     chmodSync(readOnly, 0o555)
     // Root ignores permission bits, so as root the CLI runs as nobody, as CI's root cannot otherwise see this.
     const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+    // And with a Node it may run: this one may sit where nobody cannot reach (a version manager's, under /root).
+    const node = spawnSync(process.execPath, ["-e", "0"], asUser).status === 0 ? process.execPath : join(dir, "node")
+    if (node !== process.execPath) copyFileSync(process.execPath, node)
     const expected = [
       [join(readOnly, "eval.xml"), "permission denied"],
       [join(readOnly, "reports", "eval.xml"), `cannot make the folder ${join(readOnly, "reports")}: permission denied`]
     ] as const
     for (const [report, why] of expected) {
-      const run = spawnSync(process.execPath, [
+      const run = spawnSync(node, [
         "dist/eval.js",
         "run",
         "--fixtures",
