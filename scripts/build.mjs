@@ -9,7 +9,7 @@
 // every package external, so a program that imports them shares its own copy of effect. Their type
 // declarations go to dist/types.
 //
-//   node scripts/build.mjs              the full build with declarations (`npm pack` and publishing, by `prepare`)
+//   node scripts/build.mjs              the full build with declarations (`npm run package`, and `prepare`)
 //   node scripts/build.mjs --no-types   the bundles alone (the tests)
 //   node scripts/build.mjs --if-stale   the bundles alone, and only when an input is newer than the
 //                                       last such build: `npm run eval` and `npm start` start at once

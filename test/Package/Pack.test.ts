@@ -1,6 +1,6 @@
 /**
- * The package as a user receives it: `npm pack` on a copy of the project (so its `prepare` build runs
- * the way a publish does, apart from the dist/ other tests are using), the tarball's file list, and
+ * The package as a user receives it: `npm run package` on a copy of the project (the full build and
+ * the published manifest, apart from the dist/ other tests are using), the tarball's file list, and
  * the tarball installed into an empty folder: the bin through npx with no peer installed, a TypeScript
  * program importing the typed API, type-checked with nodenext resolution and run once the README's
  * peers are, the refusal of an Effect 4 project, and `init`, `run` and `demo` in empty folders as npx
@@ -101,8 +101,8 @@ describe("the packed tarball", { timeout: 300_000 }, () => {
     })
     symlinkSync(join(repo, "node_modules"), join(copy, "node_modules"), "dir")
     mkdirSync(packed)
-    const pack = await run("npm", ["pack", "--pack-destination", packed], copy)
-    if (pack.code !== 0) throw new Error(`npm pack failed (${pack.code}):\n${pack.stdout}\n${pack.stderr}`)
+    const pack = await run("npm", ["run", "package", "--", "--pack-destination", packed], copy)
+    if (pack.code !== 0) throw new Error(`npm run package failed (${pack.code}):\n${pack.stdout}\n${pack.stderr}`)
     const [name] = readdirSync(packed).filter((f) => f.endsWith(".tgz"))
     tarball = join(packed, name!)
     files = (await run("tar", ["-tzf", tarball], work)).stdout.trim().split("\n").map((f) =>
@@ -156,6 +156,13 @@ describe("the packed tarball", { timeout: 300_000 }, () => {
   it("declares its entries, its bin and an optional vitest, with no private flag", async () => {
     const manifest = JSON.parse((await run("tar", ["-xzOf", tarball, "package/package.json"], work)).stdout)
     expect(manifest.private).toBeUndefined()
+    // What only a checkout runs or installs stays there: no install script for npm to flag, and the
+    // manifest packed is the working one without those two fields, which the pack leaves unchanged.
+    const working = JSON.parse(readFileSync(join(copy, "package.json"), "utf8"))
+    expect(working).toEqual(JSON.parse(readFileSync(join(repo, "package.json"), "utf8")))
+    expect(working.scripts.prepare).toBeDefined()
+    const { scripts: _scripts, devDependencies: _devDependencies, ...rest } = working
+    expect(manifest).toEqual(rest)
     expect(manifest.bin).toEqual({ "turn-eval": "dist/eval.js" })
     expect(manifest.exports["."]).toEqual({ types: "./dist/types/index.d.ts", import: "./dist/index.js" })
     expect(manifest.exports["./vitest"]).toEqual({ types: "./dist/types/Vitest.d.ts", import: "./dist/vitest.js" })
