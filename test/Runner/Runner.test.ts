@@ -36,8 +36,13 @@ const fixtureDir = (files: Record<string, unknown>): string => {
 
 const recorded = (c: Case, t: Turn) => ({ caseId: c.id, question: c.question, answer: t.answer, trace: t.trace })
 
-const runWith = (client: Layer.Layer<SurfaceClient, never, never>, cases: ReadonlyArray<Case>, concurrency = 4) =>
-  Effect.flatMap(Runner, (runner) => runner.run(catalog, cases, { concurrency })).pipe(
+const runWith = (
+  client: Layer.Layer<SurfaceClient, never, never>,
+  cases: ReadonlyArray<Case>,
+  concurrency = 4,
+  onCaseDone?: () => Effect.Effect<void>
+) =>
+  Effect.flatMap(Runner, (runner) => runner.run(catalog, cases, { concurrency, onCaseDone })).pipe(
     Effect.provide(Runner.Default.pipe(Layer.provide(client)))
   )
 
@@ -60,11 +65,7 @@ describe("Runner on the fixture layer", () => {
           if (turnedAt.length === 0) setImmediate(() => (turned = true))
           turnedAt.push(turned)
         })
-      const results = yield* Effect.flatMap(
-        Runner,
-        (runner) => runner.run(catalog, cases, { concurrency: 4, onCaseDone })
-      )
-        .pipe(Effect.provide(Runner.Default.pipe(Layer.provide(fixtureLayer(dir)))))
+      const results = yield* runWith(fixtureLayer(dir), cases, 4, onCaseDone)
       expect(results.every((r) => r.passed)).toBe(true)
       const first = turnedAt.indexOf(true)
       expect(first).toBeGreaterThan(0)
